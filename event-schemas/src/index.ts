@@ -1,0 +1,5 @@
+export * from './define';
+export * from './common';
+export * from './pools';
+export * from './identity';
+export * from './registry';

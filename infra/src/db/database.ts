@@ -1,0 +1,64 @@
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+import { migrationSource } from './migrations';
+
+// bigint columns come back as strings by default; counts and revisions we parse explicitly where needed.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
+
+export const createKnex = (url: string, max = 10): Knex =>
+  knexFactory({ client: 'pg', connection: url, pool: { min: 0, max }, migrations: { tableName: 'knex_migrations' } });
+
+export const createPgPool = (url: string, max = 20): pg.Pool => {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  pool.on('error', () => undefined);
+  return pool;
+};
+
+/** Creates the database named in `url` when it does not exist yet (connecting to the `postgres` database to do so). */
+export const ensureDatabase = async (url: string): Promise<void> => {
+  const target = new URL(url);
+  const dbName = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_-]{1,63}$/.test(dbName)) throw new Error(`refusing to create database with unusual name ${dbName}`);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName]);
+    if (exists.rowCount === 0) {
+      await client.query(`CREATE DATABASE "${dbName}"`).catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e; // created concurrently
+      });
+    }
+  } finally {
+    await client.end();
+  }
+};
+
+export const migrate = async (knex: Knex, url: string): Promise<void> => {
+  // One migrator at a time across processes (embedded start, split apps and tests may start together):
+  // a session-level advisory lock held on a connection of its own while knex migrates.
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(7245001)');
+    await knex.migrate.latest({ migrationSource });
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(7245001)').catch(() => undefined);
+    await client.end();
+  }
+};
+
+export const dropDatabase = async (url: string): Promise<void> => {
+  const target = new URL(url);
+  const dbName = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+};

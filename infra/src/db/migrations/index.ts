@@ -1,0 +1,18 @@
+import type { Knex } from 'knex';
+import * as m001 from './001-event-store';
+import * as m002 from './002-projections-and-identity';
+
+interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+const migrations: Migration[] = [m001, m002];
+
+/** Migrations are imported, not globbed from disk, so they run the same under tsx, a bundle or a test. */
+export const migrationSource: Knex.MigrationSource<Migration> = {
+  getMigrations: async () => migrations,
+  getMigrationName: (m) => m.name,
+  getMigration: async (m) => m,
+};

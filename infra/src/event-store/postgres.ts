@@ -1,0 +1,348 @@
+import pg from 'pg';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  SubscriptionHandle,
+  VerifyResult,
+} from './port';
+import { DuplicateEventIdError, WrongExpectedRevisionError } from './port';
+import { canonicalJson, eventHash, verifyChain } from './hash-chain';
+import { PullSubscription, WakeSignal } from './subscription';
+
+const NOTIFY_CHANNEL = 'cagnotte_events';
+
+interface EventRow {
+  global_position: string;
+  transaction_id: string;
+  stream_id: string;
+  stream_revision: string;
+  event_id: string;
+  type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: NewEvent['metadata'];
+  prev_hash: string | null;
+  hash: string;
+  recorded_at: Date;
+}
+
+const COLUMNS =
+  'global_position, transaction_id::text AS transaction_id, stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash, recorded_at';
+
+const toRecorded = (r: EventRow): RecordedEvent => ({
+  id: r.event_id,
+  type: r.type,
+  schemaVersion: r.schema_version,
+  data: r.data,
+  metadata: r.metadata,
+  streamId: r.stream_id,
+  revision: BigInt(r.stream_revision),
+  position: { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) },
+  hash: r.hash,
+  prevHash: r.prev_hash,
+  recordedAt: r.recorded_at,
+});
+
+const sameEvent = (row: EventRow, e: NewEvent): boolean =>
+  row.type === e.type && canonicalJson(row.data) === canonicalJson(JSON.parse(JSON.stringify(e.data)));
+
+export interface PostgresEventStoreOptions {
+  /** A pool dedicated to the event store. */
+  pool: pg.Pool;
+  /** Poll interval of subscriptions when no notification arrives (ms). */
+  pollMs?: number;
+  /** Listen for NOTIFY from other processes (default true). */
+  listen?: boolean;
+}
+
+/**
+ * The PostgreSQL event store. Appends lock the stream's head row, so revisions are dense and checked;
+ * the global feed is read only below the oldest running transaction (pg_snapshot_xmin), ordered by
+ * (transaction id, sequence), so no reader ever passes an event that commits later. See docs/event-store.md.
+ */
+export class PostgresEventStore implements EventStore {
+  readonly name = 'postgres';
+  private readonly pool: pg.Pool;
+  private readonly wake = new WakeSignal();
+  private readonly pollMs: number;
+  private listener: pg.PoolClient | null = null;
+  private listening: Promise<void> | null = null;
+  private notifyInFlight = false;
+  private notifyAgain = false;
+  private closed = false;
+  private subscriptions = new Set<SubscriptionHandle>();
+
+  constructor(private readonly options: PostgresEventStoreOptions) {
+    this.pool = options.pool;
+    this.pollMs = options.pollMs ?? 250;
+  }
+
+  async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await this.appendWithin(client, streamId, events, options);
+      await client.query('COMMIT');
+      this.signalAppended();
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      if (isUniqueViolation(error, 'es_events_event_id_key')) return this.idempotentResult(streamId, events, options.expectedRevision);
+      if (isUniqueViolation(error, 'es_events_stream_id_stream_revision_key')) {
+        throw new WrongExpectedRevisionError(streamId, options.expectedRevision, await this.currentRevision(streamId));
+      }
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Appends inside a transaction the caller holds open (BEGIN already sent), so that other writes of the
+   * caller commit or roll back with the events. The caller commits; then call `signalAppended()`.
+   */
+  async appendWithin(
+    client: pg.ClientBase,
+    streamId: string,
+    events: NewEvent[],
+    { expectedRevision }: { expectedRevision: ExpectedRevision },
+  ): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const head = await this.lockHead(client, streamId);
+    const current = head.revision >= 0n ? head.revision : null;
+    const actual = current ?? ('no_stream' as const);
+    const ok =
+      expectedRevision === 'any' ||
+      (expectedRevision === 'no_stream' && current === null) ||
+      (expectedRevision === 'stream_exists' && current !== null) ||
+      (typeof expectedRevision === 'bigint' && current === expectedRevision);
+    if (!ok) {
+      // A retried append of events already written is answered as it was the first time.
+      const again = await this.findAppended(client, streamId, events);
+      if (again) return again;
+      throw new WrongExpectedRevisionError(streamId, expectedRevision, actual);
+    }
+    let prev = head.lastHash;
+    let revision = current ?? -1n;
+    const ids: string[] = [];
+    const revisions: string[] = [];
+    const types: string[] = [];
+    const versions: number[] = [];
+    const datas: string[] = [];
+    const metas: string[] = [];
+    const prevs: (string | null)[] = [];
+    const hashes: string[] = [];
+    for (const e of events) {
+      revision++;
+      const hash = eventHash(prev, { ...e, streamId, revision });
+      ids.push(e.id);
+      revisions.push(revision.toString());
+      types.push(e.type);
+      versions.push(e.schemaVersion);
+      datas.push(JSON.stringify(e.data));
+      metas.push(JSON.stringify(e.metadata));
+      prevs.push(prev);
+      hashes.push(hash);
+      prev = hash;
+    }
+    const inserted = await client.query<{ global_position: string; transaction_id: string }>(
+      `WITH ins AS (
+         INSERT INTO es_events (stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash)
+         SELECT $1, r, i, t, v, d, m, p, h
+         FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[], $8::text[], $9::text[])
+           AS x(r, i, t, v, d, m, p, h)
+         RETURNING global_position
+       ), head AS (
+         INSERT INTO es_streams (stream_id, revision, last_hash) VALUES ($1, $10, $11)
+         ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision, last_hash = EXCLUDED.last_hash, updated_at = now()
+       )
+       SELECT max(global_position)::text AS global_position, pg_current_xact_id()::text AS transaction_id FROM ins`,
+      [streamId, revisions, ids, types, versions, datas, metas, prevs, hashes, revision.toString(), prev],
+    );
+    const row = inserted.rows[0]!;
+    return { nextExpectedRevision: revision, position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } };
+  }
+
+  /**
+   * Locks the stream's head row for the rest of the transaction. A new stream gets a placeholder head
+   * (revision -1) first, so that concurrent first appends queue on the same lock instead of racing.
+   */
+  private async lockHead(client: pg.ClientBase, streamId: string): Promise<{ revision: bigint; lastHash: string | null }> {
+    const select = 'SELECT revision, last_hash FROM es_streams WHERE stream_id = $1 FOR UPDATE';
+    let rows = (await client.query<{ revision: string; last_hash: string }>(select, [streamId])).rows;
+    if (rows.length === 0) {
+      await client.query(`INSERT INTO es_streams (stream_id, revision, last_hash) VALUES ($1, -1, '') ON CONFLICT (stream_id) DO NOTHING`, [
+        streamId,
+      ]);
+      rows = (await client.query<{ revision: string; last_hash: string }>(select, [streamId])).rows;
+    }
+    const row = rows[0]!;
+    const revision = BigInt(row.revision);
+    return { revision, lastHash: revision >= 0n ? row.last_hash : null };
+  }
+
+  /** Tells local subscribers at once and other processes through NOTIFY (coalesced: one in flight at a time). */
+  signalAppended(): void {
+    this.wake.bump();
+    if (this.notifyInFlight) {
+      this.notifyAgain = true;
+      return;
+    }
+    this.notifyInFlight = true;
+    void this.pool
+      .query(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`)
+      .catch(() => undefined)
+      .finally(() => {
+        this.notifyInFlight = false;
+        if (this.notifyAgain && !this.closed) {
+          this.notifyAgain = false;
+          this.signalAppended();
+        }
+      });
+  }
+
+  private async findAppended(client: pg.ClientBase, streamId: string, events: NewEvent[]): Promise<AppendResult | null> {
+    const found = await client.query<EventRow>(`SELECT ${COLUMNS} FROM es_events WHERE event_id = ANY($1::uuid[]) ORDER BY global_position`, [
+      events.map((e) => e.id),
+    ]);
+    if (found.rows.length === 0) return null;
+    const first = found.rows[0]!;
+    const consistent =
+      found.rows.length === events.length &&
+      found.rows.every(
+        (r, i) =>
+          r.stream_id === streamId &&
+          r.event_id === events[i]!.id &&
+          BigInt(r.stream_revision) === BigInt(first.stream_revision) + BigInt(i) &&
+          sameEvent(r, events[i]!),
+      );
+    if (!consistent) throw new DuplicateEventIdError(first.event_id);
+    const last = found.rows[found.rows.length - 1]!;
+    return {
+      nextExpectedRevision: BigInt(last.stream_revision),
+      position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.global_position) },
+    };
+  }
+
+  private async idempotentResult(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const client = await this.pool.connect();
+    try {
+      const again = await this.findAppended(client, streamId, events);
+      if (again) return again;
+      throw new WrongExpectedRevisionError(streamId, expected, await this.currentRevision(streamId));
+    } finally {
+      client.release();
+    }
+  }
+
+  private async currentRevision(streamId: string): Promise<bigint | 'no_stream'> {
+    const r = await this.pool.query<{ revision: string }>('SELECT revision FROM es_streams WHERE stream_id = $1 AND revision >= 0', [streamId]);
+    return r.rows[0] ? BigInt(r.rows[0].revision) : 'no_stream';
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? 'end' : 'start');
+    const max = Math.max(1, Math.min(options.maxCount ?? 1_000_000, 1_000_000));
+    const params: unknown[] = [streamId, max];
+    let bound = '';
+    if (typeof from === 'bigint') {
+      params.push(from.toString());
+      bound = backwards ? 'AND stream_revision <= $3' : 'AND stream_revision >= $3';
+    }
+    const r = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM es_events WHERE stream_id = $1 ${bound}
+       ORDER BY stream_revision ${backwards ? 'DESC' : 'ASC'} LIMIT $2`,
+      params,
+    );
+    return r.rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const max = Math.max(1, Math.min(options.maxCount ?? 1000, 10_000));
+    const after = options.after;
+    const r = after
+      ? await this.pool.query<EventRow>(
+          `SELECT ${COLUMNS} FROM es_events
+           WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
+             AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+           ORDER BY transaction_id, global_position LIMIT $3`,
+          [after.commit.toString(), after.prepare.toString(), max],
+        )
+      : await this.pool.query<EventRow>(
+          `SELECT ${COLUMNS} FROM es_events
+           WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+           ORDER BY transaction_id, global_position LIMIT $1`,
+          [max],
+        );
+    return r.rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<Position | null> {
+    const r = await this.pool.query<{ global_position: string; transaction_id: string }>(
+      `SELECT global_position, transaction_id::text AS transaction_id FROM es_events
+       WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+    );
+    const row = r.rows[0];
+    return row ? { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } : null;
+  }
+
+  subscribeToAll(options: SubscribeOptions): SubscriptionHandle {
+    if (this.options.listen !== false) this.ensureListening();
+    const sub = new PullSubscription((after, max) => this.readAll({ after, maxCount: max }), this.wake, options, this.pollMs);
+    this.subscriptions.add(sub);
+    return {
+      get position() {
+        return sub.position;
+      },
+      stop: async () => {
+        this.subscriptions.delete(sub);
+        await sub.stop();
+      },
+    };
+  }
+
+  private ensureListening(): void {
+    if (this.listening || this.closed) return;
+    this.listening = (async () => {
+      try {
+        const client = await this.pool.connect();
+        if (this.closed) return client.release();
+        client.on('notification', () => this.wake.bump());
+        client.on('error', () => undefined);
+        await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+        this.listener = client;
+      } catch {
+        // Polling still delivers events; a listener is only a latency optimisation.
+        this.listening = null;
+      }
+    })();
+  }
+
+  async verifyStream(streamId: string): Promise<VerifyResult> {
+    const events = await this.readStream(streamId);
+    return verifyChain(streamId, events);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.listening;
+    if (this.listener) {
+      await this.listener.query(`UNLISTEN ${NOTIFY_CHANNEL}`).catch(() => undefined);
+      this.listener.release();
+      this.listener = null;
+    }
+  }
+}
+
+const isUniqueViolation = (error: unknown, constraint: string): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: string }).code === '23505' && (error as { constraint?: string }).constraint === constraint;

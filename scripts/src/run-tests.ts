@@ -1,0 +1,81 @@
+/**
+ * The test runner behind `pnpm test`: a fresh database, migrations, then every *.spec.ts file of the
+ * workspace through uvu in one process, and a closing `N passed, N failed` line.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { createKnex, dropDatabase, ensureDatabase, migrate } from '@cagnotte/infra';
+
+const root = resolve(__dirname, '../..');
+const folders = ['event-schemas', 'domain', 'infra', 'command-api', 'query-api', 'projectors', 'scripts'];
+
+const findSpecs = (dir: string, out: string[] = []): string[] => {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) findSpecs(full, out);
+    else if (name.endsWith('.spec.ts')) out.push(full);
+  }
+  return out;
+};
+
+const main = async () => {
+  const filter = process.argv[2];
+  process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/cagnotte_test';
+  process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/15';
+  process.env.APP_ENV ??= 'sandbox';
+  process.env.LOG_LEVEL ??= 'silent';
+  const url = process.env.DATABASE_URL;
+  await dropDatabase(url);
+  await ensureDatabase(url);
+  const knex = createKnex(url, 2);
+  await migrate(knex, url);
+  await knex.destroy();
+
+  const specs = folders
+    .flatMap((f) => findSpecs(join(root, f)))
+    .filter((f) => !filter || relative(root, f).includes(filter))
+    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+
+  let totals = '';
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+    if (totals || text.includes('Total:')) totals += text;
+    return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof process.stdout.write;
+
+  const g = globalThis as { UVU_DEFER?: number; UVU_QUEUE?: unknown[][]; UVU_INDEX?: number };
+  g.UVU_DEFER = 1;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const uvu = require('uvu') as { exec: (bail?: boolean) => Promise<void> };
+  specs.forEach((file, idx) => {
+    g.UVU_QUEUE!.push([relative(root, file)]);
+    g.UVU_INDEX = idx;
+    require(file);
+  });
+  await uvu.exec(false);
+
+  const closers = (globalThis as { __cagnotteClosers?: Array<() => Promise<void>> }).__cagnotteClosers ?? [];
+  for (const close of closers.reverse()) await close().catch(() => undefined);
+
+  process.stdout.write = write;
+  // eslint-disable-next-line no-control-regex
+  const plain = totals.replace(/\u001b\[[0-9;]*m/g, '');
+  const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? 0);
+  const total = num('Total');
+  const passed = num('Passed');
+  const skipped = num('Skipped');
+  const failed = Math.max(0, total - passed);
+  console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  process.exit(failed > 0 || process.exitCode ? 1 : 0);
+};
+
+/** Unit specs first, then integration, then end-to-end: the fastest failures come first. */
+const rank = (f: string) => (f.includes('.unit.') ? 0 : f.includes('.int.') ? 1 : 2);
+
+main().catch((error) => {
+  console.error(error);
+  console.log('\n0 passed, 1 failed');
+  process.exit(1);
+});

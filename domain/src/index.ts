@@ -1,0 +1,4 @@
+export * from './errors';
+export * from './money';
+export * from './pools/pool';
+export * from './identity/identity';

@@ -1,0 +1,272 @@
+import type {
+  AccountType,
+  DomainEvent,
+  EventData,
+  ListingRefund,
+  PoolDraftFields,
+  PoolStatus,
+  PoolType,
+  Role,
+} from '@cagnotte/event-schemas';
+import { ForbiddenError, IllegalStateError, NotFoundError, ConflictError, ValidationError, assertNever, type FieldErrors } from '../errors';
+import { isPositiveAmount } from '../money';
+
+/** The pool as its stream folds it. `none` until PoolCreated. */
+export type Pool =
+  | { status: 'none' }
+  | {
+      status: PoolStatus;
+      id: string;
+      tenantId: string;
+      type: PoolType;
+      organiserId: string;
+      organiserName: string;
+      fields: PoolDraftFields;
+      archivedAt: string | null;
+      publishedAt: string | null;
+      /** The paid listing fee still refundable on delist (set by the listing operation), or null. */
+      listingFee: ListingRefund | null;
+      createdAt: string;
+      updatedAt: string;
+    };
+export type ExistingPool = Exclude<Pool, { status: 'none' }>;
+
+export const initialPool = (): Pool => ({ status: 'none' });
+
+export interface PoolActor {
+  userId: string;
+  role: Role;
+  accountType: AccountType;
+  displayName: string;
+}
+
+interface CommandMeta {
+  actor: PoolActor;
+  now: string;
+  ip: string | null;
+}
+
+export type PoolCreateFields = Omit<PoolDraftFields, never>;
+export type PoolPatch = Partial<PoolDraftFields> & { status?: PoolStatus };
+
+export type PoolCommand =
+  | {
+      type: 'CreatePool';
+      data: {
+        poolId: string;
+        tenantId: string;
+        poolType: PoolType;
+        fields: PoolCreateFields;
+        /** Present when the organiser ticked the COMMISSION mandate: the server-authoritative text's version and hash. */
+        commissionMandate: { version: string; hash: string } | null;
+      };
+      metadata: CommandMeta;
+    }
+  | { type: 'UpdatePool'; data: { patch: PoolPatch }; metadata: CommandMeta }
+  | { type: 'PublishPool'; data: Record<string, never>; metadata: CommandMeta }
+  | { type: 'ArchivePool'; data: Record<string, never>; metadata: CommandMeta }
+  | { type: 'UnarchivePool'; data: Record<string, never>; metadata: CommandMeta };
+
+/** Fields that carry money or its routing: editable only while DRAFT. */
+export const MONEY_SPINE_FIELDS = ['sellerId', 'payoutAccount', 'organiserCommissionPercent'] as const;
+/** Once published only these change, and visibility only towards PRIVATE. */
+const PUBLISHED_EDITABLE = new Set<keyof PoolDraftFields>(['marketplaceVisibility', 'country']);
+
+const PAID_VISIBILITIES = new Set(['LISTED', 'FEATURED']);
+
+const requireOrganiser = (actor: PoolActor) => {
+  if (actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
+};
+
+/** Owner-only: another organiser's pool does not exist for the caller. Then the role is checked. */
+const requireOwnedPool = (state: Pool, actor: PoolActor): ExistingPool => {
+  if (state.status === 'none' || state.organiserId !== actor.userId) throw new NotFoundError('pool');
+  requireOrganiser(actor);
+  return state;
+};
+
+const requireBusinessForCommission = (percent: string | null | undefined, actor: PoolActor) => {
+  if (percent != null && actor.accountType !== 'BUSINESS') {
+    throw new ForbiddenError('business_account_required', 'organiserCommissionPercent is accepted only for BUSINESS accounts');
+  }
+};
+
+const isPaid = (f: PoolDraftFields) => isPositiveAmount(f.targetAmount) || (f.config.units ?? []).some((u) => isPositiveAmount(u.price));
+const isBrokered = (f: PoolDraftFields, organiserId: string) => f.sellerId != null && f.sellerId !== organiserId;
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Only the fields whose value differs from the pool's current one. */
+const changedFields = (current: PoolDraftFields, patch: PoolPatch): Partial<PoolDraftFields> => {
+  const changes: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === 'status' || value === undefined) continue;
+    if (!same(current[key as keyof PoolDraftFields], value)) changes[key] = value;
+  }
+  return changes as Partial<PoolDraftFields>;
+};
+
+const publishErrors = (pool: ExistingPool): FieldErrors => {
+  const errors: FieldErrors = {};
+  if (pool.type === 'GROUPS' && (pool.fields.config.units ?? []).length === 0) {
+    errors['config.units'] = ['a GROUPS pool needs at least one unit before it is published'];
+  }
+  if (pool.type === 'FUNDING' && !isPositiveAmount(pool.fields.targetAmount)) {
+    errors.targetAmount = ['a FUNDING pool needs a positive targetAmount before it is published'];
+  }
+  return errors;
+};
+
+const visibilityError = (to: string) =>
+  new ValidationError(
+    { marketplaceVisibility: [`${to} is set by the paid listing operation (POST /api/pools/{id}/list), not through PATCH`] },
+    'Listing a pool goes through the listing operation',
+    'listing_requires_listing_operation',
+  );
+
+const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): DomainEvent[] => {
+  if (patch.status !== undefined && patch.status !== pool.status && !(patch.status === 'OPEN' && pool.status === 'DRAFT')) {
+    throw new ValidationError({ status: ['only a DRAFT pool can be moved, to OPEN (publish), through PATCH'] });
+  }
+  const changes = changedFields(pool.fields, patch);
+  if (changes.marketplaceVisibility && PAID_VISIBILITIES.has(changes.marketplaceVisibility)) throw visibilityError(changes.marketplaceVisibility);
+  requireBusinessForCommission(changes.organiserCommissionPercent, meta.actor);
+  const events: DomainEvent[] = [];
+
+  if (pool.status === 'DRAFT') {
+    if (Object.keys(changes).length > 0) {
+      events.push({ type: 'PoolDraftUpdated', data: { poolId: pool.id, changes, updatedAt: meta.now } });
+    }
+    if (patch.status === 'OPEN') {
+      const after = events[0] ? (evolvePool(pool, events[0]) as ExistingPool) : pool;
+      events.push(...decidePublish(after, meta.now));
+    }
+    return events;
+  }
+
+  const refused: FieldErrors = {};
+  for (const key of Object.keys(changes) as (keyof PoolDraftFields)[]) {
+    if (!PUBLISHED_EDITABLE.has(key)) {
+      const spine = (MONEY_SPINE_FIELDS as readonly string[]).includes(key) || key === 'config';
+      refused[key] = [spine ? 'money-spine fields (seller, payout, commission, relais) are editable only while DRAFT' : 'not editable once the pool is published'];
+    }
+  }
+  if (Object.keys(refused).length > 0) throw new ValidationError(refused, 'Only marketplaceVisibility (to PRIVATE) and country can change once a pool is published', 'pool_published');
+
+  if (changes.marketplaceVisibility) {
+    const refundable = PAID_VISIBILITIES.has(pool.fields.marketplaceVisibility) && pool.listingFee !== null && pool.status === 'OPEN';
+    events.push({
+      type: 'PoolVisibilityChanged',
+      data: {
+        poolId: pool.id,
+        from: pool.fields.marketplaceVisibility,
+        to: changes.marketplaceVisibility,
+        refund: refundable ? pool.listingFee : null,
+        changedAt: meta.now,
+      },
+    });
+  }
+  if (changes.country) {
+    events.push({ type: 'PoolCountryChanged', data: { poolId: pool.id, from: pool.fields.country, to: changes.country, changedAt: meta.now } });
+  }
+  return events;
+};
+
+const decidePublish = (pool: ExistingPool, now: string): DomainEvent[] => {
+  if (pool.status !== 'DRAFT') throw new IllegalStateError('pool_not_draft', 'Only a DRAFT pool can be published');
+  const errors = publishErrors(pool);
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors, 'The pool is not ready to be published', 'pool_incomplete');
+  return [{ type: 'PoolPublished', data: { poolId: pool.id, publishedAt: now } }];
+};
+
+export const decidePool = (command: PoolCommand, state: Pool): DomainEvent[] => {
+  const { actor, now } = command.metadata;
+  switch (command.type) {
+    case 'CreatePool': {
+      if (state.status !== 'none') throw new ConflictError('pool_exists', 'Pool already exists');
+      requireOrganiser(actor);
+      const { poolId, tenantId, poolType, fields, commissionMandate } = command.data;
+      requireBusinessForCommission(fields.organiserCommissionPercent, actor);
+      const events: DomainEvent[] = [
+        {
+          type: 'PoolCreated',
+          data: { ...fields, poolId, tenantId, type: poolType, organiserId: actor.userId, organiserName: actor.displayName, createdAt: now },
+        },
+      ];
+      if (commissionMandate && isBrokered(fields, actor.userId) && isPaid(fields)) {
+        events.push({
+          type: 'PoolCommissionMandateAccepted',
+          data: { poolId, userId: actor.userId, kind: 'COMMISSION', ...commissionMandate, acceptedAt: now, ip: command.metadata.ip },
+        });
+      }
+      return events;
+    }
+    case 'UpdatePool':
+      return decideUpdate(requireOwnedPool(state, actor), command.data.patch, command.metadata);
+    case 'PublishPool':
+      return decidePublish(requireOwnedPool(state, actor), now);
+    case 'ArchivePool': {
+      const pool = requireOwnedPool(state, actor);
+      if (pool.archivedAt) throw new IllegalStateError('pool_already_archived', 'Pool is already archived');
+      return [{ type: 'PoolArchived', data: { poolId: pool.id, archivedAt: now } }];
+    }
+    case 'UnarchivePool': {
+      const pool = requireOwnedPool(state, actor);
+      if (!pool.archivedAt) throw new IllegalStateError('pool_not_archived', 'Pool is not archived');
+      return [{ type: 'PoolUnarchived', data: { poolId: pool.id, unarchivedAt: now } }];
+    }
+    default:
+      return assertNever(command);
+  }
+};
+
+const created = (data: EventData<'PoolCreated'>): ExistingPool => {
+  const { poolId, tenantId, type, organiserId, organiserName, createdAt, ...fields } = data;
+  return {
+    status: 'DRAFT',
+    id: poolId,
+    tenantId,
+    type,
+    organiserId,
+    organiserName,
+    fields,
+    archivedAt: null,
+    publishedAt: null,
+    listingFee: null,
+    createdAt,
+    updatedAt: createdAt,
+  };
+};
+
+/** Folds one event into the pool. Events of other aggregates leave it as it is. */
+export const evolvePool = (state: Pool, event: DomainEvent): Pool => {
+  if (event.type === 'PoolCreated') return created(event.data);
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'PoolDraftUpdated':
+      return { ...state, fields: { ...state.fields, ...event.data.changes }, updatedAt: event.data.updatedAt };
+    case 'PoolPublished':
+      return { ...state, status: 'OPEN', publishedAt: event.data.publishedAt, updatedAt: event.data.publishedAt };
+    case 'PoolVisibilityChanged':
+      return {
+        ...state,
+        fields: { ...state.fields, marketplaceVisibility: event.data.to },
+        listingFee: event.data.refund ? null : state.listingFee,
+        updatedAt: event.data.changedAt,
+      };
+    case 'PoolCountryChanged':
+      return { ...state, fields: { ...state.fields, country: event.data.to }, updatedAt: event.data.changedAt };
+    case 'PoolArchived':
+      return { ...state, archivedAt: event.data.archivedAt, updatedAt: event.data.archivedAt };
+    case 'PoolUnarchived':
+      return { ...state, archivedAt: null, updatedAt: event.data.unarchivedAt };
+    case 'PoolCommissionMandateAccepted':
+    case 'TenantCreated':
+    case 'AccountRegistered':
+      return state;
+    default:
+      return assertNever(event);
+  }
+};
+
+export const foldPool = (events: DomainEvent[]): Pool => events.reduce(evolvePool, initialPool());

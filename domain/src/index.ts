@@ -2,3 +2,4 @@ export * from './errors';
 export * from './money';
 export * from './pools/pool';
 export * from './identity/identity';
+export * from './equal';

@@ -10,6 +10,7 @@ import type {
 } from '@cagnotte/event-schemas';
 import { ForbiddenError, IllegalStateError, NotFoundError, ConflictError, ValidationError, assertNever, type FieldErrors } from '../errors';
 import { isPositiveAmount } from '../money';
+import { jsonEqual } from '../equal';
 
 /** The pool as its stream folds it. `none` until PoolCreated. */
 export type Pool =
@@ -94,14 +95,13 @@ const requireBusinessForCommission = (percent: string | null | undefined, actor:
 const isPaid = (f: PoolDraftFields) => isPositiveAmount(f.targetAmount) || (f.config.units ?? []).some((u) => isPositiveAmount(u.price));
 const isBrokered = (f: PoolDraftFields, organiserId: string) => f.sellerId != null && f.sellerId !== organiserId;
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Only the fields whose value differs from the pool's current one. */
 const changedFields = (current: PoolDraftFields, patch: PoolPatch): Partial<PoolDraftFields> => {
   const changes: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(patch)) {
     if (key === 'status' || value === undefined) continue;
-    if (!same(current[key as keyof PoolDraftFields], value)) changes[key] = value;
+    if (!jsonEqual(current[key as keyof PoolDraftFields], value)) changes[key] = value;
   }
   return changes as Partial<PoolDraftFields>;
 };

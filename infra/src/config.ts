@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+export const SANDBOX_JWT_SECRET = 'cagnotte-sandbox-only-secret-change-me-in-production';
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+
+const ConfigSchema = z
+  .object({
+    APP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
+    PORT: int(3000, 0, 65535),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/cagnotte'),
+    REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+    EVENTSTORE_URL: z.string().min(1).optional(),
+    JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+    JWT_KEY_ID: z.string().min(1).max(64).default('k1'),
+    JWT_ISSUER: z.string().min(1).default('cagnotte'),
+    JWT_AUDIENCE: z.string().min(1).default('cagnotte-api'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    BODY_LIMIT_BYTES: int(100_000, 1_000, 10_000_000),
+    DEFAULT_TENANT: z.string().min(1).default('default'),
+    TRUST_PROXY: bool.default(false),
+    READ_YOUR_WRITES_TIMEOUT_MS: int(5_000, 0, 60_000),
+    RATE_LIMIT_LOGIN_PER_MINUTE: int(10, 1, 100_000),
+    RATE_LIMIT_WRITES_PER_MINUTE: int(120, 1, 100_000),
+    PROJECTORS: z.enum(['embedded', 'off']).default('embedded'),
+  })
+  .superRefine((c, ctx) => {
+    if (c.APP_ENV === 'production' && !c.JWT_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'JWT_SECRET is required when APP_ENV=production (at least 32 random characters)' });
+    }
+    if (c.APP_ENV === 'production' && c.JWT_SECRET === SANDBOX_JWT_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'the sandbox JWT_SECRET must not be used in production' });
+    }
+  });
+
+export type Config = Omit<z.infer<typeof ConfigSchema>, 'JWT_SECRET'> & { JWT_SECRET: string };
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment once, at start. Empty strings count as unset. */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ConfigSchema.safeParse(cleaned);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`));
+  return { ...parsed.data, JWT_SECRET: parsed.data.JWT_SECRET ?? SANDBOX_JWT_SECRET };
+};

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type Router } from 'express';
+import { errorHandler, notFoundHandler } from './errors';
+import type { Logger } from '../logger';
+
+export interface BaseAppOptions {
+  logger: Logger;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+}
+
+/**
+ * The express shell every app shares: request ids, JSON bodies with a size limit, security headers,
+ * then the given routers, then the envelope for unknown routes and errors.
+ */
+export const createBaseApp = (o: BaseAppOptions, mount: (app: Express) => void): Express => {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', o.trustProxy);
+  app.set('query parser', 'simple');
+  app.use((req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && /^[0-9a-f-]{36}$/i.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      o.logger.debug({ id, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+    });
+    next();
+  });
+  app.use(express.json({ limit: o.bodyLimitBytes, strict: false, type: ['application/json', 'application/*+json'] }));
+  mount(app);
+  app.use(notFoundHandler);
+  app.use(errorHandler(o.logger));
+  return app;
+};
+
+export const newRouter = (): Router => express.Router({ strict: false, caseSensitive: true });

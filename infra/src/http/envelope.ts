@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import type { FieldErrors } from '@cagnotte/domain';
+
+/** `{ success: true, data }`: every answer but the SSO redirect. */
+export const successEnvelope = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
+
+export const ErrorEnvelope = z
+  .object({
+    success: z.literal(false),
+    error: z.string().describe('A human-readable message.'),
+    code: z.string().describe('A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`.'),
+    errors: z.record(z.string(), z.array(z.string())).optional().describe('Per-field messages, for validation failures. Keys are dotted paths.'),
+  })
+  .describe('Error envelope');
+
+export const errorBody = (error: string, code: string, errors?: FieldErrors) => ({
+  success: false as const,
+  error,
+  code,
+  ...(errors && Object.keys(errors).length > 0 ? { errors } : {}),
+});
+
+/** Turns zod issues into `{ "config.units.0.price": ["…"] }`. A root-level issue is keyed `body` (or the given root). */
+export const fieldErrorsFromZod = (issues: readonly z.core.$ZodIssue[], root = 'body'): FieldErrors => {
+  const out: FieldErrors = {};
+  for (const issue of issues) {
+    const key = issue.path.length > 0 ? issue.path.map(String).join('.') : root;
+    let message = issue.message;
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) (out[issue.path.length > 0 ? `${key}.${k}` : k] ??= []).push('unknown field');
+      continue;
+    }
+    if (issue.code === 'invalid_type' && issue.message.includes('received undefined')) message = 'required';
+    (out[key] ??= []).push(message);
+  }
+  return out;
+};
+
+export const PaginationSchema = z
+  .object({
+    page: z.number().int().describe('1-based page number returned'),
+    limit: z.number().int().describe('items per page (1 to 100)'),
+    total: z.number().int().describe('items matching the filters'),
+    totalPages: z.number().int(),
+    hasNext: z.boolean(),
+  })
+  .describe('Pagination');
+
+export const paginated = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), pagination: PaginationSchema });
+
+export const pagination = (page: number, limit: number, total: number) => ({
+  page,
+  limit,
+  total,
+  totalPages: Math.max(1, Math.ceil(total / limit)),
+  hasNext: page * limit < total,
+});
+
+/** page ≥ 1 (default 1, at most 10 000), limit 1–100 (default 20). Out-of-range values are a 400, not clamped. */
+export const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).max(10_000).default(1).describe('1-based page, default 1, at most 10000'),
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('page size, 1 to 100, default 20'),
+});

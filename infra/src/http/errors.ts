@@ -1,0 +1,66 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from '@cagnotte/domain';
+import { errorBody } from './envelope';
+import type { Logger } from '../logger';
+
+export class RateLimitedError extends AppError {
+  readonly kind = 'rate_limited';
+  constructor(readonly retryAfterSeconds: number) {
+    super('rate_limited', 'Too many requests, retry later');
+  }
+}
+
+export const STATUS_BY_KIND: Record<AppError['kind'], number> = {
+  validation: 400,
+  illegal_state: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+};
+
+export const notFoundHandler: RequestHandler = (req, res) => {
+  res.status(404).json(errorBody(`No route for ${req.method} ${req.path}`, 'route_not_found'));
+};
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+}
+
+/** The one place an error becomes an HTTP answer. Unknown errors are logged and answered 500 without detail. */
+export const errorHandler =
+  (logger: Logger): ErrorRequestHandler =>
+  (err: unknown, req, res, next) => {
+    if (res.headersSent) return next(err);
+    if (err instanceof AppError) {
+      const status = STATUS_BY_KIND[err.kind];
+      if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+      const fields = 'errors' in err ? (err as { errors?: Record<string, string[]> }).errors : undefined;
+      return res.status(status).json(errorBody(err.message, err.code, fields));
+    }
+    const bp = err as BodyParserError;
+    if (bp && typeof bp === 'object' && typeof bp.type === 'string') {
+      switch (bp.type) {
+        case 'entity.parse.failed':
+          return res.status(400).json(errorBody('Malformed JSON body', 'malformed_json', { body: ['is not valid JSON'] }));
+        case 'entity.too.large':
+          return res.status(413).json(errorBody('Request body too large', 'payload_too_large'));
+        case 'encoding.unsupported':
+        case 'charset.unsupported':
+          return res.status(415).json(errorBody('Unsupported body encoding', 'unsupported_encoding'));
+        case 'request.aborted':
+          return res.status(400).json(errorBody('Request aborted', 'request_aborted'));
+        default:
+          if ((bp.status ?? bp.statusCode ?? 500) < 500) {
+            return res.status(bp.status ?? bp.statusCode ?? 400).json(errorBody('Bad request', 'bad_request'));
+          }
+      }
+    }
+    if (err instanceof URIError) return res.status(400).json(errorBody('Malformed URL', 'malformed_url'));
+    logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    return res.status(500).json(errorBody('Internal error', 'internal_error'));
+  };

@@ -1,0 +1,78 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { ErrorEnvelope, successEnvelope } from './envelope';
+import type { RouteDef } from './route';
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Validation error, malformed JSON, or a transition not allowed in the current state',
+  401: 'Missing or invalid bearer credentials',
+  403: 'Forbidden: lacking a capability, a role or an account type',
+  404: 'Missing, in another tenant, owned by someone else, or the feature is switched off',
+  409: 'Conflict',
+  413: 'Request body too large',
+  429: 'Rate limit exceeded (see Retry-After)',
+};
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description: string;
+  servers?: { url: string; description: string }[];
+}
+
+/** The OpenAPI 3.1 document, generated from the same route definitions and zod schemas that serve requests. */
+export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, components: Record<string, z.ZodType> = {}) => {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  registry.register('ErrorEnvelope', ErrorEnvelope);
+  for (const [name, schema] of Object.entries(components)) registry.register(name, schema);
+  const tenantHeader = (required: boolean) =>
+    z.object({
+      'x-service-tenant': (required ? z.string() : z.string().optional()).describe(
+        'Tenant slug. When absent: the signed-in user\'s tenant, else the default tenant.',
+      ),
+    });
+
+  for (const def of defs) {
+    const responses: Record<string, unknown> = {
+      [def.success.status]: {
+        description: def.success.description,
+        ...(def.success.schema
+          ? { content: { 'application/json': { schema: successEnvelope(def.success.schema) } } }
+          : {}),
+        ...(def.responseHeaders
+          ? { headers: Object.fromEntries(Object.entries(def.responseHeaders).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) }
+          : {}),
+      },
+    };
+    for (const status of [...new Set([...def.errors, 413])]) {
+      if (status === 413 && !def.body) continue;
+      responses[status] = {
+        description: STATUS_TEXT[status] ?? 'Error',
+        content: { 'application/json': { schema: ErrorEnvelope } },
+        ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } } } } : {}),
+      };
+    }
+    registry.registerPath({
+      method: def.method,
+      path: def.path,
+      summary: def.summary,
+      ...(def.description ? { description: def.description } : {}),
+      tags: def.tags,
+      ...(def.auth === 'required' ? { security: [{ bearerAuth: [] }] } : def.auth === 'optional' ? { security: [{ bearerAuth: [] }, {}] } : {}),
+      request: {
+        ...(def.params ? { params: def.params as z.ZodObject } : {}),
+        ...(def.query ? { query: def.query as z.ZodObject } : {}),
+        ...(def.tenant ? { headers: tenantHeader(false) } : {}),
+        ...(def.body ? { body: { required: true, content: { 'application/json': { schema: def.body } } } } : {}),
+      },
+      responses: responses as never,
+    });
+  }
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  return generator.generateDocument({
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version, description: info.description },
+    servers: info.servers ?? [{ url: '/', description: 'this server' }],
+  });
+};

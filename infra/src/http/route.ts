@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import { NotFoundError, UnauthorizedError, ValidationError } from '@cagnotte/domain';
+import { fieldErrorsFromZod } from './envelope';
+import type { RateLimiter, RateLimitRule } from './rate-limit';
+
+export interface AuthContext {
+  userId: string;
+  tenantId: string;
+  sessionId: string;
+  deviceId: string;
+}
+
+export interface TenantRef {
+  id: string;
+  slug: string;
+  name: string;
+  whiteLabel: boolean;
+  approvedOrigins: string[];
+}
+
+export interface Authenticator {
+  /** Verifies a bearer token and its server-side session; throws UnauthorizedError. */
+  authenticate(token: string): Promise<AuthContext>;
+}
+
+export interface TenantDirectory {
+  bySlug(slug: string): Promise<TenantRef | null>;
+  byId(id: string): Promise<TenantRef | null>;
+}
+
+export interface RequestContext<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  auth: AuthContext | null;
+  tenant: TenantRef | null;
+  ip: string;
+  requestId: string;
+  req: Request;
+  res: Response;
+}
+
+export type RouteResult = { status?: number; data: unknown; headers?: Record<string, string> } | { redirect: string; headers?: Record<string, string> };
+
+export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
+  /** OpenAPI form: `/api/pools/{id}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: 'required' | 'optional' | 'none';
+  /** Whether the route reads `X-Service-Tenant`; `required` answers 404 when the tenant cannot be resolved. */
+  tenant?: 'required' | 'optional';
+  body?: B;
+  query?: Q;
+  params?: P;
+  success: { status: number; description: string; schema: z.ZodType | null };
+  errors: number[];
+  rateLimit?: RateLimitRule;
+  /** Extra response headers worth documenting. */
+  responseHeaders?: Record<string, string>;
+  handler: (ctx: RequestContext<z.infer<B>, z.infer<Q>, z.infer<P>>) => Promise<RouteResult>;
+}
+
+/** Keeps the inferred types of one route definition. */
+export const defineRoute = <B extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, P extends z.ZodType = z.ZodUndefined>(
+  def: RouteDef<B, Q, P>,
+): RouteDef => def as unknown as RouteDef;
+
+export interface HttpKit {
+  authenticator: Authenticator;
+  tenants: TenantDirectory;
+  rateLimiter: RateLimiter;
+  defaultTenantSlug: string;
+}
+
+const bearer = (req: Request): string | null => {
+  const h = req.headers.authorization;
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1]! : '';
+};
+
+export const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+const resolveTenant = async (kit: HttpKit, req: Request, auth: AuthContext | null): Promise<TenantRef | null> => {
+  const header = req.headers['x-service-tenant'];
+  const slug = Array.isArray(header) ? header[0] : header;
+  if (slug !== undefined && slug.trim() !== '') {
+    const s = slug.trim().toLowerCase();
+    return /^[a-z0-9][a-z0-9-]{0,62}$/.test(s) ? kit.tenants.bySlug(s) : null;
+  }
+  if (auth) return kit.tenants.byId(auth.tenantId);
+  return kit.tenants.bySlug(kit.defaultTenantSlug);
+};
+
+/** Mounts route definitions: rate limit, authentication, tenant, then zod validation, then the handler. */
+export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): void => {
+  for (const def of defs) {
+    router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
+      const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+      const requestId = (res.getHeader('X-Request-Id') as string | undefined) ?? randomUUID();
+      if (def.rateLimit) await kit.rateLimiter.hit(def.rateLimit, ip);
+
+      let auth: AuthContext | null = null;
+      const token = bearer(req);
+      if (def.auth !== 'none' && token !== null) {
+        if (token === '') {
+          if (def.auth === 'required') throw new UnauthorizedError('Malformed Authorization header', 'invalid_token');
+        } else {
+          try {
+            auth = await kit.authenticator.authenticate(token);
+          } catch (e) {
+            if (def.auth === 'required') throw e;
+          }
+        }
+      }
+      if (def.auth === 'required' && !auth) throw new UnauthorizedError();
+
+      let tenant: TenantRef | null = null;
+      if (def.tenant) {
+        tenant = await resolveTenant(kit, req, auth);
+        if (!tenant && def.tenant === 'required') throw new NotFoundError('tenant');
+      }
+
+      const params = def.params ? def.params.safeParse(req.params) : { success: true as const, data: undefined };
+      if (!params.success) throw new NotFoundError('resource');
+      const query = def.query ? def.query.safeParse(req.query) : { success: true as const, data: undefined };
+      if (!query.success) throw new ValidationError(fieldErrorsFromZod(query.error.issues, 'query'), 'Invalid query parameters');
+      let body: unknown = undefined;
+      if (def.body) {
+        const raw = req.body === undefined || (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0 && !req.is('application/json')) ? {} : req.body;
+        const parsed = def.body.safeParse(raw);
+        if (!parsed.success) throw new ValidationError(fieldErrorsFromZod(parsed.error.issues));
+        body = parsed.data;
+      }
+
+      const result = await def.handler({ body, query: query.data, params: params.data, auth, tenant, ip, requestId, req, res });
+      for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+      if ('redirect' in result) return res.redirect(307, result.redirect);
+      return res.status(result.status ?? def.success.status).json({ success: true, data: result.data });
+    });
+  }
+};

@@ -1,0 +1,235 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import type { ExistingPool } from '@cagnotte/domain';
+import { MarketplaceVisibility, PoolStatus, PoolType } from '@cagnotte/event-schemas';
+
+export const POOL_TABLES = { pools: 'rm_pools', members: 'rm_pool_members', pickupPoints: 'rm_pool_pickup_points' } as const;
+
+export interface PoolRow {
+  id: string;
+  tenant_id: string;
+  organiser_id: string;
+  type: string;
+  status: string;
+  marketplace_visibility: string;
+  archived_at: Date | null;
+  country: string;
+  title: string;
+  doc: ExistingPool;
+  created_at: Date;
+  updated_at: Date;
+  revision: string;
+}
+
+export interface MemberRow {
+  pool_id: string;
+  user_id: string;
+  display_name: string;
+  role: string;
+  joined_at: Date;
+}
+
+export interface PickupPointRow {
+  pool_id: string;
+  point_id: string;
+  sort_order: number;
+  name: string;
+  address: string | null;
+  postal_code: string | null;
+  city: string | null;
+  country: string | null;
+  lat: number | null;
+  lng: number | null;
+  opening_hours: string | null;
+}
+
+export const PoolMember = z.object({
+  userId: z.string().optional().describe('Shown to the pool owner and to the member themself'),
+  displayName: z.string(),
+  role: z.string().describe('`organiser` or `member`'),
+  joinedAt: z.string(),
+});
+
+export const PickupPoint = z.object({
+  id: z.string(),
+  name: z.string(),
+  address: z.string().nullable(),
+  postalCode: z.string().nullable(),
+  city: z.string().nullable(),
+  country: z.string().nullable(),
+  lat: z.number().nullable(),
+  lng: z.number().nullable(),
+  openingHours: z.string().nullable(),
+});
+
+export const GroupBuy = z
+  .object({
+    id: z.string().uuid(),
+    tenantId: z.string().uuid(),
+    type: PoolType,
+    status: PoolStatus,
+    title: z.string(),
+    description: z.string(),
+    country: z.string(),
+    currency: z.string(),
+    marketplaceVisibility: MarketplaceVisibility,
+    archivedAt: z.string().nullable(),
+    organiserId: z.string().uuid(),
+    organiserName: z.string(),
+    sellerId: z.string().nullable(),
+    payoutAccount: z.string().nullable().describe('Owner only; null for other viewers'),
+    organiserCommissionPercent: z.string().nullable(),
+    targetAmount: z.string().nullable(),
+    deadline: z.string().nullable(),
+    config: z.record(z.string(), z.unknown()).describe('Escrow secrets are never served; sellerPhone, notes, links and escrow are owner-only'),
+    pickupPoints: z.array(PickupPoint),
+    members: z.array(PoolMember).describe('Empty for anonymous viewers'),
+    myReservations: z.array(z.unknown()).describe('The viewer\'s own reservations; empty for anonymous viewers'),
+    publishedAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    revision: z.number().int().describe('Stream revision of the last change (0-based)'),
+  })
+  .describe('GroupBuy');
+export type GroupBuy = z.infer<typeof GroupBuy>;
+
+export interface Viewer {
+  userId: string | null;
+}
+
+const SECRET_KEY = /secret|seed|private|mnemonic|password/i;
+const OWNER_ONLY_CONFIG = ['sellerPhone', 'notes', 'links', 'escrow'];
+
+/** Escrow secrets go for everyone; owner-only keys go for everyone but the owner. */
+export const redactConfig = (config: Record<string, unknown>, isOwner: boolean): Record<string, unknown> => {
+  const out: Record<string, unknown> = { ...config };
+  if (!isOwner) for (const k of OWNER_ONLY_CONFIG) delete out[k];
+  if (out.escrow && typeof out.escrow === 'object') {
+    out.escrow = Object.fromEntries(Object.entries(out.escrow as Record<string, unknown>).filter(([k]) => !SECRET_KEY.test(k)));
+  }
+  return out;
+};
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+export const toGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[], viewer: Viewer): GroupBuy => {
+  const pool = row.doc;
+  const isOwner = viewer.userId !== null && viewer.userId === row.organiser_id;
+  const f = pool.fields;
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    type: pool.type,
+    status: pool.status as GroupBuy['status'],
+    title: f.title,
+    description: f.description,
+    country: f.country,
+    currency: f.currency,
+    marketplaceVisibility: f.marketplaceVisibility,
+    archivedAt: pool.archivedAt,
+    organiserId: pool.organiserId,
+    organiserName: pool.organiserName,
+    sellerId: f.sellerId,
+    payoutAccount: isOwner ? f.payoutAccount : null,
+    organiserCommissionPercent: f.organiserCommissionPercent,
+    targetAmount: f.targetAmount,
+    deadline: f.deadline,
+    config: redactConfig(f.config as Record<string, unknown>, isOwner),
+    pickupPoints: points
+      .sort((a, b) => a.sort_order - b.sort_order)
+      .map((p) => ({
+        id: p.point_id,
+        name: p.name,
+        address: p.address,
+        postalCode: p.postal_code,
+        city: p.city,
+        country: p.country,
+        lat: p.lat,
+        lng: p.lng,
+        openingHours: p.opening_hours,
+      })),
+    members:
+      viewer.userId === null
+        ? []
+        : members.map((m) => ({
+            ...(isOwner || m.user_id === viewer.userId ? { userId: m.user_id } : {}),
+            displayName: m.display_name,
+            role: m.role,
+            joinedAt: iso(m.joined_at)!,
+          })),
+    myReservations: [],
+    publishedAt: pool.publishedAt,
+    createdAt: pool.createdAt,
+    updatedAt: pool.updatedAt,
+    revision: Number(row.revision),
+  };
+};
+
+/** Anyone may read: published GROUPS pools (not DRAFT, not archived) and LISTED or FEATURED FUNDING pools. */
+export const isPubliclyReadable = (row: PoolRow): boolean =>
+  row.archived_at === null &&
+  ((row.type === 'GROUPS' && row.status !== 'DRAFT') ||
+    (row.type === 'FUNDING' && (row.marketplace_visibility === 'LISTED' || row.marketplace_visibility === 'FEATURED')));
+
+export interface PoolFilters {
+  tenantId: string;
+  /** Pools this user organises… */
+  organiserId?: string;
+  /** …or, with `includeJoined`, has joined. */
+  includeJoined?: boolean;
+  type?: string;
+  status?: string;
+  archived?: boolean;
+  page: number;
+  limit: number;
+}
+
+export class PoolReadModel {
+  constructor(private readonly knex: Knex) {}
+
+  async find(id: string): Promise<PoolRow | null> {
+    return (await this.knex<PoolRow>(POOL_TABLES.pools).where({ id }).first()) ?? null;
+  }
+
+  async view(row: PoolRow, viewer: Viewer): Promise<GroupBuy> {
+    const [members, points] = await Promise.all([
+      viewer.userId ? this.knex<MemberRow>(POOL_TABLES.members).where({ pool_id: row.id }).orderBy('joined_at') : Promise.resolve([]),
+      this.knex<PickupPointRow>(POOL_TABLES.pickupPoints).where({ pool_id: row.id }),
+    ]);
+    return toGroupBuy(row, members, points, viewer);
+  }
+
+  async list(filters: PoolFilters, viewer: Viewer): Promise<{ items: GroupBuy[]; total: number }> {
+    const q = this.knex<PoolRow>(POOL_TABLES.pools).where('tenant_id', filters.tenantId);
+    if (filters.organiserId) {
+      const uid = filters.organiserId;
+      if (filters.includeJoined) {
+        q.where((w) => w.where('organiser_id', uid).orWhereIn('id', this.knex(POOL_TABLES.members).select('pool_id').where('user_id', uid)));
+      } else q.where('organiser_id', uid);
+    }
+    if (filters.type) q.where('type', filters.type);
+    if (filters.status) q.where('status', filters.status);
+    if (filters.archived === true) q.whereNotNull('archived_at');
+    if (filters.archived === false) q.whereNull('archived_at');
+    const [{ count }] = (await q.clone().count<{ count: string }[]>({ count: '*' })) as [{ count: string }];
+    const rows = await q
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .limit(filters.limit)
+      .offset((filters.page - 1) * filters.limit);
+    if (rows.length === 0) return { items: [], total: Number(count) };
+    const ids = rows.map((r) => r.id);
+    const [members, points] = await Promise.all([
+      this.knex<MemberRow>(POOL_TABLES.members).whereIn('pool_id', ids).orderBy('joined_at'),
+      this.knex<PickupPointRow>(POOL_TABLES.pickupPoints).whereIn('pool_id', ids),
+    ]);
+    const items = rows.map((r) =>
+      toGroupBuy(
+        r,
+        members.filter((m) => m.pool_id === r.id),
+        points.filter((p) => p.pool_id === r.id),
+        viewer,
+      ),
+    );
+    return { items, total: Number(count) };
+  }
+}

@@ -1,0 +1,100 @@
+import type { Knex } from 'knex';
+import type pg from 'pg';
+import { UnauthorizedError } from '@cagnotte/domain';
+import type { Config } from './config';
+import { createKnex, createPgPool, ensureDatabase, migrate } from './db/database';
+import type { EventStore } from './event-store/port';
+import { PostgresEventStore } from './event-store/postgres';
+import { createLogger, type Logger } from './logger';
+import { createRedis, type Redis } from './redis';
+import { RateLimiter } from './http/rate-limit';
+import type { AuthContext, Authenticator, HttpKit } from './http/route';
+import { TokenService } from './auth/tokens';
+import { SessionStore } from './auth/sessions';
+import { AccountReadModel, TenantReadModel } from './read-models/identity';
+import { PoolReadModel } from './read-models/pools';
+import { CheckpointWaiter } from './projections/checkpoints';
+
+/** Everything the apps are wired with. Built once per process, passed explicitly: no singletons. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  knex: Knex;
+  pgPool: pg.Pool;
+  redis: Redis;
+  store: EventStore;
+  tokens: TokenService;
+  sessions: SessionStore;
+  tenants: TenantReadModel;
+  accounts: AccountReadModel;
+  pools: PoolReadModel;
+  rateLimiter: RateLimiter;
+  waiter: CheckpointWaiter;
+  kit: HttpKit;
+  close(): Promise<void>;
+}
+
+export class SessionAuthenticator implements Authenticator {
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly sessions: SessionStore,
+  ) {}
+
+  async authenticate(token: string): Promise<AuthContext> {
+    const claims = this.tokens.verifyAccess(token);
+    if (!/^[0-9a-f-]{36}$/i.test(claims.sid)) throw new UnauthorizedError('Invalid or expired token', 'invalid_token');
+    const session = await this.sessions.findActive(claims.sid);
+    if (!session || session.userId !== claims.sub) throw new UnauthorizedError('Session expired or revoked', 'session_revoked');
+    return { userId: session.userId, tenantId: session.tenantId, sessionId: session.id, deviceId: session.deviceId };
+  }
+}
+
+const openEventStore = async (config: Config, pgPool: pg.Pool): Promise<EventStore> => {
+  if (config.EVENTSTORE_URL) {
+    const { EventStoreDbEventStore } = await import('./event-store/eventstoredb');
+    return EventStoreDbEventStore.fromConnectionString(config.EVENTSTORE_URL);
+  }
+  return new PostgresEventStore({ pool: pgPool });
+};
+
+export interface CreateServicesOptions {
+  /** Create the database if missing and run migrations (default true). */
+  migrate?: boolean;
+  logger?: Logger;
+}
+
+export const createServices = async (config: Config, options: CreateServicesOptions = {}): Promise<Services> => {
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  if (options.migrate !== false) await ensureDatabase(config.DATABASE_URL);
+  const knex = createKnex(config.DATABASE_URL, 10);
+  if (options.migrate !== false) await migrate(knex, config.DATABASE_URL);
+  const pgPool = createPgPool(config.DATABASE_URL, 20);
+  const redis = createRedis(config.REDIS_URL);
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const store = await openEventStore(config, pgPool);
+  const tokens = new TokenService({ secret: config.JWT_SECRET, keyId: config.JWT_KEY_ID, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  const sessions = new SessionStore(knex);
+  const tenants = new TenantReadModel(knex);
+  const rateLimiter = new RateLimiter(redis, logger);
+  const waiter = new CheckpointWaiter(knex);
+  return {
+    config,
+    logger,
+    knex,
+    pgPool,
+    redis,
+    store,
+    tokens,
+    sessions,
+    tenants,
+    accounts: new AccountReadModel(knex),
+    pools: new PoolReadModel(knex),
+    rateLimiter,
+    waiter,
+    kit: { authenticator: new SessionAuthenticator(tokens, sessions), tenants, rateLimiter, defaultTenantSlug: config.DEFAULT_TENANT },
+    async close() {
+      await store.close();
+      await Promise.allSettled([knex.destroy(), pgPool.end(), redis.quit()]);
+    },
+  };
+};

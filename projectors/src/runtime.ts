@@ -1,0 +1,202 @@
+import type { Knex } from 'knex';
+import { parseEvent, type ParsedEvent } from '@cagnotte/event-schemas';
+import {
+  comparePositions,
+  type CheckpointWaiter,
+  type EventStore,
+  type Logger,
+  type Position,
+  type RecordedEvent,
+  type SubscriptionHandle,
+} from '@cagnotte/infra';
+
+/** An event as a projection sees it: parsed (upcast) plus where it sits in its stream and the feed. */
+export type ProjectedEvent = ParsedEvent & { streamId: string; revision: bigint; position: Position; recordedAt: Date };
+
+/** Maps a logical table name to the physical one: the live table, or its `__rebuild` twin during a rebuild. */
+export type TableMap = (logical: string) => string;
+
+export interface Projection {
+  readonly name: string;
+  /** The live tables it owns; a rebuild recreates each as `<table>__rebuild` and swaps them in. */
+  readonly tables: readonly string[];
+  handles(type: string): boolean;
+  apply(trx: Knex.Transaction, event: ProjectedEvent, table: TableMap): Promise<void>;
+}
+
+const live: TableMap = (t) => t;
+const rebuildName = (t: string) => `${t}__rebuild`;
+
+const toProjected = (e: RecordedEvent): ProjectedEvent => ({
+  ...parseEvent({ type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata }),
+  streamId: e.streamId,
+  revision: e.revision,
+  position: e.position,
+  recordedAt: e.recordedAt,
+});
+
+interface CheckpointRow {
+  c: string | null;
+  p: string | null;
+}
+
+const readCheckpoint = async (trx: Knex | Knex.Transaction, name: string, lock: boolean): Promise<Position | null> => {
+  await trx.raw('INSERT INTO projection_checkpoints (name) VALUES (?) ON CONFLICT (name) DO NOTHING', [name]);
+  const q = trx('projection_checkpoints').where({ name }).first(trx.raw('commit_position::text AS c'), 'prepare_position AS p');
+  const row = (await (lock ? q.forUpdate() : q)) as CheckpointRow | undefined;
+  return row && row.c !== null ? { commit: BigInt(row.c), prepare: BigInt(row.p!) } : null;
+};
+
+const writeCheckpoint = (trx: Knex.Transaction, name: string, position: Position, applied: number) =>
+  trx.raw(
+    `UPDATE projection_checkpoints SET commit_position = ?::text::xid8, prepare_position = ?, events_applied = events_applied + ?, updated_at = now() WHERE name = ?`,
+    [position.commit.toString(), position.prepare.toString(), applied, name],
+  );
+
+/**
+ * Applies one batch to one projection in one transaction: rows and checkpoint commit together.
+ * The checkpoint row is locked first, so two processes running the same projection take turns, and
+ * events at or below the checkpoint are skipped: delivery is at-least-once, the effect exactly-once.
+ */
+export const applyBatch = async (knex: Knex, projection: Projection, batch: RecordedEvent[], table: TableMap = live): Promise<number> => {
+  if (batch.length === 0) return 0;
+  return knex.transaction(async (trx) => {
+    const checkpoint = await readCheckpoint(trx, projection.name, true);
+    let applied = 0;
+    for (const e of batch) {
+      if (checkpoint && comparePositions(e.position, checkpoint) <= 0) continue;
+      if (!projection.handles(e.type)) continue;
+      await projection.apply(trx, toProjected(e), table);
+      applied++;
+    }
+    const last = batch[batch.length - 1]!.position;
+    if (!checkpoint || comparePositions(last, checkpoint) > 0) await writeCheckpoint(trx, projection.name, last, applied);
+    return applied;
+  });
+};
+
+export interface ProjectorRunnerOptions {
+  store: EventStore;
+  knex: Knex;
+  projections: Projection[];
+  logger: Logger;
+  waiter?: CheckpointWaiter;
+  batchSize?: number;
+}
+
+export interface ProjectionStatus {
+  name: string;
+  position: Position | null;
+  head: Position | null;
+  /** Approximate number of events behind the head (sequence distance). */
+  lagEvents: number;
+  /** Seconds between now and the last checkpoint update while behind; 0 when caught up. */
+  lagSeconds: number;
+}
+
+/** Runs named projections, each on its own subscription from its own checkpoint. */
+export class ProjectorRunner {
+  private subs: SubscriptionHandle[] = [];
+  constructor(private readonly o: ProjectorRunnerOptions) {}
+
+  get names(): string[] {
+    return this.o.projections.map((p) => p.name);
+  }
+
+  async start(): Promise<void> {
+    for (const projection of this.o.projections) {
+      const after = await readCheckpoint(this.o.knex, projection.name, false);
+      this.subs.push(
+        this.o.store.subscribeToAll({
+          after,
+          batchSize: this.o.batchSize ?? 500,
+          handler: async (batch) => {
+            await applyBatch(this.o.knex, projection, batch);
+            this.o.waiter?.notify();
+          },
+          onError: (err) => this.o.logger.error({ err, projection: projection.name }, 'projection batch failed; retrying'),
+        }),
+      );
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.subs.map((s) => s.stop()));
+    this.subs = [];
+  }
+
+  /** Brings every projection up to the head now (the CLI and tests use it; safe beside a running runner). */
+  async catchUp(): Promise<void> {
+    for (const projection of this.o.projections) {
+      let after = await readCheckpoint(this.o.knex, projection.name, false);
+      for (;;) {
+        const batch = await this.o.store.readAll({ after, maxCount: this.o.batchSize ?? 1000 });
+        if (batch.length === 0) break;
+        await applyBatch(this.o.knex, projection, batch);
+        after = batch[batch.length - 1]!.position;
+      }
+    }
+    this.o.waiter?.notify();
+  }
+
+  async status(): Promise<ProjectionStatus[]> {
+    const head = await this.o.store.headPosition();
+    const rows = await this.o.knex('projection_checkpoints')
+      .whereIn('name', this.names)
+      .select('name', this.o.knex.raw('commit_position::text AS c'), 'prepare_position AS p', 'updated_at');
+    return this.names.map((name) => {
+      const row = rows.find((r: { name: string }) => r.name === name) as (CheckpointRow & { updated_at: Date }) | undefined;
+      const position = row && row.c !== null ? { commit: BigInt(row.c), prepare: BigInt(row.p!) } : null;
+      const behind = head !== null && (position === null || comparePositions(position, head) < 0);
+      const lagEvents = behind ? Math.max(1, Number(head.prepare - (position?.prepare ?? 0n))) : 0;
+      const lagSeconds = behind && row ? Math.max(0, (Date.now() - new Date(row.updated_at).getTime()) / 1000) : 0;
+      return { name, position, head, lagEvents, lagSeconds };
+    });
+  }
+
+  /**
+   * Rebuilds a projection from position 0 into fresh `__rebuild` tables while the live ones keep serving,
+   * then swaps them in inside one transaction that holds the checkpoint lock (the live runner waits for it).
+   */
+  async rebuild(name: string): Promise<{ events: number; position: Position | null }> {
+    const projection = this.o.projections.find((p) => p.name === name);
+    if (!projection) throw new Error(`unknown projection ${name}`);
+    const { knex, store } = this.o;
+    const rebuilt: TableMap = (t) => (projection.tables.includes(t) ? rebuildName(t) : t);
+    for (const t of projection.tables) {
+      await knex.raw(`DROP TABLE IF EXISTS ?? ; CREATE TABLE ?? (LIKE ?? INCLUDING ALL)`, [rebuildName(t), rebuildName(t), t]);
+    }
+    let after: Position | null = null;
+    let events = 0;
+    /** Copies one page of the feed into the rebuild tables; returns how many events it read. */
+    const copyPage = async (trx: Knex.Transaction): Promise<number> => {
+      const batch = await store.readAll({ after, maxCount: 5000 });
+      for (const e of batch) {
+        if (!projection.handles(e.type)) continue;
+        await projection.apply(trx, toProjected(e), rebuilt);
+        events++;
+      }
+      if (batch.length > 0) after = batch[batch.length - 1]!.position;
+      return batch.length;
+    };
+    // The bulk of the history, in short transactions that do not hold back the feed.
+    let drained = false;
+    while (!drained) await knex.transaction(async (trx) => void (drained = (await copyPage(trx)) === 0));
+    // Swap: hold the checkpoint lock, copy what arrived meanwhile, rename, and move the checkpoint.
+    await knex.transaction(async (trx) => {
+      await readCheckpoint(trx, projection.name, true);
+      while ((await copyPage(trx)) > 0);
+      for (const t of projection.tables) {
+        await trx.raw('ALTER TABLE ?? RENAME TO ??', [t, `${t}__old`]);
+        await trx.raw('ALTER TABLE ?? RENAME TO ??', [rebuildName(t), t]);
+        await trx.raw('DROP TABLE ??', [`${t}__old`]);
+      }
+      if (after) await writeCheckpoint(trx, projection.name, after, 0);
+      else await trx('projection_checkpoints').where({ name }).update({ commit_position: null, prepare_position: null });
+      await trx('projection_checkpoints').where({ name }).update({ events_applied: events });
+    });
+    this.o.waiter?.notify();
+    this.o.logger.info({ projection: name, events }, 'projection rebuilt and swapped in');
+    return { events, position: after };
+  }
+}

@@ -19,3 +19,8 @@ export * from './read-models/identity';
 export * from './projections/checkpoints';
 export * from './services';
 export * from './http/app';
+// The error types the HTTP layer renders, for apps that may not import the domain (query-api).
+export { AppError, ValidationError, UnauthorizedError, ForbiddenError, NotFoundError, ConflictError, IllegalStateError } from '@cagnotte/domain';
+export type { FieldErrors } from '@cagnotte/domain';
+export * from './http/server';
+export * from './boot';

@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import { parseEvent, type ParsedEvent } from '@cagnotte/event-schemas';
 import {
   comparePositions,
+  projectionLag,
   type CheckpointWaiter,
+  type ProjectionLag,
   type EventStore,
   type Logger,
   type Position,
@@ -84,16 +86,6 @@ export interface ProjectorRunnerOptions {
   batchSize?: number;
 }
 
-export interface ProjectionStatus {
-  name: string;
-  position: Position | null;
-  head: Position | null;
-  /** Approximate number of events behind the head (sequence distance). */
-  lagEvents: number;
-  /** Seconds between now and the last checkpoint update while behind; 0 when caught up. */
-  lagSeconds: number;
-}
-
 /** Runs named projections, each on its own subscription from its own checkpoint. */
 export class ProjectorRunner {
   private subs: SubscriptionHandle[] = [];
@@ -139,19 +131,8 @@ export class ProjectorRunner {
     this.o.waiter?.notify();
   }
 
-  async status(): Promise<ProjectionStatus[]> {
-    const head = await this.o.store.headPosition();
-    const rows = await this.o.knex('projection_checkpoints')
-      .whereIn('name', this.names)
-      .select('name', this.o.knex.raw('commit_position::text AS c'), 'prepare_position AS p', 'updated_at');
-    return this.names.map((name) => {
-      const row = rows.find((r: { name: string }) => r.name === name) as (CheckpointRow & { updated_at: Date }) | undefined;
-      const position = row && row.c !== null ? { commit: BigInt(row.c), prepare: BigInt(row.p!) } : null;
-      const behind = head !== null && (position === null || comparePositions(position, head) < 0);
-      const lagEvents = behind ? Math.max(1, Number(head.prepare - (position?.prepare ?? 0n))) : 0;
-      const lagSeconds = behind && row ? Math.max(0, (Date.now() - new Date(row.updated_at).getTime()) / 1000) : 0;
-      return { name, position, head, lagEvents, lagSeconds };
-    });
+  async status(): Promise<ProjectionLag[]> {
+    return projectionLag(this.o.knex, await this.o.store.headPosition(), this.names);
   }
 
   /**

@@ -92,7 +92,12 @@ const respondWithPool = async (deps: PoolRouteDeps, outcome: CommandOutcome<Pool
   return { status, data: { ...view, ...extra }, headers };
 };
 
-/** Loads the pool's tenant check: a pool of another tenant is not found. */
+const omitType = <T extends { type: unknown }>(f: T): Omit<T, 'type'> => {
+  const { type: _type, ...rest } = f;
+  return rest;
+};
+
+/** Runs a pool command as the signed-in user, inside the resolved tenant. */
 const poolCommand = async (deps: PoolRouteDeps, ctx: { auth: AuthContext | null; tenant: { id: string } | null; requestId: string; ip: string }, poolId: string, build: (meta: PoolCommand['metadata']) => PoolCommand) => {
   const auth = ctx.auth!;
   const actor = await loadActor(deps.services.store, auth);
@@ -104,7 +109,8 @@ const poolCommand = async (deps: PoolRouteDeps, ctx: { auth: AuthContext | null;
     poolStream(poolId),
     aggregate,
     (state) => {
-      if (state.status === 'none' || state.tenantId !== tenantId) throw new NotFoundError('pool');
+      // A pool of another tenant does not exist for this caller; creation starts from no pool at all.
+      if (command.type !== 'CreatePool' && (state.status === 'none' || state.tenantId !== tenantId)) throw new NotFoundError('pool');
       return decidePool(command, state);
     },
     metadataFor(ctx, tenantId, now),
@@ -142,18 +148,10 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
             commissionMandate: acceptCommissionMandate ? commissionMandate() : null,
           },
           metadata,
-        })).catch((e) => {
-          throw e;
-        });
+        }));
         return respondWithPool(deps, outcome, auth, 201);
       },
     });
-
-  // Creation has no existing stream to check the tenant against: run it outside poolCommand's not-found guard.
-  const omitType = <T extends { type: unknown }>(f: T): Omit<T, 'type'> => {
-    const { type: _type, ...rest } = f;
-    return rest;
-  };
 
   const update = (merchant: boolean) =>
     defineRoute({

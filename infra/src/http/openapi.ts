@@ -1,5 +1,10 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+
+// The generator names components through `.openapi()`. Zod 4 copies methods onto each schema when it is
+// built, so schemas made before this call lack it: components are registered as fresh clones.
+extendZodWithOpenApi(z);
+const withOpenApi = <T extends z.ZodType>(schema: T): T => schema.clone() as T;
 import { ErrorEnvelope, successEnvelope } from './envelope';
 import type { RouteDef } from './route';
 
@@ -24,8 +29,8 @@ export interface OpenApiInfo {
 export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, components: Record<string, z.ZodType> = {}) => {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  registry.register('ErrorEnvelope', ErrorEnvelope);
-  for (const [name, schema] of Object.entries(components)) registry.register(name, schema);
+  registry.register('ErrorEnvelope', withOpenApi(ErrorEnvelope));
+  for (const [name, schema] of Object.entries(components)) registry.register(name, withOpenApi(schema));
   const tenantHeader = (required: boolean) =>
     z.object({
       'x-service-tenant': (required ? z.string() : z.string().optional()).describe(

@@ -62,3 +62,30 @@ export class CheckpointWaiter {
     }
   }
 }
+
+export interface ProjectionLag {
+  name: string;
+  position: Position | null;
+  head: Position | null;
+  /** Approximate number of events behind the head (distance in sequence numbers). */
+  lagEvents: number;
+  /** Seconds since the checkpoint last moved, while behind; 0 when caught up. */
+  lagSeconds: number;
+}
+
+/** How far each named projection is behind the feed's head. */
+export const projectionLag = async (knex: Knex, head: Position | null, names: string[]): Promise<ProjectionLag[]> => {
+  const rows = await readCheckpoints(knex);
+  return names.map((name) => {
+    const row = rows.find((r) => r.name === name);
+    const position = row?.position ?? null;
+    const behind = head !== null && (position === null || comparePositions(position, head) < 0);
+    return {
+      name,
+      position,
+      head,
+      lagEvents: behind ? Math.max(1, Number(head.prepare - (position?.prepare ?? 0n))) : 0,
+      lagSeconds: behind && row ? Math.max(0, (Date.now() - new Date(row.updatedAt).getTime()) / 1000) : 0,
+    };
+  });
+};

@@ -1,0 +1,14 @@
+import type { RouteDef, Services } from '@cagnotte/infra';
+import { makeAuthCommandRoutes } from './auth/routes';
+import { makePoolCommandRoutes } from './pools/routes';
+
+export interface CommandApiDeps {
+  services: Services;
+  clock?: () => Date;
+}
+
+/** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
+export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
+  const clock = deps.clock ?? (() => new Date());
+  return [...makeAuthCommandRoutes({ services: deps.services }), ...makePoolCommandRoutes({ services: deps.services, clock })];
+};

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ForbiddenError, UnauthorizedError } from '@cagnotte/domain';
+import { ACCESS_TOKEN_TTL_SECONDS, decoyHash, defineRoute, verifyPassword, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
+
+export const LoginInput = z
+  .union([
+    z.object({ email: z.string().trim().email().max(320), password: z.string().min(1).max(1024) }).strict(),
+    z.object({ phone: z.string().trim().min(5).max(20), password: z.string().min(1).max(1024) }).strict(),
+  ])
+  .describe('LoginInput: `{email, password}` or `{phone, password}`');
+
+export const UserSummary = z.object({
+  id: z.string().uuid(),
+  email: z.string(),
+  phone: z.string().nullable(),
+  displayName: z.string(),
+  role: z.string(),
+  accountType: z.string(),
+  tenant: z.string().describe('tenant slug'),
+});
+
+export const AuthTokenResponse = z
+  .object({
+    token: z.string().describe('JWT, HS256, valid 7 days; send as `Authorization: Bearer <token>`'),
+    tokenType: z.literal('Bearer'),
+    expiresIn: z.number().int().describe('seconds'),
+    expiresAt: z.string().describe('date-time'),
+    deviceId: z.string().uuid().describe('Stable per device: send it back as X-Device-Id on the next login'),
+    user: UserSummary,
+  })
+  .describe('AuthTokenResponse');
+
+interface CredentialRow {
+  user_id: string;
+  tenant_id: string;
+  password_hash: string;
+  blocked_at: Date | null;
+}
+
+export interface AuthRouteDeps {
+  services: Services;
+}
+
+const headerTenant = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h)?.trim().toLowerCase() || undefined;
+
+export const makeAuthCommandRoutes = ({ services }: AuthRouteDeps): RouteDef[] => {
+  /** The tenant named in the header; without one, the only tenant where this email or phone exists, else the default. */
+  const findCredentials = async (identifier: { email?: string; phone?: string }, slug: string | undefined): Promise<CredentialRow | null> => {
+    let tenant: TenantRef | null = null;
+    if (slug) {
+      tenant = await services.tenants.bySlug(slug);
+      if (!tenant) return null;
+    }
+    const q = services.knex<CredentialRow>('credentials');
+    if (identifier.email) q.whereRaw('lower(email) = lower(?)', [identifier.email]);
+    else q.where('phone', identifier.phone ?? '');
+    if (tenant) q.where({ tenant_id: tenant.id });
+    const rows = await q.limit(2);
+    if (rows.length === 1) return rows[0]!;
+    if (rows.length > 1 && !tenant) {
+      const fallback = await services.tenants.bySlug(services.config.DEFAULT_TENANT);
+      return rows.find((r) => r.tenant_id === fallback?.id) ?? null;
+    }
+    return null;
+  };
+
+  const login = defineRoute({
+    method: 'post',
+    path: '/api/auth/login/password',
+    summary: 'Log in with email or phone and password',
+    description:
+      'Public, rate-limited per IP. `X-Service-Tenant` selects the tenant (without it: the only tenant holding this email or phone). 401 for wrong credentials without saying which part; 403 for a blocked account. Send `X-Device-Id` (uuid) to keep the device id.',
+    tags: ['Auth'],
+    auth: 'none',
+    body: LoginInput,
+    rateLimit: { name: 'login', limit: services.config.RATE_LIMIT_LOGIN_PER_MINUTE, windowSeconds: 60 },
+    success: { status: 200, description: 'Session issued', schema: AuthTokenResponse },
+    errors: [400, 401, 403, 429],
+    handler: async (ctx) => {
+      const body = ctx.body as z.infer<typeof LoginInput>;
+      const cred = await findCredentials('email' in body ? { email: body.email } : { phone: body.phone }, headerTenant(ctx.req.headers['x-service-tenant']));
+      const ok = await verifyPassword(cred?.password_hash ?? (await decoyHash()), body.password);
+      if (!cred || !ok) throw new UnauthorizedError('Invalid credentials', 'invalid_credentials');
+      if (cred.blocked_at) throw new ForbiddenError('account_blocked', 'This account is blocked');
+      const [account, tenant] = await Promise.all([services.accounts.find(cred.user_id), services.tenants.byId(cred.tenant_id)]);
+      if (!account || !tenant) throw new UnauthorizedError('Invalid credentials', 'invalid_credentials');
+      const incomingDevice = ctx.req.headers['x-device-id'];
+      const deviceId = typeof incomingDevice === 'string' && /^[0-9a-f-]{36}$/i.test(incomingDevice) ? incomingDevice.toLowerCase() : randomUUID();
+      const sessionId = randomUUID();
+      const { token, expiresAt } = services.tokens.signAccess({ sub: account.id, sid: sessionId, tid: tenant.id, did: deviceId });
+      await services.sessions.create({
+        id: sessionId,
+        userId: account.id,
+        tenantId: tenant.id,
+        deviceId,
+        expiresAt,
+        ip: ctx.ip,
+        userAgent: ctx.req.headers['user-agent'] ?? null,
+      });
+      return {
+        data: {
+          token,
+          tokenType: 'Bearer',
+          expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+          expiresAt: expiresAt.toISOString(),
+          deviceId,
+          user: {
+            id: account.id,
+            email: account.email,
+            phone: account.phone,
+            displayName: account.display_name,
+            role: account.role,
+            accountType: account.account_type,
+            tenant: tenant.slug,
+          },
+        },
+      };
+    },
+  });
+
+  const logout = defineRoute({
+    method: 'post',
+    path: '/api/auth/logout',
+    summary: 'Log out (revokes the session)',
+    description: 'Idempotent: always 200, with no, an invalid or an already revoked token.',
+    tags: ['Auth'],
+    auth: 'optional',
+    success: { status: 200, description: 'Logged out', schema: z.object({ message: z.string() }) },
+    errors: [],
+    handler: async (ctx) => {
+      if (ctx.auth) await services.sessions.revoke(ctx.auth.sessionId);
+      return { data: { message: 'Logged out' } };
+    },
+  });
+
+  return [login, logout];
+};

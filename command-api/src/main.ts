@@ -1,0 +1,12 @@
+import { boot, createApiServer } from '@cagnotte/infra';
+import { makeCommandRoutes } from './app';
+
+/** command-api alone (split deployment): writes only; reads are served by query-api, projections by the worker. */
+void boot('command-api', async (services) => ({
+  app: createApiServer({
+    services,
+    routes: makeCommandRoutes({ services }),
+    projections: ['identity', 'pools'],
+    info: { title: 'Cagnotte command API', version: '1.0.0', description: 'Write side of the marketplace API.' },
+  }),
+}));

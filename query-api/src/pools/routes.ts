@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { ForbiddenError, NotFoundError, GroupBuy, PageQuery, defineRoute, isPubliclyReadable, paginated, pagination, type RouteDef, type Services } from '@cagnotte/infra';
+import { PoolStatus, PoolType } from '@cagnotte/event-schemas';
+import { awaitMinPosition } from '../shared/consistency';
+
+const POOLS = ['pools'];
+
+const PoolListQuery = PageQuery.extend({
+  type: PoolType.optional(),
+  status: PoolStatus.optional(),
+  archived: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .describe('true: only archived; false: only not archived; absent: both'),
+});
+type PoolListQuery = z.infer<typeof PoolListQuery>;
+
+const PoolIdParams = z.object({ id: z.string().uuid() });
+const minPositionDoc = 'Send `X-Min-Position` (from a command\'s `X-Event-Position`) to read your own write.';
+
+export const makePoolQueryRoutes = ({ services }: { services: Services }): RouteDef[] => {
+  const roleOf = async (userId: string) => (await services.accounts.find(userId))?.role ?? null;
+
+  const mine = defineRoute({
+    method: 'get',
+    path: '/api/pools',
+    summary: 'Pools I organise or have joined',
+    description: `Scoped to the tenant (header, else the user's own). ${minPositionDoc}`,
+    tags: ['Pool CRUD'],
+    auth: 'required',
+    tenant: 'optional',
+    query: PoolListQuery,
+    success: { status: 200, description: 'A page of pools', schema: paginated(GroupBuy) },
+    errors: [400, 401],
+    handler: async (ctx) => {
+      await awaitMinPosition(services, ctx, POOLS);
+      const q = ctx.query as PoolListQuery;
+      const tenantId = ctx.tenant?.id ?? ctx.auth!.tenantId;
+      const { items, total } = await services.pools.list(
+        { tenantId, organiserId: ctx.auth!.userId, includeJoined: true, type: q.type, status: q.status, archived: q.archived, page: q.page, limit: q.limit },
+        { userId: ctx.auth!.userId },
+      );
+      return { data: { items, pagination: pagination(q.page, q.limit, total) } };
+    },
+  });
+
+  const one = defineRoute({
+    method: 'get',
+    path: '/api/pools/{id}',
+    summary: 'Read a pool',
+    description:
+      'Bearer optional. The owner reads any of their pools. Others read published GROUPS pools (not DRAFT, not archived) and LISTED or FEATURED FUNDING pools; anonymous viewers get empty `members` and `myReservations`; secrets and owner-only config are stripped. With `X-Service-Tenant` (or a token) the pool must belong to that tenant. ' +
+      minPositionDoc,
+    tags: ['Pool CRUD'],
+    auth: 'optional',
+    tenant: 'optional',
+    params: PoolIdParams,
+    success: { status: 200, description: 'The pool', schema: GroupBuy },
+    errors: [404],
+    handler: async (ctx) => {
+      await awaitMinPosition(services, ctx, POOLS);
+      const { id } = ctx.params as { id: string };
+      const row = await services.pools.find(id);
+      if (!row) throw new NotFoundError('pool');
+      const scoped = ctx.req.headers['x-service-tenant'] !== undefined || ctx.auth !== null;
+      if (scoped && (!ctx.tenant || ctx.tenant.id !== row.tenant_id)) throw new NotFoundError('pool');
+      const isOwner = ctx.auth?.userId === row.organiser_id;
+      if (!isOwner && !isPubliclyReadable(row)) throw new NotFoundError('pool');
+      return { data: await services.pools.view(row, { userId: ctx.auth?.userId ?? null }) };
+    },
+  });
+
+  const merchantList = defineRoute({
+    method: 'get',
+    path: '/api/merchant/pools',
+    summary: 'My pools in this tenant, any status or visibility',
+    description: `Only the caller's own pools in the tenant; a caller without the organise capability gets an empty list. ${minPositionDoc}`,
+    tags: ['Pool CRUD'],
+    auth: 'required',
+    tenant: 'optional',
+    query: PoolListQuery,
+    success: { status: 200, description: 'A page of pools', schema: paginated(GroupBuy) },
+    errors: [400, 401, 403],
+    handler: async (ctx) => {
+      await awaitMinPosition(services, ctx, POOLS);
+      const q = ctx.query as PoolListQuery;
+      const auth = ctx.auth!;
+      if ((await roleOf(auth.userId)) !== 'organiser') return { data: { items: [], pagination: pagination(q.page, q.limit, 0) } };
+      const tenantId = ctx.tenant?.id ?? auth.tenantId;
+      const { items, total } = await services.pools.list(
+        { tenantId, organiserId: auth.userId, type: q.type, status: q.status, archived: q.archived, page: q.page, limit: q.limit },
+        { userId: auth.userId },
+      );
+      return { data: { items, pagination: pagination(q.page, q.limit, total) } };
+    },
+  });
+
+  const merchantOne = defineRoute({
+    method: 'get',
+    path: '/api/merchant/pools/{id}',
+    summary: 'Read one of my pools',
+    description: `Owner only: a pool that is missing, in another tenant or someone else's is a 404. 403 without the organise capability. ${minPositionDoc}`,
+    tags: ['Pool CRUD'],
+    auth: 'required',
+    tenant: 'optional',
+    params: PoolIdParams,
+    success: { status: 200, description: 'The pool, secrets stripped', schema: GroupBuy },
+    errors: [401, 403, 404],
+    handler: async (ctx) => {
+      await awaitMinPosition(services, ctx, POOLS);
+      const auth = ctx.auth!;
+      const { id } = ctx.params as { id: string };
+      const row = await services.pools.find(id);
+      const tenantId = ctx.tenant?.id ?? auth.tenantId;
+      if (!row || row.tenant_id !== tenantId || row.organiser_id !== auth.userId) {
+        if ((await roleOf(auth.userId)) !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
+        throw new NotFoundError('pool');
+      }
+      return { data: await services.pools.view(row, { userId: auth.userId }) };
+    },
+  });
+
+  return [mine, one, merchantList, merchantOne];
+};

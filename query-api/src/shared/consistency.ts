@@ -1,0 +1,16 @@
+import { ValidationError, parsePosition, type RequestContext, type Services } from '@cagnotte/infra';
+
+export const MIN_POSITION_HEADER = 'x-min-position';
+
+/**
+ * Read-your-writes across processes: a client that got `X-Event-Position` from a command sends it back as
+ * `X-Min-Position`; the read waits (bounded) until the named projections have passed it.
+ */
+export const awaitMinPosition = async (services: Services, ctx: RequestContext<unknown, unknown, unknown>, projections: string[]): Promise<void> => {
+  const raw = ctx.req.headers[MIN_POSITION_HEADER];
+  if (raw === undefined) return;
+  const position = parsePosition(Array.isArray(raw) ? (raw[0] ?? '') : raw);
+  if (!position) throw new ValidationError({ 'X-Min-Position': ['must be a position as returned in X-Event-Position ("<commit>-<prepare>")'] });
+  const reached = await services.waiter.waitFor(projections, position, services.config.READ_YOUR_WRITES_TIMEOUT_MS);
+  ctx.res.setHeader('X-Consistency', reached ? 'fresh' : 'stale');
+};

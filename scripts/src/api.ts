@@ -1,0 +1,24 @@
+import type { Express } from 'express';
+import { makeCommandRoutes } from '@cagnotte/command-api';
+import { makeQueryRoutes } from '@cagnotte/query-api';
+import { allProjections, ProjectorRunner } from '@cagnotte/projectors';
+import { createApiServer, type Services } from '@cagnotte/infra';
+
+export const API_INFO = {
+  title: 'Cagnotte marketplace API',
+  version: '1.0.0',
+  description: 'Group-buying and escrow marketplace: an event-sourced ledger with CQRS read projections.',
+};
+
+/** The embedded default: command-api and query-api on one app, projectors in the same process. */
+export const createEmbedded = async (services: Services, options: { projectors?: boolean } = {}): Promise<{ app: Express; runner: ProjectorRunner }> => {
+  const runner = new ProjectorRunner({ store: services.store, knex: services.knex, projections: allProjections, logger: services.logger, waiter: services.waiter });
+  if (options.projectors !== false) await runner.start();
+  const app = createApiServer({
+    services,
+    routes: [...makeCommandRoutes({ services }), ...makeQueryRoutes({ services })],
+    projections: runner.names,
+    info: API_INFO,
+  });
+  return { app, runner };
+};

@@ -1,0 +1,157 @@
+/**
+ * Operator CLI: `pnpm cli <noun> <verb> …`. Writes go through the same deciders and event store as the API,
+ * then the projections are caught up in this process so the records are readable at once.
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { createTenant, registerUser } from '@cagnotte/command-api';
+import { AppError } from '@cagnotte/domain';
+import { AccountType, Role } from '@cagnotte/event-schemas';
+import { allProjections, ProjectorRunner } from '@cagnotte/projectors';
+import { createServices, formatPosition, loadConfigOrExit, type Services } from '@cagnotte/infra';
+
+const USAGE = `Usage: pnpm cli <command>
+
+  tenant create <slug> [--name <name>] [--white-label on|off] [--origin <url>]...
+  user create --tenant <slug> --email <e> --password <p> [--phone <p>] [--name <display name>]
+              [--role user|organiser] [--account-type CONSUMER|BUSINESS]
+  projections status                 checkpoint, head and lag of every projection
+  projections catch-up               apply every pending event now
+  projections rebuild <name>         rebuild from position 0 into fresh tables and swap them in
+  events verify <streamId>...        recompute hash chains; report the first broken link
+  events verify --all                every stream
+
+Each command prints JSON. Exit code 0 on success, 1 on a refused command, 2 on bad usage.`;
+
+class UsageError extends Error {}
+
+const operator = () => ({ kind: 'operator' as const, id: process.env.USER ?? 'cli' });
+const meta = () => ({ actor: operator(), correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() });
+const print = (v: unknown) => console.log(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x), 2));
+
+const runner = (s: Services) => new ProjectorRunner({ store: s.store, knex: s.knex, projections: allProjections, logger: s.logger, waiter: s.waiter });
+
+const onOff = (v: string | undefined, def: boolean) => {
+  if (v === undefined) return def;
+  if (v === 'on' || v === 'true') return true;
+  if (v === 'off' || v === 'false') return false;
+  throw new UsageError(`--white-label takes on or off, not ${v}`);
+};
+
+const commands: Record<string, (s: Services, args: string[]) => Promise<void>> = {
+  'tenant create': async (s, args) => {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { name: { type: 'string' }, 'white-label': { type: 'string' }, origin: { type: 'string', multiple: true } },
+    });
+    const slug = positionals[0]?.toLowerCase();
+    if (!slug || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(slug)) throw new UsageError('tenant create needs a slug: lowercase letters, digits and dashes');
+    const origins = (values.origin ?? []).map((o) => {
+      try {
+        return new URL(o).origin;
+      } catch {
+        throw new UsageError(`--origin ${o} is not a URL`);
+      }
+    });
+    const { tenant, position } = await createTenant(s, { slug, name: values.name, whiteLabel: onOff(values['white-label'], false), approvedOrigins: origins }, meta());
+    await runner(s).catchUp();
+    print({ ...tenant, position: formatPosition(position) });
+  },
+  'user create': async (s, args) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        tenant: { type: 'string' },
+        email: { type: 'string' },
+        password: { type: 'string' },
+        phone: { type: 'string' },
+        name: { type: 'string' },
+        role: { type: 'string', default: 'user' },
+        'account-type': { type: 'string', default: 'CONSUMER' },
+      },
+    });
+    if (!values.tenant || !values.email || !values.password) throw new UsageError('user create needs --tenant, --email and --password');
+    const tenant = await s.tenants.bySlug(values.tenant.toLowerCase());
+    if (!tenant) throw new UsageError(`no tenant ${values.tenant}: create it first with \`pnpm cli tenant create ${values.tenant}\``);
+    const role = Role.safeParse(values.role);
+    const accountType = AccountType.safeParse(values['account-type']);
+    if (!role.success) throw new UsageError('--role takes user or organiser');
+    if (!accountType.success) throw new UsageError('--account-type takes CONSUMER or BUSINESS');
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email)) throw new UsageError('--email is not an email address');
+    if (values.phone !== undefined && (values.phone.length < 5 || values.phone.length > 20)) throw new UsageError('--phone takes 5 to 20 characters');
+    if (values.password.length < 8) throw new UsageError('--password needs at least 8 characters');
+    const { account, position } = await registerUser(
+      s,
+      {
+        tenantId: tenant.id,
+        email: values.email,
+        password: values.password,
+        phone: values.phone ?? null,
+        displayName: values.name ?? values.email.split('@')[0]!,
+        role: role.data,
+        accountType: accountType.data,
+        signupSource: 'operator-cli',
+      },
+      meta(),
+    );
+    await runner(s).catchUp();
+    print({ id: account.userId, ...account, tenant: tenant.slug, position: formatPosition(position) });
+  },
+  'projections status': async (s) => {
+    const status = await runner(s).status();
+    print(status.map((p) => ({ ...p, position: p.position && formatPosition(p.position), head: p.head && formatPosition(p.head) })));
+  },
+  'projections catch-up': async (s) => {
+    await runner(s).catchUp();
+    print({ caughtUp: true });
+  },
+  'projections rebuild': async (s, args) => {
+    const name = args[0];
+    if (!name) throw new UsageError(`projections rebuild needs a name: ${allProjections.map((p) => p.name).join(', ')}`);
+    if (!allProjections.some((p) => p.name === name)) throw new UsageError(`unknown projection ${name}`);
+    const result = await runner(s).rebuild(name);
+    print({ projection: name, events: result.events, position: result.position && formatPosition(result.position) });
+  },
+  'events verify': async (s, args) => {
+    const streams = args.includes('--all')
+      ? (await s.knex('es_streams').where('revision', '>=', 0).orderBy('stream_id').pluck('stream_id')) as string[]
+      : args;
+    if (streams.length === 0) throw new UsageError('events verify needs stream ids or --all');
+    const results = [];
+    for (const id of streams) results.push(await s.store.verifyStream(id));
+    const broken = results.filter((r) => !r.ok);
+    print({ streams: results.length, broken: broken.length, results: args.includes('--all') ? broken : results });
+    if (broken.length > 0) process.exitCode = 1;
+  },
+};
+
+const main = async () => {
+  const argv = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'));
+  const key = argv.slice(0, 2).join(' ');
+  const command = commands[key];
+  if (!command || argv.includes('--help')) {
+    console.log(USAGE);
+    process.exit(command || argv.length === 0 || argv.includes('--help') ? 0 : 2);
+  }
+  const config = loadConfigOrExit();
+  const services = await createServices({ ...config, LOG_LEVEL: process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn' });
+  try {
+    await command(services, argv.slice(2));
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`error: ${e.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (e instanceof AppError) {
+      console.error(JSON.stringify({ success: false, error: e.message, code: e.code }));
+      process.exitCode = 1;
+    } else if (e instanceof TypeError && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`error: ${e.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else throw e;
+  } finally {
+    await services.close();
+  }
+};
+
+void main();

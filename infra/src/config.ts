@@ -23,7 +23,7 @@ const ConfigSchema = z
     TRUST_PROXY: bool.default(false),
     READ_YOUR_WRITES_TIMEOUT_MS: int(5_000, 0, 60_000),
     RATE_LIMIT_LOGIN_PER_MINUTE: int(10, 1, 100_000),
-    RATE_LIMIT_WRITES_PER_MINUTE: int(120, 1, 100_000),
+    RATE_LIMIT_WINDOW_SECONDS: int(60, 1, 3600),
     PROJECTORS: z.enum(['embedded', 'off']).default('embedded'),
   })
   .superRefine((c, ctx) => {

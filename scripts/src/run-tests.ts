@@ -4,7 +4,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { createKnex, dropDatabase, ensureDatabase, migrate } from '@cagnotte/infra';
+import { createKnex, createRedis, dropDatabase, ensureDatabase, migrate } from '@cagnotte/infra';
 
 const root = resolve(__dirname, '../..');
 const folders = ['event-schemas', 'domain', 'infra', 'command-api', 'query-api', 'projectors', 'scripts'];
@@ -25,12 +25,17 @@ const main = async () => {
   process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/15';
   process.env.APP_ENV ??= 'sandbox';
   process.env.LOG_LEVEL ??= 'silent';
+  // Every spec logs in from 127.0.0.1: the login limit is raised here; the rate-limit spec sets its own.
+  process.env.RATE_LIMIT_LOGIN_PER_MINUTE ??= '100000';
   const url = process.env.DATABASE_URL;
   await dropDatabase(url);
   await ensureDatabase(url);
   const knex = createKnex(url, 2);
   await migrate(knex, url);
   await knex.destroy();
+  const redis = createRedis(process.env.REDIS_URL);
+  await redis.flushdb();
+  await redis.quit();
 
   const specs = folders
     .flatMap((f) => findSpecs(join(root, f)))

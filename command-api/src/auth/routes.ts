@@ -74,7 +74,7 @@ export const makeAuthCommandRoutes = ({ services }: AuthRouteDeps): RouteDef[] =
     tags: ['Auth'],
     auth: 'none',
     body: LoginInput,
-    rateLimit: { name: 'login', limit: services.config.RATE_LIMIT_LOGIN_PER_MINUTE, windowSeconds: 60 },
+    rateLimit: { name: 'login', limit: services.config.RATE_LIMIT_LOGIN_PER_MINUTE, windowSeconds: services.config.RATE_LIMIT_WINDOW_SECONDS },
     success: { status: 200, description: 'Session issued', schema: AuthTokenResponse },
     errors: [400, 401, 403, 429],
     handler: async (ctx) => {

@@ -123,7 +123,8 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
       let tenant: TenantRef | null = null;
       if (def.tenant) {
         tenant = await resolveTenant(kit, req, auth);
-        if (!tenant && def.tenant === 'required') throw new NotFoundError('tenant');
+        // A tenant named in the header that does not exist is always a 404, whatever the route's mode.
+        if (!tenant && (def.tenant === 'required' || req.headers['x-service-tenant'] !== undefined)) throw new NotFoundError('tenant');
       }
 
       const params = def.params ? def.params.safeParse(req.params) : { success: true as const, data: undefined };

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import { createTenant, registerUser } from '@cagnotte/command-api';
+import type { AccountType, Role } from '@cagnotte/event-schemas';
+import { createServices, loadConfig, type Config, type Services } from '@cagnotte/infra';
+import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
+import type { ProjectorRunner } from '@cagnotte/projectors';
+import { createEmbedded } from '../src/api';
+
+/** A running API on a random port, against the test database and Redis, the way a partner front-end sees it. */
+export interface TestApi {
+  url: string;
+  services: Services;
+  runner: ProjectorRunner;
+  app: Express;
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
+  tenant(options?: { whiteLabel?: boolean; origins?: string[] }): Promise<{ id: string; slug: string }>;
+  user(tenantSlug: string, options?: UserOptions): Promise<TestUser>;
+  stop(): Promise<void>;
+}
+
+export interface CallOptions {
+  token?: string;
+  tenant?: string;
+  body?: unknown;
+  /** Sent as is (for malformed JSON); sets content-type application/json unless `contentType` says otherwise. */
+  rawBody?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface UserOptions {
+  role?: Role;
+  accountType?: AccountType;
+  email?: string;
+  phone?: string | null;
+  password?: string;
+  name?: string;
+}
+
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  token: string;
+  tenant: string;
+}
+
+export const uniqueSlug = (prefix = 't') => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+const testConfig = (overrides: Partial<Config>): Config => ({
+  ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' }),
+  PORT: 0,
+  HOST: '127.0.0.1',
+  READ_YOUR_WRITES_TIMEOUT_MS: 5000,
+  ...overrides,
+});
+
+export const listen = (app: Express): Promise<{ server: Server; url: string }> =>
+  new Promise((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => {
+      const addr = server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      resolve({ server, url: `http://127.0.0.1:${port}` });
+    });
+  });
+
+export const call = async <T = any>(base: string, method: string, path: string, o: CallOptions = {}): Promise<ApiResponse<T>> => {
+  const headers: Record<string, string> = { ...(o.headers ?? {}) };
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  if (o.tenant) headers['x-service-tenant'] = o.tenant;
+  let body: string | undefined;
+  if (o.rawBody !== undefined) body = o.rawBody;
+  else if (o.body !== undefined) body = JSON.stringify(o.body);
+  if (body !== undefined) headers['content-type'] = o.contentType ?? 'application/json';
+  const res = await fetch(`${base}${path}`, { method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // keep the text
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+};
+
+/** Starts the embedded API (command + query + projectors) once per spec file; stopped by the runner at the end. */
+export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi> => {
+  const services = await createServices(testConfig(overrides), { migrate: false });
+  const { app, runner } = await createEmbedded(services);
+  const { server, url } = await listen(app);
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await new Promise<void>((r) => server.close(() => r()));
+    server.closeAllConnections?.();
+    await runner.stop();
+    await services.close();
+  };
+  onTestTeardown(stop);
+  const meta = () => ({ actor: { kind: 'operator' as const, id: 'e2e' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() });
+  const api: TestApi = {
+    url,
+    services,
+    runner,
+    app,
+    call: (method, path, o) => call(url, method, path, o),
+    async tenant(o = {}) {
+      const slug = uniqueSlug();
+      const { tenant } = await createTenant(services, { slug, whiteLabel: o.whiteLabel ?? true, approvedOrigins: o.origins ?? [] }, meta());
+      await runner.catchUp();
+      return { id: tenant.tenantId, slug };
+    },
+    async user(tenantSlug, o = {}) {
+      const tenant = await services.tenants.bySlug(tenantSlug);
+      if (!tenant) throw new Error(`no tenant ${tenantSlug}`);
+      const email = o.email ?? `${randomUUID().slice(0, 12)}@example.test`;
+      const password = o.password ?? 'correct horse battery';
+      const { userId } = await registerUser(
+        services,
+        {
+          tenantId: tenant.id,
+          email,
+          password,
+          phone: o.phone ?? null,
+          displayName: o.name ?? email.split('@')[0]!,
+          role: o.role ?? 'user',
+          accountType: o.accountType ?? 'CONSUMER',
+          signupSource: 'e2e',
+        },
+        meta(),
+      );
+      await runner.catchUp();
+      const login = await call<{ data: { token: string } }>(url, 'POST', '/api/auth/login/password', { tenant: tenantSlug, body: { email, password } });
+      if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
+      return { id: userId, email, password, token: login.body.data.token, tenant: tenantSlug };
+    },
+    stop,
+  };
+  return api;
+};
+
+/** A minimal valid GROUPS pool body. */
+export const groupsPool = (overrides: Record<string, unknown> = {}) => ({
+  type: 'GROUPS',
+  title: 'Paniers de légumes bio',
+  description: 'Livraison le samedi',
+  config: {
+    units: [{ id: 'panier-m', label: 'Panier moyen', price: '12.50' }],
+    relais: [
+      { id: 'r1', name: 'Épicerie du coin', city: 'Lyon', postalCode: '69001', lat: 45.76, lng: 4.83 },
+      { id: 'r2', name: 'Boulangerie', city: 'Lyon' },
+    ],
+    sellerPhone: '+33600000000',
+    notes: 'owner only note',
+    links: ['https://example.test/farm'],
+    escrow: { signerSecret: 'SBSECRETSECRET', publicKey: 'GPUBLIC' },
+  },
+  ...overrides,
+});
+
+/** A minimal valid FUNDING pool body. */
+export const fundingPool = (overrides: Record<string, unknown> = {}) => ({
+  type: 'FUNDING',
+  title: 'Nouveau four pour la boulangerie',
+  targetAmount: '2500.00',
+  ...overrides,
+});

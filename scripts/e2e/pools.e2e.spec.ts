@@ -30,7 +30,7 @@ test.before(async (ctx) => {
 const create = async (ctx: Ctx, body: unknown, user: TestUser = ctx.organiser, path = '/api/pools') =>
   ctx.api.call('POST', path, { token: user.token, tenant: user.tenant, body });
 
-const published = async (ctx: Ctx, body = groupsPool(), user: TestUser = ctx.organiser) => {
+const published = async (ctx: Ctx, body: Record<string, unknown> = groupsPool(), user: TestUser = ctx.organiser) => {
   const created = await create(ctx, body, user);
   assert.is(created.status, 201, created.text);
   const id = created.body.data.id as string;

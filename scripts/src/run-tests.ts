@@ -57,6 +57,7 @@ const main = async () => {
   specs.forEach((file, idx) => {
     g.UVU_QUEUE!.push([relative(root, file)]);
     g.UVU_INDEX = idx;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     require(file);
   });
   await uvu.exec(false);

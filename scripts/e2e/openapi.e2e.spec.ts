@@ -1,0 +1,58 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startApi, type TestApi } from './harness';
+
+const test = suite<{ api: TestApi }>('OpenAPI document and reference page');
+
+test.before(async (ctx) => {
+  ctx.api = await startApi();
+});
+
+const CONTRACT: Array<[string, string]> = [
+  ['post', '/api/auth/login/password'],
+  ['post', '/api/auth/logout'],
+  ['get', '/api/auth/me'],
+  ['get', '/api/merchant/pools'],
+  ['post', '/api/merchant/pools'],
+  ['get', '/api/merchant/pools/{id}'],
+  ['patch', '/api/merchant/pools/{id}'],
+  ['get', '/api/pools'],
+  ['post', '/api/pools'],
+  ['get', '/api/pools/{id}'],
+  ['patch', '/api/pools/{id}'],
+  ['post', '/api/pools/{id}/archive'],
+  ['delete', '/api/pools/{id}/archive'],
+  ['get', '/api/merchant/profile'],
+];
+
+test('GET /openapi.json is OpenAPI 3.1 with every implemented contract path, its statuses and the envelope', async ({ api }) => {
+  const res = await api.call('GET', '/openapi.json');
+  assert.is(res.status, 200);
+  const doc = res.body;
+  assert.is(doc.openapi, '3.1.0');
+  for (const [method, path] of CONTRACT) {
+    const op = doc.paths[path]?.[method];
+    assert.ok(op, `${method.toUpperCase()} ${path} documented`);
+    assert.ok(Object.keys(op.responses).length >= 1);
+  }
+  const create = doc.paths['/api/pools'].post;
+  for (const status of ['201', '400', '401', '403']) assert.ok(create.responses[status], `POST /api/pools documents ${status}`);
+  assert.ok(create.requestBody.content['application/json'].schema);
+  const login = doc.paths['/api/auth/login/password'].post;
+  assert.ok(login.responses['429'].headers['Retry-After']);
+  const list = doc.paths['/api/merchant/pools'].get;
+  const params = list.parameters.map((p: { name: string }) => p.name);
+  for (const name of ['page', 'limit', 'type', 'status', 'archived', 'x-service-tenant']) assert.ok(params.includes(name), `parameter ${name}`);
+  assert.ok(doc.components.schemas.ErrorEnvelope);
+  assert.ok(doc.components.securitySchemes.bearerAuth);
+});
+
+test('GET /docs serves a readable reference page without external assets', async ({ api }) => {
+  const res = await fetch(`${api.url}/docs/`);
+  assert.is(res.status, 200);
+  const html = await res.text();
+  assert.match(html, /swagger-ui/i);
+  assert.not.match(html, /https?:\/\/(?:cdn|unpkg)/);
+});
+
+test.run();

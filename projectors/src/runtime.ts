@@ -117,15 +117,26 @@ export class ProjectorRunner {
     this.subs = [];
   }
 
-  /** Brings every projection up to the head now (the CLI and tests use it; safe beside a running runner). */
-  async catchUp(): Promise<void> {
+  /**
+   * Brings every projection up to the head now (the CLI and tests use it; safe beside a running runner).
+   * With `until`, keeps going until every projection has passed that position: the feed only shows
+   * events below the oldest running writer, so a write can take a moment to become visible.
+   */
+  async catchUp(until?: Position | null, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     for (const projection of this.o.projections) {
       let after = await readCheckpoint(this.o.knex, projection.name, false);
       for (;;) {
         const batch = await this.o.store.readAll({ after, maxCount: this.o.batchSize ?? 1000 });
-        if (batch.length === 0) break;
-        await applyBatch(this.o.knex, projection, batch);
-        after = batch[batch.length - 1]!.position;
+        if (batch.length > 0) {
+          await applyBatch(this.o.knex, projection, batch);
+          after = batch[batch.length - 1]!.position;
+          continue;
+        }
+        if (!until || (after && comparePositions(after, until) >= 0)) break;
+        if (Date.now() > deadline) throw new Error(`projection ${projection.name} did not reach the position in ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 10));
+        after = (await readCheckpoint(this.o.knex, projection.name, false)) ?? after;
       }
     }
     this.o.waiter?.notify();

@@ -116,8 +116,8 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
     call: (method, path, o) => call(url, method, path, o),
     async tenant(o = {}) {
       const slug = uniqueSlug();
-      const { tenant } = await createTenant(services, { slug, whiteLabel: o.whiteLabel ?? true, approvedOrigins: o.origins ?? [] }, meta());
-      await runner.catchUp();
+      const { tenant, position } = await createTenant(services, { slug, whiteLabel: o.whiteLabel ?? true, approvedOrigins: o.origins ?? [] }, meta());
+      await runner.catchUp(position);
       return { id: tenant.tenantId, slug };
     },
     async user(tenantSlug, o = {}) {
@@ -125,7 +125,7 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
       if (!tenant) throw new Error(`no tenant ${tenantSlug}`);
       const email = o.email ?? `${randomUUID().slice(0, 12)}@example.test`;
       const password = o.password ?? 'correct horse battery';
-      const { userId } = await registerUser(
+      const { userId, position } = await registerUser(
         services,
         {
           tenantId: tenant.id,
@@ -139,7 +139,7 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
         },
         meta(),
       );
-      await runner.catchUp();
+      await runner.catchUp(position);
       const login = await call<{ data: { token: string } }>(url, 'POST', '/api/auth/login/password', { tenant: tenantSlug, body: { email, password } });
       if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
       return { id: userId, email, password, token: login.body.data.token, tenant: tenantSlug };

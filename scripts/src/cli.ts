@@ -55,7 +55,7 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
       }
     });
     const { tenant, position } = await createTenant(s, { slug, name: values.name, whiteLabel: onOff(values['white-label'], false), approvedOrigins: origins }, meta());
-    await runner(s).catchUp();
+    await runner(s).catchUp(position);
     print({ ...tenant, position: formatPosition(position) });
   },
   'user create': async (s, args) => {
@@ -95,7 +95,7 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
       },
       meta(),
     );
-    await runner(s).catchUp();
+    await runner(s).catchUp(position);
     print({ id: account.userId, ...account, tenant: tenant.slug, position: formatPosition(position) });
   },
   'projections status': async (s) => {

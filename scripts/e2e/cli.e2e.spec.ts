@@ -1,0 +1,94 @@
+import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { call } from './harness';
+
+const root = resolve(__dirname, '../..');
+const tsx = resolve(root, 'node_modules/.bin/tsx');
+const run = promisify(execFile);
+
+const cli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
+  try {
+    const { stdout, stderr } = await run(tsx, ['scripts/src/cli.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent' } });
+    return { code: 0, out: stdout, err: stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, out: x.stdout, err: x.stderr };
+  }
+};
+
+const test = suite('operator CLI (as an operator runs it)');
+const slug = `cli-${randomUUID().slice(0, 8)}`;
+
+test('tenant create prints the record as JSON; a taken slug is refused with exit 1', async () => {
+  const res = await cli('tenant', 'create', slug, '--white-label', 'on', '--origin', 'https://shop.example.test', '--origin', 'https://b.example.test:8443/path');
+  assert.is(res.code, 0, res.err);
+  const tenant = JSON.parse(res.out);
+  assert.is(tenant.slug, slug);
+  assert.is(tenant.whiteLabel, true);
+  assert.equal(tenant.approvedOrigins, ['https://shop.example.test', 'https://b.example.test:8443']);
+  assert.match(tenant.tenantId, /^[0-9a-f-]{36}$/);
+  const again = await cli('tenant', 'create', slug);
+  assert.is(again.code, 1);
+  assert.match(again.err, /tenant_exists/);
+});
+
+test('user create prints the account; duplicates and bad usage are refused', async () => {
+  const email = `op-${randomUUID().slice(0, 6)}@example.test`;
+  const res = await cli('user', 'create', '--tenant', slug, '--email', email, '--password', 'operator-pass-1', '--phone', '+33612345678', '--role', 'organiser', '--account-type', 'BUSINESS');
+  assert.is(res.code, 0, res.err);
+  const user = JSON.parse(res.out);
+  assert.is(user.email, email);
+  assert.is(user.role, 'organiser');
+  assert.is(user.accountType, 'BUSINESS');
+  assert.is(user.tenant, slug);
+  assert.not.ok(res.out.includes('operator-pass-1'), 'the password is never printed');
+  const dup = await cli('user', 'create', '--tenant', slug, '--email', email.toUpperCase(), '--password', 'operator-pass-2');
+  assert.is(dup.code, 1);
+  assert.match(dup.err, /email_taken/);
+  assert.is((await cli('user', 'create', '--tenant', slug, '--email', email)).code, 2, 'missing --password');
+  assert.is((await cli('user', 'create', '--tenant', 'no-such-tenant', '--email', 'a@b.test', '--password', 'long-enough-1')).code, 2);
+  assert.is((await cli('user', 'create', '--tenant', slug, '--email', 'x@y.test', '--password', 'long-enough-1', '--role', 'admin')).code, 2);
+  assert.is((await cli('frobnicate')).code, 2);
+});
+
+test('projections status and events verify answer JSON', async () => {
+  const status = await cli('projections', 'status');
+  assert.is(status.code, 0, status.err);
+  const names = JSON.parse(status.out).map((p: { name: string }) => p.name);
+  assert.ok(names.includes('pools') && names.includes('identity'));
+  const verify = await cli('events', 'verify', `tenant-${slug}`);
+  assert.is(verify.code, 0, verify.err);
+  assert.is(JSON.parse(verify.out).broken, 0);
+});
+
+test('each app starts alone: command-api, query-api and the projector worker', async () => {
+  const procs = ['command-api/src/main.ts', 'query-api/src/main.ts', 'projectors/src/main.ts'].map((file, i) =>
+    spawn(tsx, [file], { cwd: root, env: { ...process.env, PORT: String(39100 + i), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+  const logs = procs.map(() => '');
+  procs.forEach((p, i) => p.stdout!.on('data', (d) => (logs[i] += String(d))));
+  try {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && !(logs[0]!.includes('listening') && logs[1]!.includes('listening') && logs[2]!.includes('projectors running'))) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(logs[2]!.includes('projectors running'), `projector worker started: ${logs[2]}`);
+    const health = await call('http://127.0.0.1:39100', 'GET', '/health');
+    assert.is(health.status, 200, health.text);
+    const login = await call('http://127.0.0.1:39100', 'POST', '/api/auth/login/password', { body: { email: 'nobody@example.test', password: 'x' } });
+    assert.is(login.status, 401, 'command-api serves auth writes');
+    const read = await call('http://127.0.0.1:39101', 'GET', `/api/pools/${randomUUID()}`);
+    assert.is(read.status, 404);
+    assert.is(read.body.code, 'pool_not_found', 'query-api serves pool reads');
+    assert.is((await call('http://127.0.0.1:39101', 'POST', '/api/pools', { body: {} })).body.code, 'route_not_found', 'query-api has no writes');
+  } finally {
+    for (const p of procs) p.kill('SIGTERM');
+    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));
+  }
+});
+
+test.run();

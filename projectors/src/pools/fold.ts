@@ -1,4 +1,4 @@
-import { evolvePool, type ExistingPool } from '@cagnotte/domain';
+import { evolvePool, jsonEqual, type ExistingPool } from '@cagnotte/domain';
 import type { DomainEvent, RelaisPoint } from '@cagnotte/event-schemas';
 
 export interface PoolDoc {
@@ -18,5 +18,6 @@ export const foldPoolDoc = (doc: PoolDoc | null, event: DomainEvent, revision: b
 /** GROUPS pools show one pick-up point row per `config.relais` entry, in order; FUNDING pools none. */
 export const pickupPointsOf = (pool: ExistingPool): RelaisPoint[] => (pool.type === 'GROUPS' ? (pool.fields.config.relais ?? []) : []);
 
+/** Key order does not count: the "before" doc comes back from jsonb, which reorders keys. */
 export const relaisChanged = (before: PoolDoc | null, after: PoolDoc): boolean =>
-  JSON.stringify(before ? pickupPointsOf(before.pool) : []) !== JSON.stringify(pickupPointsOf(after.pool));
+  !jsonEqual(before ? pickupPointsOf(before.pool) : [], pickupPointsOf(after.pool));

@@ -232,4 +232,25 @@ changed('a FUNDING pool never changes pick-up points, whatever its config.relais
   assert.is(relaisChanged(before, after), false, 'edited');
 });
 
+/** Object keys in the order PostgreSQL jsonb returns them (shorter first, then bytewise), as a doc read back from rm_pools.doc has them. */
+const jsonbOrder = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(jsonbOrder)
+    : v !== null && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.entries(v)
+            .sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
+            .map(([k, x]) => [k, jsonbOrder(x)]),
+        )
+      : v;
+
+changed('the same relais read back from jsonb (keys re-ordered) and re-sent by an edit of the units: not changed', () => {
+  const stored = docOf(created());
+  const before: PoolDoc = { pool: jsonbOrder(stored.pool) as PoolDoc['pool'], revision: stored.revision };
+  assert.equal(pickupPointsOf(before.pool), [RELAIS_A, RELAIS_B], 'same content');
+  const after = foldPoolDoc(before, draftUpdated({ config: { units: [{ id: 'u2', label: 'Grand panier', price: '30' }], relais: [RELAIS_A, RELAIS_B] } }), 1n)!;
+  assert.equal(pickupPointsOf(after.pool), pickupPointsOf(before.pool));
+  assert.is(relaisChanged(before, after), false);
+});
+
 changed.run();

@@ -3,3 +3,4 @@ export * from './money';
 export * from './pools/pool';
 export * from './identity/identity';
 export * from './equal';
+export * from './ids';

@@ -20,7 +20,7 @@ export * from './projections/checkpoints';
 export * from './services';
 export * from './http/app';
 // The error types the HTTP layer renders, for apps that may not import the domain (query-api).
-export { AppError, ValidationError, UnauthorizedError, ForbiddenError, NotFoundError, ConflictError, IllegalStateError } from '@cagnotte/domain';
+export { AppError, ValidationError, UnauthorizedError, ForbiddenError, NotFoundError, ConflictError, IllegalStateError, isUuid } from '@cagnotte/domain';
 export type { FieldErrors } from '@cagnotte/domain';
 export * from './http/server';
 export * from './boot';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { UnauthorizedError } from '@cagnotte/domain';
+import { UnauthorizedError, isUuid } from '@cagnotte/domain';
 import type { Config } from './config';
 import { createKnex, createPgPool, ensureDatabase, migrate } from './db/database';
 import type { EventStore } from './event-store/port';
@@ -42,7 +42,7 @@ export class SessionAuthenticator implements Authenticator {
 
   async authenticate(token: string): Promise<AuthContext> {
     const claims = this.tokens.verifyAccess(token);
-    if (!/^[0-9a-f-]{36}$/i.test(claims.sid)) throw new UnauthorizedError('Invalid or expired token', 'invalid_token');
+    if (!isUuid(claims.sid) || !isUuid(claims.sub)) throw new UnauthorizedError('Invalid or expired token', 'invalid_token');
     const session = await this.sessions.findActive(claims.sid);
     if (!session || session.userId !== claims.sub) throw new UnauthorizedError('Session expired or revoked', 'session_revoked');
     return { userId: session.userId, tenantId: session.tenantId, sessionId: session.id, deviceId: session.deviceId };

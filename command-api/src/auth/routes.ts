@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ForbiddenError, UnauthorizedError } from '@cagnotte/domain';
+import { ForbiddenError, UnauthorizedError, isUuid } from '@cagnotte/domain';
 import { ACCESS_TOKEN_TTL_SECONDS, decoyHash, defineRoute, verifyPassword, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
 
 export const LoginInput = z
@@ -86,7 +86,7 @@ export const makeAuthCommandRoutes = ({ services }: AuthRouteDeps): RouteDef[] =
       const [account, tenant] = await Promise.all([services.accounts.find(cred.user_id), services.tenants.byId(cred.tenant_id)]);
       if (!account || !tenant) throw new UnauthorizedError('Invalid credentials', 'invalid_credentials');
       const incomingDevice = ctx.req.headers['x-device-id'];
-      const deviceId = typeof incomingDevice === 'string' && /^[0-9a-f-]{36}$/i.test(incomingDevice) ? incomingDevice.toLowerCase() : randomUUID();
+      const deviceId = typeof incomingDevice === 'string' && isUuid(incomingDevice) ? incomingDevice.toLowerCase() : randomUUID();
       const sessionId = randomUUID();
       const { token, expiresAt } = services.tokens.signAccess({ sub: account.id, sid: sessionId, tid: tenant.id, did: deviceId });
       await services.sessions.create({

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, decideCreateTenant, decideRegisterAccount, type AccountInput } from '@cagnotte/domain';
-import { eventRegistry, type DomainEvent, type EventMetadata } from '@cagnotte/event-schemas';
+import type { DomainEvent, EventMetadata } from '@cagnotte/event-schemas';
+import { toNewEvents } from '../shared/new-events';
 import { WrongExpectedRevisionError, hashPassword, type Position, type Services } from '@cagnotte/infra';
 import { accountStream, tenantStream } from '../shared/context';
-
-const toNew = (events: DomainEvent[], metadata: EventMetadata) =>
-  events.map((e) => ({ id: randomUUID(), type: e.type, schemaVersion: eventRegistry.currentVersion(e.type), data: e.data, metadata }));
 
 export interface CreateTenantInput {
   slug: string;
@@ -23,7 +21,7 @@ export const createTenant = async (services: Services, input: CreateTenantInput,
     metadata.occurredAt,
   );
   try {
-    const result = await services.store.append(tenantStream(input.slug), toNew(events, { ...metadata, tenantId }), { expectedRevision: 'no_stream' });
+    const result = await services.store.append(tenantStream(input.slug), toNewEvents(events, { ...metadata, tenantId }), { expectedRevision: 'no_stream' });
     return { tenant: events[0]!.data as Extract<DomainEvent, { type: 'TenantCreated' }>['data'], position: result.position };
   } catch (e) {
     if (e instanceof WrongExpectedRevisionError) throw new ConflictError('tenant_exists', `Tenant ${input.slug} already exists`);
@@ -52,7 +50,7 @@ export const registerUser = async (services: Services, input: RegisterUserInput,
   }
   try {
     const events = decideRegisterAccount(false, { ...input, email, userId }, metadata.occurredAt);
-    const result = await services.store.append(accountStream(userId), toNew(events, { ...metadata, tenantId: input.tenantId }), { expectedRevision: 'no_stream' });
+    const result = await services.store.append(accountStream(userId), toNewEvents(events, { ...metadata, tenantId: input.tenantId }), { expectedRevision: 'no_stream' });
     return { userId, position: result.position, account: events[0]!.data as Extract<DomainEvent, { type: 'AccountRegistered' }>['data'] };
   } catch (e) {
     await services.knex('credentials').where({ user_id: userId }).delete();

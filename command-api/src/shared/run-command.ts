@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { ConflictError } from '@cagnotte/domain';
-import { eventRegistry, parseEvent, type DomainEvent, type EventMetadata } from '@cagnotte/event-schemas';
+import { parseEvent, type DomainEvent, type EventMetadata } from '@cagnotte/event-schemas';
+import { toNewEvents } from './new-events';
 import { WrongExpectedRevisionError, type EventStore, type Position } from '@cagnotte/infra';
 
 export interface Aggregate<S> {
@@ -35,11 +35,7 @@ export const runCommand = async <S>(
     if (events.length === 0) return { state, events, position: null };
     const expectedRevision = recorded.length === 0 ? ('no_stream' as const) : recorded[recorded.length - 1]!.revision;
     try {
-      const result = await store.append(
-        streamId,
-        events.map((e) => ({ id: randomUUID(), type: e.type, schemaVersion: eventRegistry.currentVersion(e.type), data: e.data, metadata })),
-        { expectedRevision },
-      );
+      const result = await store.append(streamId, toNewEvents(events, metadata), { expectedRevision });
       return { state: events.reduce(aggregate.evolve, state), events, position: result.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;

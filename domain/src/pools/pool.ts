@@ -106,6 +106,24 @@ const changedFields = (current: PoolDraftFields, patch: PoolPatch): Partial<Pool
   return changes as Partial<PoolDraftFields>;
 };
 
+/** Units and pick-up points are addressed by id: two with the same id are refused. */
+const configErrors = (config: PoolDraftFields['config'] | undefined): FieldErrors => {
+  const errors: FieldErrors = {};
+  for (const list of ['units', 'relais'] as const) {
+    const seen = new Set<string>();
+    (config?.[list] ?? []).forEach((item, i) => {
+      if (seen.has(item.id)) errors[`config.${list}.${i}.id`] = [`duplicate id ${item.id}`];
+      seen.add(item.id);
+    });
+  }
+  return errors;
+};
+
+const requireValidConfig = (config: PoolDraftFields['config'] | undefined) => {
+  const errors = configErrors(config);
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+};
+
 const publishErrors = (pool: ExistingPool): FieldErrors => {
   const errors: FieldErrors = {};
   if (pool.type === 'GROUPS' && (pool.fields.config.units ?? []).length === 0) {
@@ -129,6 +147,7 @@ const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): 
     throw new ValidationError({ status: ['only a DRAFT pool can be moved, to OPEN (publish), through PATCH'] });
   }
   const changes = changedFields(pool.fields, patch);
+  requireValidConfig(changes.config);
   if (changes.marketplaceVisibility && PAID_VISIBILITIES.has(changes.marketplaceVisibility)) throw visibilityError(changes.marketplaceVisibility);
   requireBusinessForCommission(changes.organiserCommissionPercent, meta.actor);
   const events: DomainEvent[] = [];
@@ -187,6 +206,7 @@ export const decidePool = (command: PoolCommand, state: Pool): DomainEvent[] => 
       requireOrganiser(actor);
       const { poolId, tenantId, poolType, fields, commissionMandate } = command.data;
       requireBusinessForCommission(fields.organiserCommissionPercent, actor);
+      requireValidConfig(fields.config);
       const events: DomainEvent[] = [
         {
           type: 'PoolCreated',

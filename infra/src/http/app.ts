@@ -1,6 +1,8 @@
+import { isUuid } from '@cagnotte/domain';
 import { randomUUID } from 'node:crypto';
 import express, { type Express, type Router } from 'express';
 import { errorHandler, notFoundHandler } from './errors';
+import { sanitizeInput } from './sanitize';
 import type { Logger } from '../logger';
 
 export interface BaseAppOptions {
@@ -20,7 +22,7 @@ export const createBaseApp = (o: BaseAppOptions, mount: (app: Express) => void):
   app.set('query parser', 'simple');
   app.use((req, res, next) => {
     const incoming = req.headers['x-request-id'];
-    const id = typeof incoming === 'string' && /^[0-9a-f-]{36}$/i.test(incoming) ? incoming : randomUUID();
+    const id = typeof incoming === 'string' && isUuid(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', id);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
@@ -31,6 +33,7 @@ export const createBaseApp = (o: BaseAppOptions, mount: (app: Express) => void):
     next();
   });
   app.use(express.json({ limit: o.bodyLimitBytes, strict: false, type: ['application/json', 'application/*+json'] }));
+  app.use(sanitizeInput);
   mount(app);
   app.use(notFoundHandler);
   app.use(errorHandler(o.logger));

@@ -22,7 +22,8 @@ export const errorBody = (error: string, code: string, errors?: FieldErrors) => 
 
 /** Turns zod issues into `{ "config.units.0.price": ["…"] }`. A root-level issue is keyed `body` (or the given root). */
 export const fieldErrorsFromZod = (issues: readonly z.core.$ZodIssue[], root = 'body'): FieldErrors => {
-  const out: FieldErrors = {};
+  // No prototype: a client's key named `__proto__` or `toString` is just a key here.
+  const out: FieldErrors = Object.create(null);
   for (const issue of issues) {
     const key = issue.path.length > 0 ? issue.path.map(String).join('.') : root;
     let message = issue.message;

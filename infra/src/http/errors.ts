@@ -54,11 +54,12 @@ export const errorHandler =
           return res.status(415).json(errorBody('Unsupported body encoding', 'unsupported_encoding'));
         case 'request.aborted':
           return res.status(400).json(errorBody('Request aborted', 'request_aborted'));
-        default:
-          if ((bp.status ?? bp.statusCode ?? 500) < 500) {
-            return res.status(bp.status ?? bp.statusCode ?? 400).json(errorBody('Bad request', 'bad_request'));
-          }
       }
+    }
+    // Anything else that carries a client-error status (e.g. a gzip body that does not inflate) stays a 4xx.
+    const status = bp && typeof bp === 'object' ? (bp.status ?? bp.statusCode) : undefined;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return res.status(status).json(errorBody('Bad request', status === 415 ? 'unsupported_media_type' : 'bad_request'));
     }
     if (err instanceof URIError) return res.status(400).json(errorBody('Malformed URL', 'malformed_url'));
     logger.error({ err, method: req.method, path: req.path }, 'unhandled error');

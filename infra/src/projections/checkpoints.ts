@@ -50,6 +50,12 @@ export class CheckpointWaiter {
     );
   }
 
+  /** False for a position whose transaction id has not been handed out yet (so nothing could have written it). */
+  async isReachable(position: Position): Promise<boolean> {
+    const r = await this.knex.raw<{ rows: { xmax: string }[] }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax');
+    return position.commit < BigInt(r.rows[0]!.xmax);
+  }
+
   /** True when reached in time; false after `timeoutMs` (the caller answers anyway, possibly stale). */
   async waitFor(names: string[], position: Position, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;

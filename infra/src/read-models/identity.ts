@@ -1,3 +1,4 @@
+import { isUuid } from '@cagnotte/domain';
 import type { Knex } from 'knex';
 import type { TenantDirectory, TenantRef } from '../http/route';
 
@@ -55,7 +56,7 @@ export class TenantReadModel implements TenantDirectory {
   }
 
   byId(id: string) {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return Promise.resolve(null);
+    if (!isUuid(id)) return Promise.resolve(null);
     return this.cached(`i:${id}`, () => this.knex<TenantRow>('rm_tenants').where({ id }).first());
   }
 }
@@ -63,14 +64,14 @@ export class TenantReadModel implements TenantDirectory {
 export class AccountReadModel {
   constructor(private readonly knex: Knex) {}
   async find(id: string): Promise<AccountRow | null> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+    if (!isUuid(id)) return null;
     return (await this.knex<AccountRow>('rm_accounts').where({ id }).first()) ?? null;
   }
 
   /** An account of the tenant by id, email (case-insensitive) or phone. */
   async findInTenant(tenantId: string, identifier: string): Promise<AccountRow | null> {
     const q = this.knex<AccountRow>('rm_accounts').where({ tenant_id: tenantId });
-    if (/^[0-9a-f-]{36}$/i.test(identifier)) q.where({ id: identifier });
+    if (isUuid(identifier)) q.where({ id: identifier });
     else if (identifier.includes('@')) q.whereRaw('lower(email) = lower(?)', [identifier]);
     else q.where({ phone: identifier });
     return (await q.first()) ?? null;

@@ -100,13 +100,17 @@ export interface Viewer {
 const SECRET_KEY = /secret|seed|private|mnemonic|password/i;
 const OWNER_ONLY_CONFIG = ['sellerPhone', 'notes', 'links', 'escrow'];
 
-/** Escrow secrets go for everyone; owner-only keys go for everyone but the owner. */
+/** Removes secret-named keys at any depth (objects inside arrays included). */
+const withoutSecrets = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([k]) => !SECRET_KEY.test(k)).map(([k, v]) => [k, withoutSecrets(v)]));
+};
+
+/** Secrets go for everyone, wherever they sit; owner-only keys go for everyone but the owner. */
 export const redactConfig = (config: Record<string, unknown>, isOwner: boolean): Record<string, unknown> => {
-  const out: Record<string, unknown> = { ...config };
+  const out = withoutSecrets(config) as Record<string, unknown>;
   if (!isOwner) for (const k of OWNER_ONLY_CONFIG) delete out[k];
-  if (out.escrow && typeof out.escrow === 'object') {
-    out.escrow = Object.fromEntries(Object.entries(out.escrow as Record<string, unknown>).filter(([k]) => !SECRET_KEY.test(k)));
-  }
   return out;
 };
 

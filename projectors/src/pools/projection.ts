@@ -42,7 +42,8 @@ export const poolsProjection: Projection = {
     }
     if (relaisChanged(before, after)) {
       await trx(table(POOL_TABLES.pickupPoints)).where({ pool_id: p.id }).delete();
-      const points = pickupPointsOf(p);
+      // Ids are unique by rule; should an old event break it, the last point wins instead of jamming the feed.
+      const points = [...new Map(pickupPointsOf(p).map((r) => [r.id, r])).values()];
       if (points.length > 0) {
         await trx(table(POOL_TABLES.pickupPoints)).insert(
           points.map((r, i) => ({

@@ -11,6 +11,8 @@ export const awaitMinPosition = async (services: Services, ctx: RequestContext<u
   if (raw === undefined) return;
   const position = parsePosition(Array.isArray(raw) ? (raw[0] ?? '') : raw);
   if (!position) throw new ValidationError({ 'X-Min-Position': ['must be a position as returned in X-Event-Position ("<commit>-<prepare>")'] });
+  // A position no transaction has reached yet can only be forged: refuse it instead of waiting on it.
+  if (!(await services.waiter.isReachable(position))) throw new ValidationError({ 'X-Min-Position': ['is not a position this service has written'] });
   const reached = await services.waiter.waitFor(projections, position, services.config.READ_YOUR_WRITES_TIMEOUT_MS);
   ctx.res.setHeader('X-Consistency', reached ? 'fresh' : 'stale');
 };

@@ -396,6 +396,15 @@ draft('patch status DRAFT on a DRAFT pool changes nothing', () => {
   given([poolCreated()]).when(updatePool({ status: 'DRAFT' })).then([]);
 });
 
+draft('duplicate unit or relais ids are refused on create and on update, naming the duplicate', () => {
+  const dupRelais = groupsFields({ config: { units: [{ id: 'u1', label: 'A', price: '1.00' }], relais: [{ id: 'r', name: 'A' }, { id: 'r', name: 'B' }] } });
+  const e1 = given([]).when(createPool({ fields: dupRelais })).thenThrows(ValidationError, 'validation_failed') as ValidationError;
+  assert.equal(Object.keys(e1.errors), ['config.relais.1.id']);
+  const dupUnits = { units: [{ id: 'u', label: 'A', price: '1.00' }, { id: 'u', label: 'B', price: '2.00' }] };
+  const e2 = given([poolCreated()]).when(updatePool({ config: dupUnits })).thenThrows(ValidationError, 'validation_failed') as ValidationError;
+  assert.equal(Object.keys(e2.errors), ['config.units.1.id']);
+});
+
 draft.run();
 
 // ---------------------------------------------------------------------------------------------

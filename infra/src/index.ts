@@ -24,3 +24,4 @@ export { AppError, ValidationError, UnauthorizedError, ForbiddenError, NotFoundE
 export type { FieldErrors } from '@cagnotte/domain';
 export * from './http/server';
 export * from './boot';
+export * from './http/idempotency';

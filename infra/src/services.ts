@@ -8,6 +8,7 @@ import { PostgresEventStore } from './event-store/postgres';
 import { createLogger, type Logger } from './logger';
 import { createRedis, type Redis } from './redis';
 import { RateLimiter } from './http/rate-limit';
+import { IdempotencyStore } from './http/idempotency';
 import type { AuthContext, Authenticator, HttpKit } from './http/route';
 import { TokenService } from './auth/tokens';
 import { SessionStore } from './auth/sessions';
@@ -91,7 +92,13 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     pools: new PoolReadModel(knex),
     rateLimiter,
     waiter,
-    kit: { authenticator: new SessionAuthenticator(tokens, sessions), tenants, rateLimiter, defaultTenantSlug: config.DEFAULT_TENANT },
+    kit: {
+      authenticator: new SessionAuthenticator(tokens, sessions),
+      tenants,
+      rateLimiter,
+      idempotency: new IdempotencyStore(redis),
+      defaultTenantSlug: config.DEFAULT_TENANT,
+    },
     async close() {
       await store.close();
       await Promise.allSettled([knex.destroy(), pgPool.end(), redis.quit()]);

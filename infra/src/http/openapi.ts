@@ -68,7 +68,16 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
       request: {
         ...(def.params ? { params: def.params as z.ZodObject } : {}),
         ...(def.query ? { query: def.query as z.ZodObject } : {}),
-        ...(def.tenant ? { headers: tenantHeader(false) } : {}),
+        ...(def.tenant || def.idempotent
+          ? {
+              headers: z.object({
+                ...(def.tenant ? tenantHeader(false).shape : {}),
+                ...(def.idempotent
+                  ? { 'idempotency-key': z.string().optional().describe('Retry-safe: the same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409') }
+                  : {}),
+              }),
+            }
+          : {}),
         ...(def.body ? { body: { required: true, content: { 'application/json': { schema: def.body } } } } : {}),
       },
       responses: responses as never,

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { NotFoundError, UnauthorizedError, ValidationError } from '@cagnotte/domain';
 import { fieldErrorsFromZod } from './envelope';
 import type { RateLimiter, RateLimitRule } from './rate-limit';
+import { IDEMPOTENCY_HEADER, IdempotencyStore } from './idempotency';
 
 export interface AuthContext {
   userId: string;
@@ -60,6 +61,8 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   success: { status: number; description: string; schema: z.ZodType | null };
   errors: number[];
   rateLimit?: RateLimitRule;
+  /** Honour an `Idempotency-Key` header (commands that create or change something). */
+  idempotent?: boolean;
   /** Extra response headers worth documenting. */
   responseHeaders?: Record<string, string>;
   handler: (ctx: RequestContext<z.infer<B>, z.infer<Q>, z.infer<P>>) => Promise<RouteResult>;
@@ -74,6 +77,7 @@ export interface HttpKit {
   authenticator: Authenticator;
   tenants: TenantDirectory;
   rateLimiter: RateLimiter;
+  idempotency: IdempotencyStore;
   defaultTenantSlug: string;
 }
 
@@ -139,7 +143,33 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
         body = parsed.data;
       }
 
-      const result = await def.handler({ body, query: query.data, params: params.data, auth, tenant, ip, requestId, req, res });
+      const run = () => def.handler({ body, query: query.data, params: params.data, auth, tenant, ip, requestId, req, res });
+      const rawKey = req.headers[IDEMPOTENCY_HEADER];
+      if (def.idempotent && typeof rawKey === 'string') {
+        const key = IdempotencyStore.validKey(rawKey);
+        const scope = auth ? `u:${auth.userId}` : `ip:${ip}`;
+        const fingerprint = IdempotencyStore.fingerprint(def.method, req.originalUrl, body);
+        const replay = await kit.idempotency.begin(scope, key, fingerprint);
+        if (replay) {
+          for (const [k, v] of Object.entries(replay.headers)) res.setHeader(k, v);
+          res.setHeader('Idempotent-Replayed', 'true');
+          return res.status(replay.status).json(replay.body);
+        }
+        let result: RouteResult;
+        try {
+          result = await run();
+        } catch (e) {
+          await kit.idempotency.abandon(scope, key);
+          throw e;
+        }
+        if ('redirect' in result) throw new Error('idempotent routes do not redirect');
+        const status = result.status ?? def.success.status;
+        const envelope = { success: true, data: result.data };
+        await kit.idempotency.complete(scope, key, fingerprint, { status, body: envelope, headers: result.headers ?? {} });
+        for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+        return res.status(status).json(envelope);
+      }
+      const result = await run();
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
       if ('redirect' in result) return res.redirect(307, result.redirect);
       return res.status(result.status ?? def.success.status).json({ success: true, data: result.data });

@@ -26,13 +26,17 @@ export const benchDatabaseUrl = (): string => {
   return url;
 };
 
-/** Drops, recreates and migrates the bench database: every part starts from an empty store. */
+/**
+ * Drops, recreates and migrates the bench database: every part starts from an empty store. Then a
+ * CHECKPOINT, so that the dirty pages of the part before are not flushed while this one measures.
+ */
 export const freshDatabase = async (url: string): Promise<void> => {
   await dropDatabase(url);
   await ensureDatabase(url);
   const knex = createKnex(url, 2);
   try {
     await migrate(knex, url);
+    await knex.raw('CHECKPOINT').catch(() => undefined); // needs superuser or pg_checkpoint: best effort
   } finally {
     await knex.destroy();
   }
@@ -46,12 +50,43 @@ export interface Machine {
   platform: string;
   postgres: string;
   postgresSettings: Record<string, string>;
+  /** Lateness of a 1 ms timer in an idle Node process over 1 s: the floor under every latency below. */
+  timerJitterMs: { p50: number; p99: number; max: number };
 }
+
+const timerJitter = async (): Promise<{ p50: number; p99: number; max: number }> => {
+  const samples: number[] = [];
+  const end = nowMs() + 1000;
+  while (nowMs() < end) {
+    const t = nowMs();
+    await new Promise((r) => setTimeout(r, 1));
+    samples.push(Math.max(0, nowMs() - t - 1));
+  }
+  const l = latency(samples);
+  return { p50: l.p50, p99: l.p99, max: l.max };
+};
+
+/** Busy share of all CPUs between two calls (from os.cpus() tick counters). */
+export const machineCpu = () => {
+  const ticks = () => os.cpus().reduce((a, c) => ({ busy: a.busy + c.times.user + c.times.nice + c.times.sys + c.times.irq, total: a.total + c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle }), { busy: 0, total: 0 });
+  const start = ticks();
+  const startOwn = process.cpuUsage();
+  const startAt = nowMs();
+  return () => {
+    const end = ticks();
+    const own = process.cpuUsage(startOwn);
+    return {
+      machineBusyPercent: Math.round((100 * (end.busy - start.busy)) / Math.max(1, end.total - start.total)),
+      /** This process (the load generator), in % of one core. */
+      selfPercent: Math.round(((own.user + own.system) / 1000 / (nowMs() - startAt)) * 100),
+    };
+  };
+};
 
 export const describeMachine = async (url: string): Promise<Machine> => {
   const pool = createPgPool(url, 1);
   try {
-    const version = (await pool.query<{ v: string }>('SHOW server_version')).rows[0]!.v;
+    const version = (await pool.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
     const settings: Record<string, string> = {};
     for (const name of ['synchronous_commit', 'fsync', 'shared_buffers', 'max_connections']) {
       settings[name] = (await pool.query<Record<string, string>>(`SHOW ${name}`)).rows[0]![name]!;
@@ -65,6 +100,7 @@ export const describeMachine = async (url: string): Promise<Machine> => {
       platform: `${os.type()} ${os.release()} ${os.arch()}`,
       postgres: version,
       postgresSettings: settings,
+      timerJitterMs: await timerJitter(),
     };
   } finally {
     await pool.end();
@@ -105,7 +141,8 @@ export const runFor = async (
     Array.from({ length: workers }, async (_, w) => {
       while (nowMs() < deadline) {
         const t = nowMs();
-        items += await step(w);
+        const done = await step(w); // not `items += await …`: that reads `items` before the await
+        items += done;
         samples.push(nowMs() - t);
       }
     }),

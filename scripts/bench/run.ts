@@ -1,0 +1,112 @@
+/**
+ * `pnpm bench [-- --only appends|projector|http]`: the event store, the pools projector and the public
+ * pool read, each beside a baseline measured in the same run, on a database of its own (BENCH_DATABASE_URL,
+ * default cagnotte_bench, dropped and recreated for every part). Prints the machine, the figures and a
+ * summary, and writes scripts/bench/results/latest.json. A benchmark, not a test: it never fails the build.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { dropDatabase } from '@cagnotte/infra';
+import { benchDatabaseUrl, describeMachine, fmtMs, table, verdict, type SummaryRow } from './lib';
+
+process.env.LOG_LEVEL = 'silent';
+
+const PARTS = ['appends', 'projector', 'http'] as const;
+type Part = (typeof PARTS)[number];
+
+const USAGE = `usage: pnpm bench [-- --only appends|projector|http[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--keep-db]`;
+
+/** `--name value` and `--name=value`; a bare `--` (as pnpm may pass it) is ignored. */
+const parseArgs = (argv: string[]) => {
+  const values: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') continue;
+    if (a === '--help' || a === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
+    if (!m) throw new Error(`unexpected argument ${a}\n${USAGE}`);
+    if (m[1] === 'keep-db') values['keep-db'] = 'true';
+    else values[m[1]!] = m[2] ?? argv[++i] ?? '';
+  }
+  const num = (name: string, def: number, min: number, max: number) => {
+    const v = values[name] === undefined ? def : Number(values[name]);
+    if (!Number.isFinite(v) || v < min || v > max) throw new Error(`--${name} must be a number from ${min} to ${max}\n${USAGE}`);
+    return v;
+  };
+  const only = (values.only ?? PARTS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+  for (const p of only) if (!PARTS.includes(p as Part)) throw new Error(`--only takes ${PARTS.join('|')}, not "${p}"\n${USAGE}`);
+  return {
+    parts: PARTS.filter((p) => only.includes(p)),
+    seconds: num('seconds', 2, 0.5, 60),
+    events: num('events', 100_000, 100, 1_000_000),
+    rate: num('rate', 500, 1, 5_000),
+    openSeconds: num('open-seconds', 10, 1, 60),
+    closedSeconds: num('closed-seconds', 5, 1, 60),
+    concurrency: num('concurrency', 32, 1, 256),
+    keepDb: values['keep-db'] === 'true',
+  };
+};
+
+const main = async () => {
+  const args = parseArgs(process.argv.slice(2));
+  const url = benchDatabaseUrl();
+  const started = Date.now();
+  const admin = new URL(url);
+  admin.pathname = '/postgres'; // the bench database may not exist yet
+  const machine = await describeMachine(admin.toString());
+  console.log('# Cagnotte benchmarks');
+  console.log(`CPU: ${machine.cpuModel} × ${machine.cpuCount}; memory ${machine.totalMemoryGiB} GiB; ${machine.platform}`);
+  console.log(`Node ${machine.node}; PostgreSQL ${machine.postgres} (${Object.entries(machine.postgresSettings).map(([k, v]) => `${k}=${v}`).join(', ')})`);
+  const j = machine.timerJitterMs;
+  console.log(`Timer jitter of an idle Node process (1 ms timer, 1 s): p50 ${fmtMs(j.p50)}, p99 ${fmtMs(j.p99)}, max ${fmtMs(j.max)}`);
+  console.log(`Database ${new URL(url).pathname.slice(1)} on ${new URL(url).host}, recreated for each part; PostgreSQL and the load generator share this machine.`);
+
+  const rows: SummaryRow[] = [];
+  const details: Record<string, unknown> = {};
+  const timings: Record<string, number> = {};
+  for (const part of args.parts) {
+    const t = Date.now();
+    if (part === 'appends') {
+      const { runAppends } = await import('./appends');
+      const r = await runAppends({ url, seconds: args.seconds });
+      rows.push(...r.rows);
+      details.appends = r.details;
+    } else if (part === 'projector') {
+      const { runProjector } = await import('./projector');
+      const r = await runProjector({ url, events: args.events });
+      rows.push(...r.rows);
+      details.projector = r.details;
+    } else {
+      const { runHttp } = await import('./http');
+      const r = await runHttp({ url, rate: args.rate, openSeconds: args.openSeconds, closedSeconds: args.closedSeconds, concurrency: args.concurrency, pools: 5 });
+      rows.push(...r.rows);
+      details.http = r.details;
+    }
+    timings[part] = (Date.now() - t) / 1000;
+  }
+  if (!args.keepDb) await dropDatabase(url);
+
+  const totalSeconds = (Date.now() - started) / 1000;
+  console.log('\n## Summary');
+  console.log(table(['metric', 'measured', 'baseline', 'target', 'PASS/FAIL'], rows.map((r) => [r.metric, r.measured, r.baseline, r.target, verdict(r.pass)])));
+  console.log(`\nTotal ${totalSeconds.toFixed(0)} s (${Object.entries(timings).map(([k, v]) => `${k} ${v.toFixed(0)} s`).join(', ')}).`);
+
+  const outDir = path.join(__dirname, 'results');
+  mkdirSync(outDir, { recursive: true });
+  const out = path.join(outDir, 'latest.json');
+  const replacer = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+  writeFileSync(out, JSON.stringify({ startedAt: new Date(started).toISOString(), totalSeconds, timings, args, machine, summary: rows, details }, replacer, 2) + '\n');
+  console.log(`Results written to ${path.relative(process.cwd(), out)}`);
+};
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    // Argument mistakes show the usage line only; anything else its stack.
+    console.error(e instanceof Error ? (e.message.includes('usage:') ? e.message : (e.stack ?? e.message)) : e);
+    process.exit(1);
+  },
+);

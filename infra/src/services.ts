@@ -89,7 +89,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     sessions,
     tenants,
     accounts: new AccountReadModel(knex),
-    pools: new PoolReadModel(knex),
+    pools: new PoolReadModel(knex, pgPool),
     rateLimiter,
     waiter,
     kit: {

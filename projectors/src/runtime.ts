@@ -24,7 +24,16 @@ export interface Projection {
   readonly tables: readonly string[];
   handles(type: string): boolean;
   apply(trx: Knex.Transaction, event: ProjectedEvent, table: TableMap): Promise<void>;
+  /** Optional set-based path for a whole batch (same effect as `apply` on each event, in fewer statements). */
+  applyMany?(trx: Knex.Transaction, events: ProjectedEvent[], table: TableMap): Promise<void>;
 }
+
+/** Applies events through the projection's batch path when it has one. */
+const applyEvents = async (trx: Knex.Transaction, projection: Projection, events: ProjectedEvent[], table: TableMap) => {
+  if (events.length === 0) return;
+  if (projection.applyMany) return projection.applyMany(trx, events, table);
+  for (const e of events) await projection.apply(trx, e, table);
+};
 
 const live: TableMap = (t) => t;
 const rebuildName = (t: string) => `${t}__rebuild`;
@@ -64,13 +73,11 @@ export const applyBatch = async (knex: Knex, projection: Projection, batch: Reco
   if (batch.length === 0) return 0;
   return knex.transaction(async (trx) => {
     const checkpoint = await readCheckpoint(trx, projection.name, true);
-    let applied = 0;
-    for (const e of batch) {
-      if (checkpoint && comparePositions(e.position, checkpoint) <= 0) continue;
-      if (!projection.handles(e.type)) continue;
-      await projection.apply(trx, toProjected(e), table);
-      applied++;
-    }
+    const fresh = batch
+      .filter((e) => (!checkpoint || comparePositions(e.position, checkpoint) > 0) && projection.handles(e.type))
+      .map(toProjected);
+    await applyEvents(trx, projection, fresh, table);
+    const applied = fresh.length;
     const last = batch[batch.length - 1]!.position;
     if (!checkpoint || comparePositions(last, checkpoint) > 0) await writeCheckpoint(trx, projection.name, last, applied);
     return applied;
@@ -126,17 +133,22 @@ export class ProjectorRunner {
     const deadline = Date.now() + timeoutMs;
     for (const projection of this.o.projections) {
       let after = await readCheckpoint(this.o.knex, projection.name, false);
+      const page = (from: Position | null) => this.o.store.readAll({ after: from, maxCount: this.o.batchSize ?? 2000 });
+      let next = page(after);
       for (;;) {
-        const batch = await this.o.store.readAll({ after, maxCount: this.o.batchSize ?? 1000 });
+        const batch = await next;
         if (batch.length > 0) {
-          await applyBatch(this.o.knex, projection, batch);
+          // Read ahead: the next page is fetched while this one is applied.
           after = batch[batch.length - 1]!.position;
+          next = page(after);
+          await applyBatch(this.o.knex, projection, batch);
           continue;
         }
         if (!until || (after && comparePositions(after, until) >= 0)) break;
         if (Date.now() > deadline) throw new Error(`projection ${projection.name} did not reach the position in ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 10));
         after = (await readCheckpoint(this.o.knex, projection.name, false)) ?? after;
+        next = page(after);
       }
     }
     this.o.waiter?.notify();
@@ -163,11 +175,9 @@ export class ProjectorRunner {
     /** Copies one page of the feed into the rebuild tables; returns how many events it read. */
     const copyPage = async (trx: Knex.Transaction): Promise<number> => {
       const batch = await store.readAll({ after, maxCount: 5000 });
-      for (const e of batch) {
-        if (!projection.handles(e.type)) continue;
-        await projection.apply(trx, toProjected(e), rebuilt);
-        events++;
-      }
+      const handled = batch.filter((e) => projection.handles(e.type)).map(toProjected);
+      await applyEvents(trx, projection, handled, rebuilt);
+      events += handled.length;
       if (batch.length > 0) after = batch[batch.length - 1]!.position;
       return batch.length;
     };

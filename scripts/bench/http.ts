@@ -28,7 +28,7 @@ export interface HttpOptions {
 const startServer = (mode: 'app' | 'baseline', env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> =>
   new Promise((resolve, reject) => {
     const prof = mode === 'app' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.join(__dirname, 'results')] : [];
-    const child = fork(SERVER_SCRIPT, [mode], { execArgv: ['--import', 'tsx', ...prof], env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(SERVER_SCRIPT, [mode], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...prof], env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     children.add(child);
     const timer = setTimeout(() => reject(new Error(`${mode} server did not start within 30 s`)), 30_000);
     child.once('message', (m: { port?: number; error?: string }) => {

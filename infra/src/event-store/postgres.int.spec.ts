@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { eventStoreContract } from './contract';
 import { PostgresEventStore } from './postgres';
 import type { NewEvent, RecordedEvent } from './port';
-import { comparePositions } from './port';
+import { WrongExpectedRevisionError, comparePositions } from './port';
 import { testPgPool } from '../testing/resources';
 
 eventStoreContract('postgres', async () => new PostgresEventStore({ pool: testPgPool(), pollMs: 100 }));
@@ -121,6 +121,58 @@ test('the log refuses updates, and verify names the first tampered link', async 
     assert.match(verdict.reason, /content/);
   }
   await store.close();
+});
+
+test('two processes with stale head caches interleave appends: revisions stay dense and the chain verifies', async () => {
+  const a = new PostgresEventStore({ pool: testPgPool(), listen: false });
+  const b = new PostgresEventStore({ pool: testPgPool(), listen: false });
+  const s = `heads-${randomUUID()}`;
+  await a.append(s, [ev(0)], { expectedRevision: 'no_stream' });
+  await b.readStream(s); // b caches revision 0
+  for (let i = 1; i <= 6; i++) await (i % 2 ? a : b).append(s, [ev(i)], { expectedRevision: 'any' });
+  // b's cache says revision 5 (its own last write); a appends twice more, then b with a stale exact revision.
+  await a.append(s, [ev(7)], { expectedRevision: 'any' });
+  try {
+    await b.append(s, [ev(8)], { expectedRevision: 6n });
+    assert.unreachable('stale exact revision must conflict');
+  } catch (e) {
+    assert.ok(e instanceof WrongExpectedRevisionError);
+    assert.is((e as WrongExpectedRevisionError).actual, 7n);
+  }
+  const events = await a.readStream(s);
+  assert.equal(events.map((e) => e.revision), [0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n]);
+  assert.is((await a.verifyStream(s)).ok, true);
+  await Promise.all([a.close(), b.close()]);
+});
+
+test('a rolled-back appendWithin never becomes the head a later append chains onto', async () => {
+  const pool = testPgPool();
+  const store = new PostgresEventStore({ pool, listen: false });
+  const s = `rollback-${randomUUID()}`;
+  await store.append(s, [ev(0)], { expectedRevision: 'no_stream' });
+  const client = await pool.connect();
+  await client.query('BEGIN');
+  await store.appendWithin(client, s, [ev(1)], { expectedRevision: 0n });
+  await client.query('ROLLBACK');
+  client.release();
+  await store.append(s, [ev(2)], { expectedRevision: 'any' });
+  await store.append(s, [ev(3)], { expectedRevision: 1n });
+  const events = await store.readStream(s);
+  assert.equal(events.map((e) => (e.data as { i: number }).i), [0, 2, 3]);
+  assert.is((await store.verifyStream(s)).ok, true);
+  await store.close();
+});
+
+test('warm caches racing on one exact revision: exactly one append wins', async () => {
+  const stores = Array.from({ length: 4 }, () => new PostgresEventStore({ pool: testPgPool(), listen: false }));
+  const s = `race-${randomUUID()}`;
+  await stores[0]!.append(s, [ev(0)], { expectedRevision: 'no_stream' });
+  for (const st of stores) await st.readStream(s);
+  const results = await Promise.allSettled(stores.flatMap((st) => [st.append(s, [ev(1)], { expectedRevision: 0n }), st.append(s, [ev(1)], { expectedRevision: 0n })]));
+  assert.is(results.filter((r) => r.status === 'fulfilled').length, 1);
+  assert.is((await stores[0]!.readStream(s)).length, 2);
+  assert.is((await stores[0]!.verifyStream(s)).ok, true);
+  await Promise.all(stores.map((st) => st.close()));
 });
 
 test.run();

@@ -74,10 +74,14 @@ export class PostgresEventStore implements EventStore {
   private readonly pollMs: number;
   private listener: pg.PoolClient | null = null;
   private listening: Promise<void> | null = null;
-  private notifyInFlight = false;
-  private notifyAgain = false;
+  private notifyTimer: NodeJS.Timeout | null = null;
+  private lastNotifyAt = 0;
+  private readonly notifyEveryMs = 10;
   private closed = false;
   private subscriptions = new Set<SubscriptionHandle>();
+  /** Last known head (revision, hash) of recently used streams: lets an append skip the locking transaction. */
+  private readonly heads = new Map<string, { revision: bigint; hash: string }>();
+  private readonly maxHeads = 50_000;
 
   constructor(private readonly options: PostgresEventStoreOptions) {
     this.pool = options.pool;
@@ -85,11 +89,99 @@ export class PostgresEventStore implements EventStore {
   }
 
   async append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const fast = await this.appendOptimistic(streamId, events, options.expectedRevision);
+    if (fast) {
+      this.signalAppended();
+      return fast;
+    }
+    return this.appendLocked(streamId, events, options);
+  }
+
+  private remember(streamId: string, revision: bigint, hash: string): void {
+    this.heads.delete(streamId);
+    this.heads.set(streamId, { revision, hash });
+    if (this.heads.size > this.maxHeads) this.heads.delete(this.heads.keys().next().value!);
+  }
+
+  /**
+   * One autocommit statement, when the head is known: move the head only if it is still where we think,
+   * and insert the events only if the head moved. Returns null when that cannot be decided here (unknown
+   * head, stale cache, a conflict, a retried append): the locking path then answers precisely.
+   */
+  private async appendOptimistic(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult | null> {
+    let head: { revision: bigint; hash: string } | null;
+    if (expected === 'no_stream') head = null;
+    else {
+      const known = this.heads.get(streamId);
+      if (!known || (typeof expected === 'bigint' && known.revision !== expected)) return null;
+      head = known;
+    }
+    const rows = this.chain(streamId, events, head?.revision ?? -1n, head?.hash ?? null);
+    const last = rows.revisions.length - 1;
+    const moveHead = head
+      ? `UPDATE es_streams SET revision = $10, last_hash = $11, updated_at = now() WHERE stream_id = $1 AND revision = $12 RETURNING 1`
+      : `INSERT INTO es_streams (stream_id, revision, last_hash) VALUES ($1, $10, $11) ON CONFLICT (stream_id) DO NOTHING RETURNING 1`;
+    let result;
+    try {
+      result = await this.pool.query<{ global_position: string | null; transaction_id: string }>(
+        `WITH head AS (${moveHead}), ins AS (
+           INSERT INTO es_events (stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash)
+           SELECT $1, r, i, t, v, d, m, p, h
+           FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[], $8::text[], $9::text[]) AS x(r, i, t, v, d, m, p, h)
+           WHERE EXISTS (SELECT 1 FROM head)
+           RETURNING global_position
+         )
+         SELECT max(global_position)::text AS global_position, pg_current_xact_id()::text AS transaction_id FROM ins`,
+        [
+          streamId, rows.revisions, rows.ids, rows.types, rows.versions, rows.datas, rows.metas, rows.prevs, rows.hashes,
+          rows.revisions[last], rows.hashes[last], ...(head ? [head.revision.toString()] : []),
+        ],
+      );
+    } catch (error) {
+      if (isUniqueViolation(error, 'es_events_event_id_key')) return null;
+      throw error;
+    }
+    const row = result.rows[0];
+    if (!row || row.global_position === null) {
+      this.heads.delete(streamId);
+      return null;
+    }
+    const revision = BigInt(rows.revisions[last]!);
+    this.remember(streamId, revision, rows.hashes[last]!);
+    return { nextExpectedRevision: revision, position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } };
+  }
+
+  /** Hashes a batch onto a head: the column arrays of the insert. */
+  private chain(streamId: string, events: NewEvent[], fromRevision: bigint, fromHash: string | null) {
+    let prev = fromHash;
+    let revision = fromRevision;
+    const out = { revisions: [] as string[], ids: [] as string[], types: [] as string[], versions: [] as number[], datas: [] as string[], metas: [] as string[], prevs: [] as (string | null)[], hashes: [] as string[] };
+    for (const e of events) {
+      revision++;
+      const hash = eventHash(prev, { ...e, streamId, revision });
+      out.revisions.push(revision.toString());
+      out.ids.push(e.id);
+      out.types.push(e.type);
+      out.versions.push(e.schemaVersion);
+      out.datas.push(JSON.stringify(e.data));
+      out.metas.push(JSON.stringify(e.metadata));
+      out.prevs.push(prev);
+      out.hashes.push(hash);
+      prev = hash;
+    }
+    return out;
+  }
+
+  /** The precise path: a transaction that locks the stream head. Also the fallback of the optimistic one. */
+  private async appendLocked(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const result = await this.appendWithin(client, streamId, events, options);
+      const { result, lastHash } = await this.writeWithin(client, streamId, events, options.expectedRevision);
       await client.query('COMMIT');
+      // Cached only now: a head that a rolled-back transaction wrote must never be chained onto.
+      if (lastHash) this.remember(streamId, result.nextExpectedRevision, lastHash);
       this.signalAppended();
       return result;
     } catch (error) {
@@ -115,6 +207,15 @@ export class PostgresEventStore implements EventStore {
     { expectedRevision }: { expectedRevision: ExpectedRevision },
   ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
+    return (await this.writeWithin(client, streamId, events, expectedRevision)).result;
+  }
+
+  private async writeWithin(
+    client: pg.ClientBase,
+    streamId: string,
+    events: NewEvent[],
+    expectedRevision: ExpectedRevision,
+  ): Promise<{ result: AppendResult; lastHash: string }> {
     const head = await this.lockHead(client, streamId);
     const current = head.revision >= 0n ? head.revision : null;
     const actual = current ?? ('no_stream' as const);
@@ -126,32 +227,12 @@ export class PostgresEventStore implements EventStore {
     if (!ok) {
       // A retried append of events already written is answered as it was the first time.
       const again = await this.findAppended(client, streamId, events);
-      if (again) return again;
+      if (again) return { result: again, lastHash: '' };
       throw new WrongExpectedRevisionError(streamId, expectedRevision, actual);
     }
-    let prev = head.lastHash;
-    let revision = current ?? -1n;
-    const ids: string[] = [];
-    const revisions: string[] = [];
-    const types: string[] = [];
-    const versions: number[] = [];
-    const datas: string[] = [];
-    const metas: string[] = [];
-    const prevs: (string | null)[] = [];
-    const hashes: string[] = [];
-    for (const e of events) {
-      revision++;
-      const hash = eventHash(prev, { ...e, streamId, revision });
-      ids.push(e.id);
-      revisions.push(revision.toString());
-      types.push(e.type);
-      versions.push(e.schemaVersion);
-      datas.push(JSON.stringify(e.data));
-      metas.push(JSON.stringify(e.metadata));
-      prevs.push(prev);
-      hashes.push(hash);
-      prev = hash;
-    }
+    const rows = this.chain(streamId, events, current ?? -1n, head.lastHash);
+    const revision = BigInt(rows.revisions[rows.revisions.length - 1]!);
+    const prev = rows.hashes[rows.hashes.length - 1]!;
     const inserted = await client.query<{ global_position: string; transaction_id: string }>(
       `WITH ins AS (
          INSERT INTO es_events (stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash)
@@ -164,10 +245,10 @@ export class PostgresEventStore implements EventStore {
          ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision, last_hash = EXCLUDED.last_hash, updated_at = now()
        )
        SELECT max(global_position)::text AS global_position, pg_current_xact_id()::text AS transaction_id FROM ins`,
-      [streamId, revisions, ids, types, versions, datas, metas, prevs, hashes, revision.toString(), prev],
+      [streamId, rows.revisions, rows.ids, rows.types, rows.versions, rows.datas, rows.metas, rows.prevs, rows.hashes, revision.toString(), prev],
     );
     const row = inserted.rows[0]!;
-    return { nextExpectedRevision: revision, position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } };
+    return { result: { nextExpectedRevision: revision, position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } }, lastHash: prev };
   }
 
   /**
@@ -188,24 +269,19 @@ export class PostgresEventStore implements EventStore {
     return { revision, lastHash: revision >= 0n ? row.last_hash : null };
   }
 
-  /** Tells local subscribers at once and other processes through NOTIFY (coalesced: one in flight at a time). */
+  /**
+   * Tells local subscribers at once, and other processes through NOTIFY at most once per `notifyEveryMs`
+   * (a NOTIFY per append would cost a round trip each; a short delay for other processes costs little).
+   */
   signalAppended(): void {
     this.wake.bump();
-    if (this.notifyInFlight) {
-      this.notifyAgain = true;
-      return;
-    }
-    this.notifyInFlight = true;
-    void this.pool
-      .query(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`)
-      .catch(() => undefined)
-      .finally(() => {
-        this.notifyInFlight = false;
-        if (this.notifyAgain && !this.closed) {
-          this.notifyAgain = false;
-          this.signalAppended();
-        }
-      });
+    if (this.notifyTimer || this.closed) return;
+    const wait = Math.max(0, this.lastNotifyAt + this.notifyEveryMs - Date.now());
+    this.notifyTimer = setTimeout(() => {
+      this.notifyTimer = null;
+      this.lastNotifyAt = Date.now();
+      if (!this.closed) void this.pool.query(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`).catch(() => undefined);
+    }, wait);
   }
 
   private async findAppended(client: pg.ClientBase, streamId: string, events: NewEvent[]): Promise<AppendResult | null> {
@@ -262,7 +338,11 @@ export class PostgresEventStore implements EventStore {
        ORDER BY stream_revision ${backwards ? 'DESC' : 'ASC'} LIMIT $2`,
       params,
     );
-    return r.rows.map(toRecorded);
+    const events = r.rows.map(toRecorded);
+    // A read that reached the end of the stream saw its head: remember it for the next append.
+    const head = backwards ? (from === 'end' ? events[0] : undefined) : events.length < max ? events[events.length - 1] : undefined;
+    if (head) this.remember(streamId, head.revision, head.hash);
+    return events;
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
@@ -334,6 +414,7 @@ export class PostgresEventStore implements EventStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.notifyTimer) clearTimeout(this.notifyTimer);
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await this.listening;
     if (this.listener) {

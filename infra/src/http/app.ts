@@ -26,10 +26,12 @@ export const createBaseApp = (o: BaseAppOptions, mount: (app: Express) => void):
     res.setHeader('X-Request-Id', id);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      o.logger.debug({ id, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
-    });
+    if (o.logger.isLevelEnabled('debug')) {
+      const started = process.hrtime.bigint();
+      res.on('finish', () => {
+        o.logger.debug({ id, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+      });
+    }
     next();
   });
   app.use(express.json({ limit: o.bodyLimitBytes, strict: false, type: ['application/json', 'application/*+json'] }));

@@ -188,11 +188,41 @@ export interface PoolFilters {
   limit: number;
 }
 
+/** Anything that runs a parameterised query ($1…): a pg Pool. */
+export interface SqlRunner {
+  query<R>(text: string, params: unknown[]): Promise<{ rows: R[] }>;
+}
+
 export class PoolReadModel {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** The hot single-pool read goes straight to pg, without the query builder. */
+    private readonly sql: SqlRunner = { query: async (text, params) => (await knex.raw(text.replace(/\$\d+/g, '?'), params as never[])) as never },
+  ) {}
 
   async find(id: string): Promise<PoolRow | null> {
     return (await this.knex<PoolRow>(POOL_TABLES.pools).where({ id }).first()) ?? null;
+  }
+
+  /**
+   * The pool row with its pick-up points and (for a signed-in viewer) its members, in one round trip:
+   * the hot path of GET /api/pools/{id}.
+   */
+  async load(id: string, viewer: Viewer): Promise<{ row: PoolRow; members: MemberRow[]; points: PickupPointRow[] } | null> {
+    const members = viewer.userId
+      ? `(SELECT coalesce(json_agg(m ORDER BY m.joined_at), '[]') FROM ${POOL_TABLES.members} m WHERE m.pool_id = p.id)`
+      : `'[]'::json`;
+    const r = await this.sql.query<PoolRow & { _points: PickupPointRow[]; _members: MemberRow[] }>(
+      `SELECT p.*,
+         (SELECT coalesce(json_agg(pp ORDER BY pp.sort_order), '[]') FROM ${POOL_TABLES.pickupPoints} pp WHERE pp.pool_id = p.id) AS _points,
+         ${members} AS _members
+       FROM ${POOL_TABLES.pools} p WHERE p.id = $1`,
+      [id],
+    );
+    const found = r.rows[0];
+    if (!found) return null;
+    const { _points, _members, ...row } = found;
+    return { row, points: _points, members: _members };
   }
 
   async view(row: PoolRow, viewer: Viewer): Promise<GroupBuy> {

@@ -1,67 +1,94 @@
 import type { Knex } from 'knex';
 import { POOL_TABLES, type PoolRow } from '@cagnotte/infra';
-import type { Projection } from '../runtime';
+import type { ProjectedEvent, Projection, TableMap } from '../runtime';
 import { foldPoolDoc, pickupPointsOf, relaisChanged, type PoolDoc } from './fold';
 
 const HANDLED = new Set(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolVisibilityChanged', 'PoolCountryChanged', 'PoolArchived', 'PoolUnarchived']);
+
+const poolIdOf = (e: ProjectedEvent) => (e.data as { poolId: string }).poolId;
+
+const rowValues = ({ pool: p, revision }: PoolDoc) => ({
+  id: p.id,
+  tenant_id: p.tenantId,
+  organiser_id: p.organiserId,
+  type: p.type,
+  status: p.status,
+  marketplace_visibility: p.fields.marketplaceVisibility,
+  archived_at: p.archivedAt,
+  country: p.fields.country,
+  title: p.fields.title,
+  doc: JSON.stringify(p),
+  created_at: p.createdAt,
+  updated_at: p.updatedAt,
+  revision: revision.toString(),
+});
+
+const pointRows = ({ pool: p }: PoolDoc) =>
+  // Ids are unique by rule; should an old event break it, the last point wins instead of jamming the feed.
+  [...new Map(pickupPointsOf(p).map((r) => [r.id, r])).values()].map((r, i) => ({
+    pool_id: p.id,
+    point_id: r.id,
+    tenant_id: p.tenantId,
+    sort_order: i,
+    name: r.name,
+    address: r.address ?? null,
+    postal_code: r.postalCode ?? null,
+    city: r.city ?? null,
+    country: r.country ?? null,
+    lat: r.lat ?? null,
+    lng: r.lng ?? null,
+    opening_hours: r.openingHours ?? null,
+  }));
+
+/**
+ * Folds a batch in memory over the rows it touches, then writes each table once: one select, one
+ * multi-row upsert, and pick-up point and member writes only for the pools that need them.
+ */
+const applyPoolEvents = async (trx: Knex.Transaction, events: ProjectedEvent[], table: TableMap): Promise<void> => {
+  const ids = [...new Set(events.map(poolIdOf))];
+  const rows = await trx<PoolRow>(table(POOL_TABLES.pools)).whereIn('id', ids).select('id', 'doc', 'revision');
+  const before = new Map<string, PoolDoc>(rows.map((r) => [r.id, { pool: r.doc, revision: BigInt(r.revision) }]));
+  const after = new Map(before);
+  const created: PoolDoc[] = [];
+  for (const e of events) {
+    const id = poolIdOf(e);
+    const prev = after.get(id) ?? null;
+    const next = foldPoolDoc(prev, e, e.revision);
+    if (!next || next === prev) continue;
+    after.set(id, next);
+    if (e.type === 'PoolCreated') created.push(next);
+  }
+  const changed = ids.filter((id) => after.get(id) !== before.get(id)).map((id) => after.get(id)!);
+  if (changed.length === 0) return;
+  await trx(table(POOL_TABLES.pools)).insert(changed.map(rowValues)).onConflict('id').merge();
+  if (created.length > 0) {
+    await trx(table(POOL_TABLES.members))
+      .insert(
+        created.map(({ pool: p }) => ({
+          pool_id: p.id,
+          user_id: p.organiserId,
+          tenant_id: p.tenantId,
+          display_name: p.organiserName,
+          role: 'organiser',
+          joined_at: p.createdAt,
+        })),
+      )
+      .onConflict(['pool_id', 'user_id'])
+      .ignore();
+  }
+  const resync = changed.filter((doc) => relaisChanged(before.get(doc.pool.id) ?? null, doc));
+  if (resync.length > 0) {
+    await trx(table(POOL_TABLES.pickupPoints)).whereIn('pool_id', resync.map((d) => d.pool.id)).delete();
+    const points = resync.flatMap(pointRows);
+    for (let i = 0; i < points.length; i += 1000) await trx(table(POOL_TABLES.pickupPoints)).insert(points.slice(i, i + 1000));
+  }
+};
 
 /** GroupBuy read model: pool rows, their members and their pick-up points. */
 export const poolsProjection: Projection = {
   name: 'pools',
   tables: [POOL_TABLES.pools, POOL_TABLES.members, POOL_TABLES.pickupPoints],
   handles: (type) => HANDLED.has(type),
-  async apply(trx: Knex.Transaction, event, table) {
-    const poolId = (event.data as { poolId: string }).poolId;
-    const row = await trx<PoolRow>(table(POOL_TABLES.pools)).where({ id: poolId }).first();
-    const before: PoolDoc | null = row ? { pool: row.doc, revision: BigInt(row.revision) } : null;
-    const after = foldPoolDoc(before, event, event.revision);
-    if (!after || after === before) return;
-    const p = after.pool;
-    const values = {
-      id: p.id,
-      tenant_id: p.tenantId,
-      organiser_id: p.organiserId,
-      type: p.type,
-      status: p.status,
-      marketplace_visibility: p.fields.marketplaceVisibility,
-      archived_at: p.archivedAt,
-      country: p.fields.country,
-      title: p.fields.title,
-      doc: JSON.stringify(p),
-      created_at: p.createdAt,
-      updated_at: p.updatedAt,
-      revision: after.revision.toString(),
-    };
-    await trx(table(POOL_TABLES.pools)).insert(values).onConflict('id').merge();
-
-    if (event.type === 'PoolCreated') {
-      await trx(table(POOL_TABLES.members))
-        .insert({ pool_id: p.id, user_id: p.organiserId, tenant_id: p.tenantId, display_name: p.organiserName, role: 'organiser', joined_at: p.createdAt })
-        .onConflict(['pool_id', 'user_id'])
-        .ignore();
-    }
-    if (relaisChanged(before, after)) {
-      await trx(table(POOL_TABLES.pickupPoints)).where({ pool_id: p.id }).delete();
-      // Ids are unique by rule; should an old event break it, the last point wins instead of jamming the feed.
-      const points = [...new Map(pickupPointsOf(p).map((r) => [r.id, r])).values()];
-      if (points.length > 0) {
-        await trx(table(POOL_TABLES.pickupPoints)).insert(
-          points.map((r, i) => ({
-            pool_id: p.id,
-            point_id: r.id,
-            tenant_id: p.tenantId,
-            sort_order: i,
-            name: r.name,
-            address: r.address ?? null,
-            postal_code: r.postalCode ?? null,
-            city: r.city ?? null,
-            country: r.country ?? null,
-            lat: r.lat ?? null,
-            lng: r.lng ?? null,
-            opening_hours: r.openingHours ?? null,
-          })),
-        );
-      }
-    }
-  },
+  apply: (trx, event, table) => applyPoolEvents(trx, [event], table),
+  applyMany: applyPoolEvents,
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ForbiddenError, NotFoundError, GroupBuy, PageQuery, defineRoute, isPubliclyReadable, paginated, pagination, type RouteDef, type Services } from '@cagnotte/infra';
+import { ForbiddenError, NotFoundError, GroupBuy, PageQuery, defineRoute, isPubliclyReadable, paginated, pagination, toGroupBuy, type RouteDef, type Services } from '@cagnotte/infra';
 import { PoolStatus, PoolType } from '@cagnotte/event-schemas';
 import { awaitMinPosition } from '../shared/consistency';
 
@@ -61,13 +61,15 @@ export const makePoolQueryRoutes = ({ services }: { services: Services }): Route
     handler: async (ctx) => {
       await awaitMinPosition(services, ctx, POOLS);
       const { id } = ctx.params as { id: string };
-      const row = await services.pools.find(id);
-      if (!row) throw new NotFoundError('pool');
+      const viewer = { userId: ctx.auth?.userId ?? null };
+      const found = await services.pools.load(id, viewer);
+      if (!found) throw new NotFoundError('pool');
+      const { row } = found;
       const scoped = ctx.req.headers['x-service-tenant'] !== undefined || ctx.auth !== null;
       if (scoped && (!ctx.tenant || ctx.tenant.id !== row.tenant_id)) throw new NotFoundError('pool');
       const isOwner = ctx.auth?.userId === row.organiser_id;
       if (!isOwner && !isPubliclyReadable(row)) throw new NotFoundError('pool');
-      return { data: await services.pools.view(row, { userId: ctx.auth?.userId ?? null }) };
+      return { data: toGroupBuy(row, found.members, found.points, viewer) };
     },
   });
 

@@ -27,7 +27,6 @@ export async function up(knex: Knex): Promise<void> {
       CONSTRAINT es_events_stream_id_stream_revision_key UNIQUE (stream_id, stream_revision)
     );
     CREATE INDEX es_events_feed_idx ON es_events (transaction_id, global_position);
-    CREATE INDEX es_events_type_idx ON es_events (type);
 
     -- The log is append-only: an UPDATE or DELETE through the application role is refused.
     -- (A superuser can still disable the trigger; the hash chain is what exposes such tampering.)

@@ -124,8 +124,10 @@ export class PostgresEventStore implements EventStore {
       : `INSERT INTO es_streams (stream_id, revision, last_hash) VALUES ($1, $10, $11) ON CONFLICT (stream_id) DO NOTHING RETURNING 1`;
     let result;
     try {
-      result = await this.pool.query<{ global_position: string | null; transaction_id: string }>(
-        `WITH head AS (${moveHead}), ins AS (
+      result = await this.pool.query<{ global_position: string | null; transaction_id: string }>({
+        // Named: prepared once per connection, so the plan of this hot statement is not rebuilt per append.
+        name: head ? 'es_append_existing' : 'es_append_new',
+        text: `WITH head AS (${moveHead}), ins AS (
            INSERT INTO es_events (stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash)
            SELECT $1, r, i, t, v, d, m, p, h
            FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[], $8::text[], $9::text[]) AS x(r, i, t, v, d, m, p, h)
@@ -133,11 +135,11 @@ export class PostgresEventStore implements EventStore {
            RETURNING global_position
          )
          SELECT max(global_position)::text AS global_position, pg_current_xact_id()::text AS transaction_id FROM ins`,
-        [
+        values: [
           streamId, rows.revisions, rows.ids, rows.types, rows.versions, rows.datas, rows.metas, rows.prevs, rows.hashes,
           rows.revisions[last], rows.hashes[last], ...(head ? [head.revision.toString()] : []),
         ],
-      );
+      });
     } catch (error) {
       if (isUniqueViolation(error, 'es_events_event_id_key')) return null;
       throw error;
@@ -333,11 +335,12 @@ export class PostgresEventStore implements EventStore {
       params.push(from.toString());
       bound = backwards ? 'AND stream_revision <= $3' : 'AND stream_revision >= $3';
     }
-    const r = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM es_events WHERE stream_id = $1 ${bound}
+    const r = await this.pool.query<EventRow>({
+      name: `es_read_stream_${backwards ? 'b' : 'f'}${bound ? '_from' : ''}`,
+      text: `SELECT ${COLUMNS} FROM es_events WHERE stream_id = $1 ${bound}
        ORDER BY stream_revision ${backwards ? 'DESC' : 'ASC'} LIMIT $2`,
-      params,
-    );
+      values: params,
+    });
     const events = r.rows.map(toRecorded);
     // A read that reached the end of the stream saw its head: remember it for the next append.
     const head = backwards ? (from === 'end' ? events[0] : undefined) : events.length < max ? events[events.length - 1] : undefined;
@@ -349,19 +352,21 @@ export class PostgresEventStore implements EventStore {
     const max = Math.max(1, Math.min(options.maxCount ?? 1000, 10_000));
     const after = options.after;
     const r = after
-      ? await this.pool.query<EventRow>(
-          `SELECT ${COLUMNS} FROM es_events
+      ? await this.pool.query<EventRow>({
+          name: 'es_read_all_after',
+          text: `SELECT ${COLUMNS} FROM es_events
            WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
            ORDER BY transaction_id, global_position LIMIT $3`,
-          [after.commit.toString(), after.prepare.toString(), max],
-        )
-      : await this.pool.query<EventRow>(
-          `SELECT ${COLUMNS} FROM es_events
+          values: [after.commit.toString(), after.prepare.toString(), max],
+        })
+      : await this.pool.query<EventRow>({
+          name: 'es_read_all',
+          text: `SELECT ${COLUMNS} FROM es_events
            WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
            ORDER BY transaction_id, global_position LIMIT $1`,
-          [max],
-        );
+          values: [max],
+        });
     return r.rows.map(toRecorded);
   }
 

@@ -190,14 +190,14 @@ export interface PoolFilters {
 
 /** Anything that runs a parameterised query ($1…): a pg Pool. */
 export interface SqlRunner {
-  query<R>(text: string, params: unknown[]): Promise<{ rows: R[] }>;
+  query<R>(q: { name?: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
 }
 
 export class PoolReadModel {
   constructor(
     private readonly knex: Knex,
     /** The hot single-pool read goes straight to pg, without the query builder. */
-    private readonly sql: SqlRunner = { query: async (text, params) => (await knex.raw(text.replace(/\$\d+/g, '?'), params as never[])) as never },
+    private readonly sql: SqlRunner = { query: async ({ text, values }) => (await knex.raw(text.replace(/\$\d+/g, '?'), values as never[])) as never },
   ) {}
 
   async find(id: string): Promise<PoolRow | null> {
@@ -212,13 +212,14 @@ export class PoolReadModel {
     const members = viewer.userId
       ? `(SELECT coalesce(json_agg(m ORDER BY m.joined_at), '[]') FROM ${POOL_TABLES.members} m WHERE m.pool_id = p.id)`
       : `'[]'::json`;
-    const r = await this.sql.query<PoolRow & { _points: PickupPointRow[]; _members: MemberRow[] }>(
-      `SELECT p.*,
+    const r = await this.sql.query<PoolRow & { _points: PickupPointRow[]; _members: MemberRow[] }>({
+      name: viewer.userId ? 'rm_pool_load_members' : 'rm_pool_load',
+      text: `SELECT p.*,
          (SELECT coalesce(json_agg(pp ORDER BY pp.sort_order), '[]') FROM ${POOL_TABLES.pickupPoints} pp WHERE pp.pool_id = p.id) AS _points,
          ${members} AS _members
        FROM ${POOL_TABLES.pools} p WHERE p.id = $1`,
-      [id],
-    );
+      values: [id],
+    });
     const found = r.rows[0];
     if (!found) return null;
     const { _points, _members, ...row } = found;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ForbiddenError, UnauthorizedError, isUuid } from '@cagnotte/domain';
-import { ACCESS_TOKEN_TTL_SECONDS, decoyHash, defineRoute, verifyPassword, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
+import { ACCESS_TOKEN_TTL_SECONDS, decoyHash, defineRoute, toUserSummary, verifyPassword, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
 
 export const LoginInput = z
   .union([
@@ -105,15 +105,7 @@ export const makeAuthCommandRoutes = ({ services }: AuthRouteDeps): RouteDef[] =
           expiresIn: ACCESS_TOKEN_TTL_SECONDS,
           expiresAt: expiresAt.toISOString(),
           deviceId,
-          user: {
-            id: account.id,
-            email: account.email,
-            phone: account.phone,
-            displayName: account.display_name,
-            role: account.role,
-            accountType: account.account_type,
-            tenant: tenant.slug,
-          },
+          user: { ...toUserSummary(account), tenant: tenant.slug },
         },
       };
     },

@@ -6,7 +6,7 @@ import type { AppendResult, EventStore, ExpectedRevision, NewEvent, Position, Re
 import type { RecordedEvent, SubscribeOptions, SubscriptionHandle, VerifyResult } from './port';
 import { DuplicateEventIdError, WrongExpectedRevisionError, comparePositions } from './port';
 import { canonicalJson, eventHash, verifyChain } from './hash-chain';
-import { PullSubscription, WakeSignal } from './subscription';
+import { SubscriptionSet, WakeSignal } from './subscription';
 
 type EsEvent = NonNullable<ResolvedEvent['event']>;
 
@@ -87,7 +87,7 @@ export class EventStoreDbEventStore implements EventStore {
   readonly name = 'eventstoredb';
   private readonly wake = new WakeSignal();
   private readonly pollMs: number;
-  private readonly subscriptions = new Set<SubscriptionHandle>();
+  private readonly subscriptions = new SubscriptionSet();
   private live: AllStreamSubscription | null = null;
   private liveRetry: NodeJS.Timeout | null = null;
   private closed = false;
@@ -248,17 +248,7 @@ export class EventStoreDbEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions): SubscriptionHandle {
     this.ensureLive();
-    const sub = new PullSubscription((after, max) => this.readAll({ after, maxCount: max }), this.wake, options, this.pollMs);
-    this.subscriptions.add(sub);
-    return {
-      get position() {
-        return sub.position;
-      },
-      stop: async () => {
-        this.subscriptions.delete(sub);
-        await sub.stop();
-      },
-    };
+    return this.subscriptions.open((after, max) => this.readAll({ after, maxCount: max }), this.wake, options, this.pollMs);
   }
 
   /** Wakes the pull loops on other processes' appends. Polling still delivers events, so this is only latency. */
@@ -292,7 +282,7 @@ export class EventStoreDbEventStore implements EventStore {
     this.closed = true;
     if (this.liveRetry) clearTimeout(this.liveRetry);
     this.liveRetry = null;
-    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.subscriptions.stopAll();
     const live = this.live;
     this.live = null;
     if (live) await live.unsubscribe().catch(() => undefined);

@@ -14,7 +14,7 @@ import type {
 } from './port';
 import { DuplicateEventIdError, WrongExpectedRevisionError } from './port';
 import { canonicalJson, eventHash, verifyChain } from './hash-chain';
-import { PullSubscription, WakeSignal } from './subscription';
+import { SubscriptionSet, WakeSignal } from './subscription';
 
 const NOTIFY_CHANNEL = 'cagnotte_events';
 
@@ -78,7 +78,7 @@ export class PostgresEventStore implements EventStore {
   private lastNotifyAt = 0;
   private readonly notifyEveryMs = 10;
   private closed = false;
-  private subscriptions = new Set<SubscriptionHandle>();
+  private readonly subscriptions = new SubscriptionSet();
   /** Last known head (revision, hash) of recently used streams: lets an append skip the locking transaction. */
   private readonly heads = new Map<string, { revision: bigint; hash: string }>();
   private readonly maxHeads = 50_000;
@@ -382,17 +382,7 @@ export class PostgresEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions): SubscriptionHandle {
     if (this.options.listen !== false) this.ensureListening();
-    const sub = new PullSubscription((after, max) => this.readAll({ after, maxCount: max }), this.wake, options, this.pollMs);
-    this.subscriptions.add(sub);
-    return {
-      get position() {
-        return sub.position;
-      },
-      stop: async () => {
-        this.subscriptions.delete(sub);
-        await sub.stop();
-      },
-    };
+    return this.subscriptions.open((after, max) => this.readAll({ after, maxCount: max }), this.wake, options, this.pollMs);
   }
 
   private ensureListening(): void {
@@ -420,7 +410,7 @@ export class PostgresEventStore implements EventStore {
   async close(): Promise<void> {
     this.closed = true;
     if (this.notifyTimer) clearTimeout(this.notifyTimer);
-    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.subscriptions.stopAll();
     await this.listening;
     if (this.listener) {
       await this.listener.query(`UNLISTEN ${NOTIFY_CHANNEL}`).catch(() => undefined);

@@ -97,3 +97,37 @@ export class PullSubscription implements SubscriptionHandle {
     await this.done;
   }
 }
+
+/** The live subscriptions of one store: each adapter opens them here and stops them all on close. */
+export class SubscriptionSet {
+  private readonly subs = new Set<PullSubscription>();
+
+  get size(): number {
+    return this.subs.size;
+  }
+
+  open(
+    pull: (after: Position | null, max: number) => Promise<RecordedEvent[]>,
+    wake: WakeSignal,
+    options: SubscribeOptions,
+    pollMs: number,
+  ): SubscriptionHandle {
+    const sub = new PullSubscription(pull, wake, options, pollMs);
+    this.subs.add(sub);
+    return {
+      get position() {
+        return sub.position;
+      },
+      stop: async () => {
+        this.subs.delete(sub);
+        await sub.stop();
+      },
+    };
+  }
+
+  async stopAll(): Promise<void> {
+    const all = [...this.subs];
+    this.subs.clear();
+    await Promise.all(all.map((s) => s.stop()));
+  }
+}

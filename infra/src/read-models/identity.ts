@@ -61,6 +61,16 @@ export class TenantReadModel implements TenantDirectory {
   }
 }
 
+/** The user as the API shows it in login answers and /api/auth/me. */
+export const toUserSummary = (a: AccountRow) => ({
+  id: a.id,
+  email: a.email,
+  phone: a.phone,
+  displayName: a.display_name,
+  role: a.role,
+  accountType: a.account_type,
+});
+
 export class AccountReadModel {
   constructor(private readonly knex: Knex) {}
   async find(id: string): Promise<AccountRow | null> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError, defineRoute, type RouteDef, type Services } from '@cagnotte/infra';
+import { NotFoundError, defineRoute, toUserSummary, type RouteDef, type Services } from '@cagnotte/infra';
 
 export const AuthMeResponse = z
   .object({
@@ -57,12 +57,7 @@ export const makeAuthQueryRoutes = ({ services }: { services: Services }): Route
       return {
         data: {
           user: {
-            id: account.id,
-            email: account.email,
-            phone: account.phone,
-            displayName: account.display_name,
-            role: account.role,
-            accountType: account.account_type,
+            ...toUserSummary(account),
             registeredAt: new Date(account.registered_at).toISOString(),
             signupSource: account.signup_source,
           },

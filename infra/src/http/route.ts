@@ -137,8 +137,8 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
       if (!query.success) throw new ValidationError(fieldErrorsFromZod(query.error.issues, 'query'), 'Invalid query parameters');
       let body: unknown = undefined;
       if (def.body) {
-        const raw = req.body === undefined || (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0 && !req.is('application/json')) ? {} : req.body;
-        const parsed = def.body.safeParse(raw);
+        // No JSON body at all validates as {}: routes whose fields are all optional accept an empty request.
+        const parsed = def.body.safeParse(req.body ?? {});
         if (!parsed.success) throw new ValidationError(fieldErrorsFromZod(parsed.error.issues));
         body = parsed.data;
       }

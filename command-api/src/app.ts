@@ -1,6 +1,7 @@
 import type { RouteDef, Services } from '@cagnotte/infra';
 import { makeAuthCommandRoutes } from './auth/routes';
 import { makePoolCommandRoutes } from './pools/routes';
+import { makePilotRequestRoutes } from './catalogue/pilot-requests';
 
 export interface CommandApiDeps {
   services: Services;
@@ -10,5 +11,9 @@ export interface CommandApiDeps {
 /** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
 export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const clock = deps.clock ?? (() => new Date());
-  return [...makeAuthCommandRoutes({ services: deps.services }), ...makePoolCommandRoutes({ services: deps.services, clock })];
+  return [
+    ...makeAuthCommandRoutes({ services: deps.services }),
+    ...makePoolCommandRoutes({ services: deps.services, clock }),
+    ...makePilotRequestRoutes({ services: deps.services, clock }),
+  ];
 };

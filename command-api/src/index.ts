@@ -5,3 +5,5 @@ export * from './shared/context';
 export * from './shared/run-command';
 export * from './pools/schemas';
 export * from './auth/routes';
+export * from './catalogue/merchants';
+export * from './catalogue/pilot-requests';

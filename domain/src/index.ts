@@ -4,3 +4,4 @@ export * from './pools/pool';
 export * from './identity/identity';
 export * from './equal';
 export * from './ids';
+export * from './merchants/merchant';

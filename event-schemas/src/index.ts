@@ -2,4 +2,5 @@ export * from './define';
 export * from './common';
 export * from './pools';
 export * from './identity';
+export * from './catalogue';
 export * from './registry';

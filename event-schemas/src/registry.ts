@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EventMetadata, type EventDefinition, type Upcaster } from './define';
 import { poolEvents } from './pools';
 import { identityEvents } from './identity';
+import { catalogueEvents } from './catalogue';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
 export interface RawEvent {
@@ -24,7 +25,7 @@ export class EventSchemaError extends Error {
 type AnyDefinition = EventDefinition<string, z.ZodType>;
 type EventOf<D> = D extends EventDefinition<infer T, infer S> ? { type: T; data: z.infer<S> } : never;
 
-export const allEventDefinitions = [...poolEvents, ...identityEvents] as const;
+export const allEventDefinitions = [...poolEvents, ...identityEvents, ...catalogueEvents] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;
 export type DomainEventType = DomainEvent['type'];

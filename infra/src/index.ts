@@ -21,7 +21,11 @@ export * from './services';
 export * from './http/app';
 // The error types the HTTP layer renders, for apps that may not import the domain (query-api).
 export { AppError, ValidationError, UnauthorizedError, ForbiddenError, NotFoundError, ConflictError, IllegalStateError, isUuid } from '@cagnotte/domain';
-export type { FieldErrors } from '@cagnotte/domain';
+export type { FieldErrors, ExistingMerchant, ExistingPool } from '@cagnotte/domain';
 export * from './http/server';
 export * from './boot';
 export * from './http/idempotency';
+export * from './read-models/catalogue';
+export * from './search/port';
+export * from './search/embeddings';
+export * from './search/postgres';

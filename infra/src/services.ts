@@ -15,6 +15,9 @@ import { SessionStore } from './auth/sessions';
 import { AccountReadModel, TenantReadModel } from './read-models/identity';
 import { PoolReadModel } from './read-models/pools';
 import { CheckpointWaiter } from './projections/checkpoints';
+import type { Embedder, SearchIndex } from './search/port';
+import { createEmbedder } from './search/embeddings';
+import { PostgresSearchIndex } from './search/postgres';
 
 /** Everything the apps are wired with. Built once per process, passed explicitly: no singletons. */
 export interface Services {
@@ -31,6 +34,8 @@ export interface Services {
   pools: PoolReadModel;
   rateLimiter: RateLimiter;
   waiter: CheckpointWaiter;
+  searchIndex: SearchIndex;
+  embedder: Embedder;
   kit: HttpKit;
   close(): Promise<void>;
 }
@@ -50,6 +55,16 @@ export class SessionAuthenticator implements Authenticator {
   }
 }
 
+const openSearchIndex = async (config: Config, knex: Knex, pgPool: pg.Pool): Promise<SearchIndex> => {
+  if (config.OPENSEARCH_URL) {
+    const { OpenSearchSearchIndex } = await import('./search/opensearch');
+    const index = OpenSearchSearchIndex.fromUrl(config.OPENSEARCH_URL, { indexPrefix: config.OPENSEARCH_INDEX_PREFIX });
+    await index.ensureIndex();
+    return index;
+  }
+  return new PostgresSearchIndex(knex, pgPool);
+};
+
 const openEventStore = async (config: Config, pgPool: pg.Pool): Promise<EventStore> => {
   if (config.EVENTSTORE_URL) {
     const { EventStoreDbEventStore } = await import('./event-store/eventstoredb');
@@ -67,9 +82,10 @@ export interface CreateServicesOptions {
 export const createServices = async (config: Config, options: CreateServicesOptions = {}): Promise<Services> => {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   if (options.migrate !== false) await ensureDatabase(config.DATABASE_URL);
-  const knex = createKnex(config.DATABASE_URL, 10);
+  // The event store and hot reads use the pg pool; knex (read models, migrations) gets half as many.
+  const knex = createKnex(config.DATABASE_URL, Math.max(2, Math.ceil(config.DB_POOL_SIZE / 2)));
   if (options.migrate !== false) await migrate(knex, config.DATABASE_URL);
-  const pgPool = createPgPool(config.DATABASE_URL, 20);
+  const pgPool = createPgPool(config.DATABASE_URL, config.DB_POOL_SIZE);
   const redis = createRedis(config.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const store = await openEventStore(config, pgPool);
@@ -78,6 +94,8 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const tenants = new TenantReadModel(knex);
   const rateLimiter = new RateLimiter(redis, logger);
   const waiter = new CheckpointWaiter(knex);
+  const searchIndex = await openSearchIndex(config, knex, pgPool);
+  const embedder = createEmbedder({ url: config.EMBEDDINGS_URL, model: config.EMBEDDINGS_MODEL });
   return {
     config,
     logger,
@@ -92,6 +110,8 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     pools: new PoolReadModel(knex, pgPool),
     rateLimiter,
     waiter,
+    searchIndex,
+    embedder,
     kit: {
       authenticator: new SessionAuthenticator(tokens, sessions),
       tenants,

@@ -2,10 +2,38 @@ export * from './runtime';
 export * from './pools/fold';
 export * from './pools/projection';
 export * from './identity/projection';
+export * from './merchants/projection';
+export * from './merchants/leads';
+export * from './search/projection';
+export * from './search/listings';
+import type { Services } from '@cagnotte/infra';
 import { poolsProjection } from './pools/projection';
 import { identityProjection } from './identity/projection';
+import { merchantsProjection } from './merchants/projection';
+import { leadsProjection } from './merchants/leads';
+import { makeSearchProjection } from './search/projection';
+import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
-export const allProjections = [identityProjection, poolsProjection];
-/** Projections a read after a pool command waits for (read-your-writes). */
-export const POOL_READ_PROJECTIONS = ['pools'];
+export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedder'>): Projection[] => [
+  identityProjection,
+  merchantsProjection,
+  leadsProjection,
+  poolsProjection,
+  makeSearchProjection(services.searchIndex, services.embedder, {
+    // The PostgreSQL index is a table of this projection (rebuilt with it); OpenSearch keeps its own index.
+    listingsTable: services.searchIndex.name === 'postgres' ? 'rm_search_listings' : undefined,
+  }),
+];
+
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'search'];
+
+export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
+  new ProjectorRunner({
+    store: services.store,
+    knex: services.knex,
+    projections: makeProjections(services),
+    logger: services.logger,
+    waiter: services.waiter,
+    ...options,
+  });

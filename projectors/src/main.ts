@@ -1,10 +1,9 @@
 import { boot } from '@cagnotte/infra';
-import { allProjections } from './index';
-import { ProjectorRunner } from './runtime';
+import { createProjectorRunner } from './index';
 
 /** The projector worker alone (split deployment). Several may run: they take turns per projection. */
 void boot('projectors', async (services) => {
-  const runner = new ProjectorRunner({ store: services.store, knex: services.knex, projections: allProjections, logger: services.logger, waiter: services.waiter });
+  const runner = createProjectorRunner(services);
   await runner.start();
   services.logger.info({ projections: runner.names }, 'projectors running');
   return { stop: () => runner.stop() };

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { createTenant, registerUser } from '@cagnotte/command-api';
 import { createServices, loadConfig } from '@cagnotte/infra';
-import { allProjections, ProjectorRunner } from '@cagnotte/projectors';
+import { createProjectorRunner } from '@cagnotte/projectors';
 import { fmtMs, fmtRate, freshDatabase, machineCpu, table, type SummaryRow } from './lib';
 import { closedLoop, openLoop, type LoadResult, type Target } from './loadgen';
 
@@ -82,7 +82,7 @@ const groupsPool = (i: number) => ({
 const prepare = async (url: string, port: number, pools: number): Promise<{ slug: string; ids: string[]; sample: string }> => {
   const services = await createServices(loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' }), { migrate: false });
   try {
-    const runner = new ProjectorRunner({ store: services.store, knex: services.knex, projections: allProjections, logger: services.logger });
+    const runner = createProjectorRunner(services);
     const meta = () => ({ actor: { kind: 'operator' as const, id: 'bench' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() });
     const slug = `bench-${randomUUID().slice(0, 8)}`;
     const { tenant } = await createTenant(services, { slug, whiteLabel: true, approvedOrigins: [] }, meta());

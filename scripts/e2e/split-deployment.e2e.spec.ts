@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeCommandRoutes } from '@cagnotte/command-api';
 import { makeQueryRoutes } from '@cagnotte/query-api';
-import { allProjections, ProjectorRunner } from '@cagnotte/projectors';
+import { PROJECTION_NAMES, createProjectorRunner, type ProjectorRunner } from '@cagnotte/projectors';
 import { createApiServer, createServices, loadConfig, parsePosition, comparePositions, type Config, type Services } from '@cagnotte/infra';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import { call, groupsPool, listen, startApi, type ApiResponse, type CallOptions, type TestApi, type TestUser } from './harness';
@@ -66,7 +66,7 @@ Split.before(async (state) => {
   const workerServices = await createServices(splitConfig(), { migrate: false });
   services.push(workerServices);
 
-  const projections = allProjections.map((p) => p.name);
+  const projections = PROJECTION_NAMES;
   const commandApp = createApiServer({
     services: commandServices,
     routes: makeCommandRoutes({ services: commandServices }),
@@ -79,7 +79,7 @@ Split.before(async (state) => {
     projections,
     info: { title: 'Cagnotte query API', version: '1.0.0', description: 'Read side of the marketplace API.' },
   });
-  runner = new ProjectorRunner({ store: workerServices.store, knex: workerServices.knex, projections: allProjections, logger: workerServices.logger, waiter: workerServices.waiter });
+  runner = createProjectorRunner(workerServices);
   await runner.start();
 
   const command = await listen(commandApp);

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { makeCommandRoutes } from '@cagnotte/command-api';
 import { makeQueryRoutes } from '@cagnotte/query-api';
-import { allProjections, ProjectorRunner } from '@cagnotte/projectors';
+import { createProjectorRunner, type ProjectorRunner } from '@cagnotte/projectors';
 import { createApiServer, type Services } from '@cagnotte/infra';
 
 export const API_INFO = {
@@ -12,7 +12,7 @@ export const API_INFO = {
 
 /** The embedded default: command-api and query-api on one app, projectors in the same process. */
 export const createEmbedded = async (services: Services, options: { projectors?: boolean } = {}): Promise<{ app: Express; runner: ProjectorRunner }> => {
-  const runner = new ProjectorRunner({ store: services.store, knex: services.knex, projections: allProjections, logger: services.logger, waiter: services.waiter });
+  const runner = createProjectorRunner(services);
   if (options.projectors !== false) await runner.start();
   const app = createApiServer({
     services,

@@ -4,10 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createTenant, registerUser } from '@cagnotte/command-api';
+import { createTenant, onboardMerchant, registerUser } from '@cagnotte/command-api';
 import { AppError } from '@cagnotte/domain';
 import { AccountType, Role } from '@cagnotte/event-schemas';
-import { allProjections, ProjectorRunner } from '@cagnotte/projectors';
+import { PROJECTION_NAMES, createProjectorRunner } from '@cagnotte/projectors';
 import { createServices, formatPosition, loadConfigOrExit, type Services } from '@cagnotte/infra';
 
 const USAGE = `Usage: pnpm cli <command>
@@ -15,6 +15,8 @@ const USAGE = `Usage: pnpm cli <command>
   tenant create <slug> [--name <name>] [--white-label on|off] [--origin <url>]...
   user create --tenant <slug> --email <e> --password <p> [--phone <p>] [--name <display name>]
               [--role user|organiser] [--account-type CONSUMER|BUSINESS]
+  merchant create --tenant <slug> --slug <s> --name <n> [--owner-email <e>] [--lat <x> --lng <y>]
+              [--postal-code <c>] [--city <c>] [--category <c>]... [--description <d>] [--website <url>] [--inactive]
   projections status                 checkpoint, head and lag of every projection
   projections catch-up               apply every pending event now
   projections rebuild <name>         rebuild from position 0 into fresh tables and swap them in
@@ -29,7 +31,7 @@ const operator = () => ({ kind: 'operator' as const, id: process.env.USER ?? 'cl
 const meta = () => ({ actor: operator(), correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() });
 const print = (v: unknown) => console.log(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x), 2));
 
-const runner = (s: Services) => new ProjectorRunner({ store: s.store, knex: s.knex, projections: allProjections, logger: s.logger, waiter: s.waiter });
+const runner = (s: Services) => createProjectorRunner(s);
 
 const onOff = (v: string | undefined, def: boolean) => {
   if (v === undefined) return def;
@@ -98,6 +100,60 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
     await runner(s).catchUp(position);
     print({ id: account.userId, ...account, tenant: tenant.slug, position: formatPosition(position) });
   },
+  'merchant create': async (s, args) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        tenant: { type: 'string' },
+        slug: { type: 'string' },
+        name: { type: 'string' },
+        'owner-email': { type: 'string' },
+        lat: { type: 'string' },
+        lng: { type: 'string' },
+        'postal-code': { type: 'string' },
+        city: { type: 'string' },
+        category: { type: 'string', multiple: true },
+        description: { type: 'string' },
+        website: { type: 'string' },
+        inactive: { type: 'boolean', default: false },
+      },
+    });
+    if (!values.tenant || !values.slug || !values.name) throw new UsageError('merchant create needs --tenant, --slug and --name');
+    const tenant = await s.tenants.bySlug(values.tenant.toLowerCase());
+    if (!tenant) throw new UsageError(`no tenant ${values.tenant}`);
+    const slug = values.slug.toLowerCase();
+    if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(slug)) throw new UsageError('--slug takes lowercase letters, digits and dashes');
+    if ((values.lat === undefined) !== (values.lng === undefined)) throw new UsageError('--lat and --lng go together');
+    const lat = values.lat === undefined ? null : Number(values.lat);
+    const lng = values.lng === undefined ? null : Number(values.lng);
+    if (lat !== null && (!Number.isFinite(lat) || lat < -90 || lat > 90)) throw new UsageError('--lat is a latitude from -90 to 90');
+    if (lng !== null && (!Number.isFinite(lng) || lng < -180 || lng > 180)) throw new UsageError('--lng is a longitude from -180 to 180');
+    if (values.website !== undefined && !URL.canParse(values.website)) throw new UsageError('--website is not a URL');
+    const { merchant, position } = await onboardMerchant(
+      s,
+      {
+        tenantId: tenant.id,
+        slug,
+        ownerEmail: values['owner-email'],
+        activate: !values.inactive,
+        profile: {
+          name: values.name,
+          description: values.description ?? '',
+          storefrontLinks: values.website ? { website: values.website } : {},
+          address: {
+            ...(values['postal-code'] ? { postalCode: values['postal-code'] } : {}),
+            ...(values.city ? { city: values.city } : {}),
+            country: 'FR',
+          },
+          location: lat !== null && lng !== null ? { lat, lng } : null,
+          categories: values.category ?? [],
+        },
+      },
+      meta(),
+    );
+    await runner(s).catchUp(position);
+    print({ ...merchant, tenant: tenant.slug, position: formatPosition(position) });
+  },
   'projections status': async (s) => {
     const status = await runner(s).status();
     print(status.map((p) => ({ ...p, position: p.position && formatPosition(p.position), head: p.head && formatPosition(p.head) })));
@@ -108,8 +164,8 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
   },
   'projections rebuild': async (s, args) => {
     const name = args[0];
-    if (!name) throw new UsageError(`projections rebuild needs a name: ${allProjections.map((p) => p.name).join(', ')}`);
-    if (!allProjections.some((p) => p.name === name)) throw new UsageError(`unknown projection ${name}`);
+    if (!name) throw new UsageError(`projections rebuild needs a name: ${PROJECTION_NAMES.join(', ')}`);
+    if (!PROJECTION_NAMES.includes(name)) throw new UsageError(`unknown projection ${name}`);
     const result = await runner(s).rebuild(name);
     print({ projection: name, events: result.events, position: result.position && formatPosition(result.position) });
   },

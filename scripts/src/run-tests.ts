@@ -27,6 +27,10 @@ const main = async () => {
   process.env.LOG_LEVEL ??= 'silent';
   // Every spec logs in from 127.0.0.1: the login limit is raised here; the rate-limit spec sets its own.
   process.env.RATE_LIMIT_LOGIN_PER_MINUTE ??= '100000';
+  process.env.RATE_LIMIT_CATALOGUE_PER_MINUTE ??= '100000';
+  process.env.RATE_LIMIT_SEARCH_PER_MINUTE ??= '100000';
+  // Each spec file starts its own service set and keeps it to the end: small pools stay under max_connections.
+  process.env.DB_POOL_SIZE ??= '6';
   const url = process.env.DATABASE_URL;
   await dropDatabase(url);
   await ensureDatabase(url);

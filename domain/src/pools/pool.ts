@@ -283,6 +283,12 @@ export const evolvePool = (state: Pool, event: DomainEvent): Pool => {
     case 'PoolCommissionMandateAccepted':
     case 'TenantCreated':
     case 'AccountRegistered':
+    case 'MerchantOnboarded':
+    case 'MerchantProfileUpdated':
+    case 'MerchantActivated':
+    case 'MerchantSuspended':
+    case 'PilotRequested':
+    case 'VisitorFirstTouched':
       return state;
     default:
       return assertNever(event);

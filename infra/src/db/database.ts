@@ -9,7 +9,8 @@ export const createKnex = (url: string, max = 10): Knex =>
   knexFactory({ client: 'pg', connection: url, pool: { min: 0, max }, migrations: { tableName: 'knex_migrations' } });
 
 export const createPgPool = (url: string, max = 20): pg.Pool => {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  // Trigram recall for search: words at least 30 % alike match (`<%`), typos and partial words included.
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, options: '-c pg_trgm.word_similarity_threshold=0.3' });
   pool.on('error', () => undefined);
   return pool;
 };

@@ -1,18 +1,12 @@
 import { z } from 'zod';
-import { ForbiddenError, defineRoute, type RouteDef, type Services } from '@cagnotte/infra';
+import { ForbiddenError, MerchantCard, defineRoute, toMerchantCard, type ExistingMerchant, type RouteDef, type Services } from '@cagnotte/infra';
 
-export const MerchantProfile = z
-  .object({
-    id: z.string().uuid(),
-    tenantId: z.string().uuid(),
-    slug: z.string(),
-    name: z.string(),
-    status: z.literal('ACTIVE'),
-    profile: z.record(z.string(), z.unknown()).describe('Storefront links, address, coordinates, categories'),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .describe('MerchantProfile');
+export const MerchantProfile = MerchantCard.extend({
+  tenantId: z.string().uuid(),
+  status: z.literal('ACTIVE'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).describe('MerchantProfile');
 
 interface MerchantRow {
   id: string;
@@ -20,7 +14,8 @@ interface MerchantRow {
   slug: string;
   name: string;
   status: string;
-  profile: Record<string, unknown>;
+  owner_user_id: string | null;
+  profile: ExistingMerchant['profile'];
   created_at: Date;
   updated_at: Date;
 }
@@ -39,17 +34,18 @@ export const makeMerchantQueryRoutes = ({ services }: { services: Services }): R
       const auth = ctx.auth!;
       const row = await services.knex<MerchantRow>('rm_merchants').where('owner_user_id', auth.userId).andWhere('tenant_id', auth.tenantId).andWhere('status', 'ACTIVE').first();
       if (!row) throw new ForbiddenError('merchant_profile_required', 'An active merchant profile is required');
+      const card = toMerchantCard({
+        status: 'ACTIVE',
+        id: row.id,
+        tenantId: row.tenant_id,
+        slug: row.slug,
+        ownerUserId: row.owner_user_id,
+        profile: row.profile,
+        onboardedAt: new Date(row.created_at).toISOString(),
+        updatedAt: new Date(row.updated_at).toISOString(),
+      });
       return {
-        data: {
-          id: row.id,
-          tenantId: row.tenant_id,
-          slug: row.slug,
-          name: row.name,
-          status: 'ACTIVE',
-          profile: row.profile,
-          createdAt: new Date(row.created_at).toISOString(),
-          updatedAt: new Date(row.updated_at).toISOString(),
-        },
+        data: { ...card, tenantId: row.tenant_id, status: 'ACTIVE', createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString() },
       };
     },
   }),

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as m001 from './001-event-store';
 import * as m002 from './002-projections-and-identity';
 import * as m003 from './003-merchants';
+import * as m004 from './004-catalogue-search';
 
 interface Migration {
   name: string;
@@ -9,7 +10,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Migration[] = [m001, m002, m003];
+const migrations: Migration[] = [m001, m002, m003, m004];
 
 /** Migrations are imported, not globbed from disk, so they run the same under tsx, a bundle or a test. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

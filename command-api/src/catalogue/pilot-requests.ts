@@ -1,0 +1,116 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { NotFoundError } from '@cagnotte/domain';
+import { Attribution, parseEvent, type DomainEvent } from '@cagnotte/event-schemas';
+import { WrongExpectedRevisionError, defineRoute, type RouteDef, type Services } from '@cagnotte/infra';
+import { metadataFor } from '../shared/context';
+import { toNewEvents } from '../shared/new-events';
+
+const utm = {
+  utm_source: z.string().trim().max(200).optional(),
+  utm_medium: z.string().trim().max(200).optional(),
+  utm_campaign: z.string().trim().max(200).optional(),
+  utm_term: z.string().trim().max(200).optional(),
+  utm_content: z.string().trim().max(200).optional(),
+};
+
+export const PilotRequestInput = z
+  .object({
+    contactName: z.string().trim().min(1).max(200),
+    email: z.string().trim().email().max(320),
+    phone: z.string().trim().min(5).max(40).optional(),
+    company: z.string().trim().min(1).max(200),
+    role: z.string().trim().max(120).optional(),
+    volume: z.enum(['<100', '100-1000', '1000-10000', '>10000']).describe('Expected orders per month'),
+    message: z.string().trim().min(1).max(5000),
+    consent: z.literal(true, { message: 'consent to be contacted is required' }),
+    visitorId: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/).optional().describe('The front end\'s visitor id; else X-Visitor-Id; else derived from IP and user agent'),
+    referrer: z.string().trim().max(2000).optional(),
+    ...utm,
+  })
+  .strict()
+  .describe('PilotRequestInput');
+type PilotRequestInput = z.infer<typeof PilotRequestInput>;
+
+const PilotQuery = z.object(utm).describe('UTM parameters may also come on the query string');
+
+const visitorStream = (tenantId: string, visitorId: string) => `visitor-${tenantId}-${visitorId}`;
+
+/**
+ * White-label lead capture. The visitor's first touch (utm_* from the query or body, referrer) is recorded
+ * once, with no_stream on the visitor's stream; every later lead of the same visitor carries that first touch.
+ */
+export const makePilotRequestRoutes = ({ services, clock }: { services: Services; clock: () => Date }): RouteDef[] => [
+  defineRoute({
+    method: 'post',
+    path: '/api/tenant/pilot-requests',
+    summary: 'Request a pilot (lead capture)',
+    description: 'Public, behind the tenant\'s white-label toggle (404 when off). Records the lead and the visitor\'s first-touch UTM attribution.',
+    tags: ['Catalogue'],
+    auth: 'none',
+    tenant: 'required',
+    query: PilotQuery,
+    body: PilotRequestInput,
+    idempotent: true,
+    rateLimit: { name: 'pilot-requests', limit: 30, windowSeconds: 60 },
+    success: { status: 201, description: 'Lead recorded', schema: z.object({ id: z.string().uuid(), message: z.string() }) },
+    errors: [400, 404, 429],
+    handler: async (ctx) => {
+      const tenant = ctx.tenant!;
+      if (!tenant.whiteLabel) throw new NotFoundError('feature');
+      const body = ctx.body as PilotRequestInput;
+      const query = ctx.query as z.infer<typeof PilotQuery>;
+      const header = ctx.req.headers['x-visitor-id'];
+      const visitorId =
+        body.visitorId ??
+        (typeof header === 'string' && /^[A-Za-z0-9_-]{8,128}$/.test(header)
+          ? header
+          : createHash('sha256').update(`${tenant.id}|${ctx.ip}|${ctx.req.headers['user-agent'] ?? ''}`).digest('hex').slice(0, 32));
+      const touch = Attribution.parse(
+        Object.fromEntries(
+          Object.entries({
+            utm_source: body.utm_source ?? query.utm_source,
+            utm_medium: body.utm_medium ?? query.utm_medium,
+            utm_campaign: body.utm_campaign ?? query.utm_campaign,
+            utm_term: body.utm_term ?? query.utm_term,
+            utm_content: body.utm_content ?? query.utm_content,
+            referrer: body.referrer ?? (typeof ctx.req.headers.referer === 'string' ? ctx.req.headers.referer.slice(0, 2000) : undefined),
+          }).filter(([, v]) => v !== undefined && v !== ''),
+        ),
+      );
+      const now = clock().toISOString();
+      const metadata = metadataFor(ctx, tenant.id, now);
+      let attribution = touch;
+      const first: DomainEvent = { type: 'VisitorFirstTouched', data: { tenantId: tenant.id, visitorId, attribution: touch, touchedAt: now } };
+      try {
+        await services.store.append(visitorStream(tenant.id, visitorId), toNewEvents([first], metadata), { expectedRevision: 'no_stream' });
+      } catch (e) {
+        if (!(e instanceof WrongExpectedRevisionError)) throw e;
+        const [earliest] = await services.store.readStream(visitorStream(tenant.id, visitorId), { maxCount: 1 });
+        const parsed = earliest ? parseEvent(earliest) : null;
+        if (parsed?.type === 'VisitorFirstTouched') attribution = parsed.data.attribution;
+      }
+      const leadId = randomUUID();
+      const lead: DomainEvent = {
+        type: 'PilotRequested',
+        data: {
+          leadId,
+          tenantId: tenant.id,
+          visitorId,
+          contactName: body.contactName,
+          email: body.email.toLowerCase(),
+          phone: body.phone ?? null,
+          company: body.company,
+          role: body.role ?? null,
+          volume: body.volume,
+          message: body.message,
+          consentAt: now,
+          attribution,
+          requestedAt: now,
+        },
+      };
+      await services.store.append(`lead-${leadId}`, toNewEvents([lead], metadata), { expectedRevision: 'no_stream' });
+      return { status: 201, data: { id: leadId, message: 'Thank you: we will get back to you shortly.' } };
+    },
+  }),
+];

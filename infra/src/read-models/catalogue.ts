@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import type { ExistingMerchant, ExistingPool } from '@cagnotte/domain';
+import { MarketplaceVisibility, PoolStatus, PoolType } from '@cagnotte/event-schemas';
+import { PickupPoint, redactConfig } from './pools';
+
+export const MerchantCard = z
+  .object({
+    id: z.string().uuid(),
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    storefrontLinks: z.record(z.string(), z.string()),
+    address: z.object({ line1: z.string().optional(), postalCode: z.string().optional(), city: z.string().optional(), country: z.string().optional() }),
+    location: z.object({ lat: z.number(), lng: z.number() }).nullable(),
+    categories: z.array(z.string()),
+  })
+  .describe('MerchantCard');
+export type MerchantCard = z.infer<typeof MerchantCard>;
+
+export const GroupBuyCard = z
+  .object({
+    id: z.string().uuid(),
+    type: PoolType,
+    status: PoolStatus,
+    title: z.string(),
+    description: z.string(),
+    country: z.string(),
+    currency: z.string(),
+    marketplaceVisibility: MarketplaceVisibility,
+    organiserName: z.string(),
+    targetAmount: z.string().nullable(),
+    deadline: z.string().nullable(),
+    config: z.record(z.string(), z.unknown()).describe('Redacted: seller phone, notes, links and escrow keys removed'),
+    units: z.array(z.object({ id: z.string(), label: z.string(), price: z.string(), quantity: z.number().nullable().optional() })),
+    pickupPoints: z.array(PickupPoint),
+    members: z.array(z.object({ displayName: z.string() })).describe('Member names only'),
+    publishedAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .describe('GroupBuyCard');
+export type GroupBuyCard = z.infer<typeof GroupBuyCard>;
+
+export const toMerchantCard = (m: ExistingMerchant): MerchantCard => ({
+  id: m.id,
+  slug: m.slug,
+  name: m.profile.name,
+  description: m.profile.description,
+  storefrontLinks: m.profile.storefrontLinks,
+  address: m.profile.address,
+  location: m.profile.location,
+  categories: m.profile.categories,
+});
+
+/** A public card: never the owner-only config, the payout account or member ids. */
+export const toGroupBuyCard = (p: ExistingPool, memberNames: string[]): GroupBuyCard => {
+  const f = p.fields;
+  return {
+    id: p.id,
+    type: p.type,
+    status: p.status as GroupBuyCard['status'],
+    title: f.title,
+    description: f.description,
+    country: f.country,
+    currency: f.currency,
+    marketplaceVisibility: f.marketplaceVisibility,
+    organiserName: p.organiserName,
+    targetAmount: f.targetAmount,
+    deadline: f.deadline,
+    config: redactConfig(f.config as Record<string, unknown>, false),
+    units: f.config.units ?? [],
+    pickupPoints: (p.type === 'GROUPS' ? (f.config.relais ?? []) : []).map((r) => ({
+      id: r.id,
+      name: r.name,
+      address: r.address ?? null,
+      postalCode: r.postalCode ?? null,
+      city: r.city ?? null,
+      country: r.country ?? null,
+      lat: r.lat ?? null,
+      lng: r.lng ?? null,
+      openingHours: r.openingHours ?? null,
+    })),
+    members: memberNames.map((displayName) => ({ displayName })),
+    publishedAt: p.publishedAt,
+    createdAt: p.createdAt,
+  };
+};
+
+/** Listed in the tenant's catalogue: GROUPS pools that are LISTED or FEATURED, published and not archived. */
+export const isListedGroupBuy = (p: ExistingPool): boolean =>
+  p.type === 'GROUPS' && p.status !== 'DRAFT' && p.archivedAt === null && (p.fields.marketplaceVisibility === 'LISTED' || p.fields.marketplaceVisibility === 'FEATURED');
+
+/** Findable by search: listed group-buys, and LISTED or FEATURED FUNDING pools that are published and not archived. */
+export const isSearchablePool = (p: ExistingPool): boolean =>
+  p.status !== 'DRAFT' && p.archivedAt === null && (p.fields.marketplaceVisibility === 'LISTED' || p.fields.marketplaceVisibility === 'FEATURED');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { createTenant, registerUser } from '@cagnotte/command-api';
+import { createTenant, onboardMerchant, registerUser } from '@cagnotte/command-api';
 import type { AccountType, Role } from '@cagnotte/event-schemas';
 import { createServices, loadConfig, type Config, type Services } from '@cagnotte/infra';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
@@ -17,6 +17,7 @@ export interface TestApi {
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
   tenant(options?: { whiteLabel?: boolean; origins?: string[] }): Promise<{ id: string; slug: string }>;
   user(tenantSlug: string, options?: UserOptions): Promise<TestUser>;
+  merchant(tenantSlug: string, options: MerchantOptions): Promise<{ id: string; slug: string }>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +45,19 @@ export interface UserOptions {
   phone?: string | null;
   password?: string;
   name?: string;
+}
+
+export interface MerchantOptions {
+  slug?: string;
+  name: string;
+  ownerEmail?: string;
+  active?: boolean;
+  description?: string;
+  categories?: string[];
+  city?: string;
+  postalCode?: string;
+  location?: { lat: number; lng: number } | null;
+  website?: string;
 }
 
 export interface TestUser {
@@ -143,6 +157,31 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
       const login = await call<{ data: { token: string } }>(url, 'POST', '/api/auth/login/password', { tenant: tenantSlug, body: { email, password } });
       if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
       return { id: userId, email, password, token: login.body.data.token, tenant: tenantSlug };
+    },
+    async merchant(tenantSlug, o) {
+      const tenant = await services.tenants.bySlug(tenantSlug);
+      if (!tenant) throw new Error(`no tenant ${tenantSlug}`);
+      const slug = o.slug ?? uniqueSlug('m');
+      const { merchant, position } = await onboardMerchant(
+        services,
+        {
+          tenantId: tenant.id,
+          slug,
+          ownerEmail: o.ownerEmail,
+          activate: o.active ?? true,
+          profile: {
+            name: o.name,
+            description: o.description ?? '',
+            storefrontLinks: o.website ? { website: o.website } : {},
+            address: { ...(o.city ? { city: o.city } : {}), ...(o.postalCode ? { postalCode: o.postalCode } : {}), country: 'FR' },
+            location: o.location ?? null,
+            categories: o.categories ?? [],
+          },
+        },
+        meta(),
+      );
+      await runner.catchUp(position);
+      return { id: (merchant as { id: string }).id, slug };
     },
     stop,
   };

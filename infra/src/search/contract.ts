@@ -46,7 +46,7 @@ export const searchIndexContract = (
     index = await makeIndex();
   });
   test.after(async () => {
-    await index.reset?.();
+    await index?.reset?.();
   });
 
   const listing = (tenantId: string, f: Fixture, over: Partial<ListingDoc> = {}): ListingDoc => {

@@ -23,6 +23,10 @@ const CONTRACT: Array<[string, string]> = [
   ['post', '/api/pools/{id}/archive'],
   ['delete', '/api/pools/{id}/archive'],
   ['get', '/api/merchant/profile'],
+  ['get', '/api/tenant/merchants'],
+  ['get', '/api/tenant/group-buys'],
+  ['get', '/api/tenant/search'],
+  ['post', '/api/tenant/pilot-requests'],
 ];
 
 test('GET /openapi.json is OpenAPI 3.1 with every implemented contract path, its statuses and the envelope', async ({ api }) => {
@@ -43,6 +47,11 @@ test('GET /openapi.json is OpenAPI 3.1 with every implemented contract path, its
   const list = doc.paths['/api/merchant/pools'].get;
   const params = list.parameters.map((p: { name: string }) => p.name);
   for (const name of ['page', 'limit', 'type', 'status', 'archived', 'x-service-tenant']) assert.ok(params.includes(name), `parameter ${name}`);
+  const search = doc.paths['/api/tenant/search'].get;
+  const searchParams = search.parameters.map((p: { name: string }) => p.name);
+  for (const name of ['q', 'limit', 'type', 'lat', 'lng', 'postal_code', 'radius']) assert.ok(searchParams.includes(name), `search parameter ${name}`);
+  assert.ok(search.responses['429'] && search.responses['400']);
+  assert.ok(doc.paths['/api/tenant/pilot-requests'].post.responses['201']);
   assert.ok(doc.components.schemas.ErrorEnvelope);
   assert.ok(doc.components.securitySchemes.bearerAuth);
 });

@@ -1,6 +1,6 @@
 /**
- * `pnpm bench [-- --only appends|projector|http]`: the event store, the pools projector and the public
- * pool read, each beside a baseline measured in the same run, on a database of its own (BENCH_DATABASE_URL,
+ * `pnpm bench [-- --only appends|projector|http|search]`: the event store, the pools projector, the public
+ * pool read and catalogue search, each beside a baseline measured in the same run, on a database of its own (BENCH_DATABASE_URL,
  * default cagnotte_bench, dropped and recreated for every part). Prints the machine, the figures and a
  * summary, and writes scripts/bench/results/latest.json. A benchmark, not a test: it never fails the build.
  */
@@ -11,10 +11,10 @@ import { benchDatabaseUrl, describeMachine, fmtMs, table, verdict, type SummaryR
 
 process.env.LOG_LEVEL = 'silent';
 
-const PARTS = ['appends', 'projector', 'http'] as const;
+const PARTS = ['appends', 'projector', 'http', 'search'] as const;
 type Part = (typeof PARTS)[number];
 
-const USAGE = `usage: pnpm bench [-- --only appends|projector|http[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--keep-db]`;
+const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--keep-db]`;
 
 /** `--name value` and `--name=value`; a bare `--` (as pnpm may pass it) is ignored. */
 const parseArgs = (argv: string[]) => {
@@ -46,6 +46,8 @@ const parseArgs = (argv: string[]) => {
     openSeconds: num('open-seconds', 10, 1, 60),
     closedSeconds: num('closed-seconds', 5, 1, 60),
     concurrency: num('concurrency', 32, 1, 256),
+    listings: num('listings', 100_000, 1_000, 1_000_000),
+    queries: num('queries', 150, 10, 10_000),
     keepDb: values['keep-db'] === 'true',
   };
 };
@@ -64,7 +66,7 @@ const main = async () => {
   console.log(`Timer jitter of an idle Node process (1 ms timer, 1 s): p50 ${fmtMs(j.p50)}, p99 ${fmtMs(j.p99)}, max ${fmtMs(j.max)}`);
   console.log(`Database ${new URL(url).pathname.slice(1)} on ${new URL(url).host}, recreated for each part; PostgreSQL and the load generator share this machine.`);
 
-  const rows: SummaryRow[] = [];
+  const rows: Array<Omit<SummaryRow, 'part'> & { part: SummaryRow['part'] | 'search' }> = [];
   const details: Record<string, unknown> = {};
   const timings: Record<string, number> = {};
   for (const part of args.parts) {
@@ -79,6 +81,11 @@ const main = async () => {
       const r = await runProjector({ url, events: args.events });
       rows.push(...r.rows);
       details.projector = r.details;
+    } else if (part === 'search') {
+      const { runSearch } = await import('./search');
+      const r = await runSearch({ url, listings: args.listings, queries: args.queries });
+      rows.push(...r.rows);
+      details.search = r.details;
     } else {
       const { runHttp } = await import('./http');
       const r = await runHttp({ url, rate: args.rate, openSeconds: args.openSeconds, closedSeconds: args.closedSeconds, concurrency: args.concurrency, pools: 5 });

@@ -13,6 +13,22 @@ export interface IndexWriteContext {
 /** How many trigram candidates the vector and structured arms re-rank. */
 const CANDIDATES = 200;
 
+/**
+ * Word-similarity threshold of the candidate filter, set for the candidate query only (the pool's sessions keep
+ * 0.3). At 0.3 a short word matches half of a large catalogue ("comte" matches every "commande": 3 of its 6
+ * trigrams), and every match costs a word_similarity over its text. 0.5 still matches a word of five letters with
+ * one letter changed (not two swapped), longer words with more, and LIKE still catches partial words.
+ */
+const CANDIDATE_WORD_SIMILARITY = 0.5;
+
+/**
+ * In each section, candidates whose trigram similarity is under this share of the best one are dropped before the
+ * arms rank them. RRF at k = 60 flattens the relevance arms (ranks 1 and 5 differ by 0.001) while the structured arm
+ * is query-independent, so without it a popular listing that half-matches outranks the one named exactly. Above
+ * 0.9 a description-only match would be dropped beside a title match.
+ */
+const RELEVANCE_FLOOR = 0.85;
+
 interface CandidateRow {
   id: string;
   kind: ListingKind;
@@ -131,21 +147,34 @@ export class PostgresSearchIndex implements SearchIndex {
       );
       rows = perKind.flatMap((r) => r.rows);
     } else {
-      const r = await this.pool.query<CandidateRow>({
-        name: 'search_candidates',
-        text: `SELECT ${cols},
-                 GREATEST(word_similarity(cg_fold($7), l.title_folded), 0.9 * word_similarity(cg_fold($7), l.search_text)) AS sim,
-                 ${distance} AS dist_km
-               FROM rm_search_listings l
-               WHERE ${where} AND (cg_fold($7) <% l.search_text OR l.search_text LIKE '%' || cg_fold($8) || '%')
-               ORDER BY sim DESC LIMIT $9`,
-        values: [query.tenantId, kinds, ...geo, q, escapeLike(q), CANDIDATES],
-      });
-      rows = r.rows;
+      // Several words: also the mean over the words of their similarity to the title (0.9 for a word found as is in
+      // the text), so that words far apart ("brasserie vercors" for "Brasserie … du Vercors", "commande groupée lyon"
+      // for a pool delivered to Lyon) are not only scored as one phrase. strpos, not a word_similarity per word: cheap.
+      const multiWord = /\s/.test(q);
+      const perWord = multiWord
+        ? `, 0.95 * (SELECT avg(GREATEST(word_similarity(w, l.title_folded), CASE WHEN strpos(l.search_text, w) > 0 THEN 0.9 ELSE 0 END))
+                     FROM unnest(regexp_split_to_array(cg_fold($7), '\\s+')) AS w)`
+        : '';
+      // `search_text %> q` rather than `q <% search_text`: the same operator, written the way the index condition is,
+      // so the planner does not evaluate the OR a second time as a filter after the bitmap recheck.
+      rows = await this.withTrigramThreshold((client) =>
+        client.query<CandidateRow>({
+          name: multiWord ? 'search_candidates_words' : 'search_candidates',
+          text: `SELECT ${cols},
+                   GREATEST(word_similarity(cg_fold($7), l.title_folded), 0.9 * word_similarity(cg_fold($7), l.search_text)${perWord}) AS sim,
+                   ${distance} AS dist_km
+                 FROM rm_search_listings l
+                 WHERE ${where} AND (l.search_text %> cg_fold($7) OR l.search_text LIKE '%' || cg_fold($8) || '%')
+                 ORDER BY sim DESC LIMIT $9`,
+          values: [query.tenantId, kinds, ...geo, q, escapeLike(q), CANDIDATES],
+        }),
+      );
     }
     const now = Date.now();
     const section = (kind: ListingKind): SearchHit[] => {
-      const mine = rows.filter((r) => r.kind === kind);
+      const all = rows.filter((r) => r.kind === kind);
+      const best = popular ? 0 : Math.max(0, ...all.map((r) => Number(r.sim)));
+      const mine = popular ? all : all.filter((r) => Number(r.sim) >= RELEVANCE_FLOOR * best);
       const structured = new Map(mine.map((r) => [r, structuredScore(r, now, query.radiusKm)]));
       const vectorSim = new Map(mine.map((r) => [r, !popular && query.queryEmbedding ? cosine(query.queryEmbedding, fromBytes(r.embedding)) : null]));
       const byTrigram = ranks(mine, (r) => (popular ? null : r.sim));
@@ -175,5 +204,21 @@ export class PostgresSearchIndex implements SearchIndex {
       return hits.sort((a, b) => b.score - a.score).slice(0, query.limit);
     };
     return { popular, merchants: kinds.includes('merchant') ? section('merchant') : [], pools: kinds.includes('pool') ? section('pool') : [] };
+  }
+
+  /** Runs `fn` in a transaction whose word-similarity threshold is CANDIDATE_WORD_SIMILARITY. */
+  private async withTrigramThreshold<T>(fn: (client: pg.PoolClient) => Promise<pg.QueryResult<T & pg.QueryResultRow>>): Promise<T[]> {
+    const client = await this.pool.connect();
+    try {
+      await client.query(`BEGIN; SET LOCAL pg_trgm.word_similarity_threshold = ${CANDIDATE_WORD_SIMILARITY}`);
+      const r = await fn(client);
+      await client.query('COMMIT');
+      return r.rows;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
   }
 }

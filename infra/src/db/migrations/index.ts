@@ -3,6 +3,7 @@ import * as m001 from './001-event-store';
 import * as m002 from './002-projections-and-identity';
 import * as m003 from './003-merchants';
 import * as m004 from './004-catalogue-search';
+import * as m005 from './005-trigram-costs';
 
 interface Migration {
   name: string;
@@ -10,7 +11,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Migration[] = [m001, m002, m003, m004];
+const migrations: Migration[] = [m001, m002, m003, m004, m005];
 
 /** Migrations are imported, not globbed from disk, so they run the same under tsx, a bundle or a test. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

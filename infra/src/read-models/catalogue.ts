@@ -40,6 +40,34 @@ export const GroupBuyCard = z
   .describe('GroupBuyCard');
 export type GroupBuyCard = z.infer<typeof GroupBuyCard>;
 
+/** A row of `rm_merchants`, as the merchants projection writes it. */
+export interface MerchantRow {
+  id: string;
+  tenant_id: string;
+  owner_user_id: string | null;
+  slug: string;
+  name: string;
+  status: string;
+  profile: ExistingMerchant['profile'];
+  created_at: Date | string;
+  updated_at: Date | string;
+  revision: string;
+}
+
+export const merchantFromRow = (r: MerchantRow): ExistingMerchant => ({
+  status: r.status as ExistingMerchant['status'],
+  id: r.id,
+  tenantId: r.tenant_id,
+  slug: r.slug,
+  ownerUserId: r.owner_user_id,
+  profile: r.profile,
+  onboardedAt: new Date(r.created_at).toISOString(),
+  updatedAt: new Date(r.updated_at).toISOString(),
+});
+
+/** Escapes LIKE's wildcards so that user text matches literally. */
+export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 export const toMerchantCard = (m: ExistingMerchant): MerchantCard => ({
   id: m.id,
   slug: m.slug,

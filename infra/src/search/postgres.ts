@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import { cosine, fromBytes, toBytes } from './embeddings';
+import { escapeLike } from '../read-models/catalogue';
 import { RRF_K, type GeoPoint, type ListingDoc, type ListingKind, type SearchHit, type SearchIndex, type SearchQuery, type SearchResult } from './port';
 
 export const LISTINGS = 'rm_search_listings';
@@ -42,7 +43,6 @@ interface CandidateRow {
   dist_km: number | null;
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Featured, popularity, freshness and (with a center) nearness, each bounded, summed. */
 const structuredScore = (r: CandidateRow, now: number, radiusKm: number | null) => {

@@ -1,4 +1,5 @@
 import { evolveMerchant, type ExistingMerchant, type Merchant } from '@cagnotte/domain';
+import { merchantFromRow, type MerchantRow } from '@cagnotte/infra';
 import type { Projection } from '../runtime';
 
 const HANDLED = new Set(['MerchantOnboarded', 'MerchantProfileUpdated', 'MerchantActivated', 'MerchantSuspended']);
@@ -10,20 +11,9 @@ export const merchantsProjection: Projection = {
   handles: (type) => HANDLED.has(type),
   async apply(trx, event, table) {
     const merchantId = (event.data as { merchantId: string }).merchantId;
-    const row = await trx(table('rm_merchants')).where({ id: merchantId }).first();
+    const row: MerchantRow | undefined = await trx(table('rm_merchants')).where({ id: merchantId }).first();
     if (row && BigInt(row.revision) >= event.revision) return;
-    const before: Merchant = row
-      ? {
-          status: row.status,
-          id: row.id,
-          tenantId: row.tenant_id,
-          slug: row.slug,
-          ownerUserId: row.owner_user_id,
-          profile: row.profile,
-          onboardedAt: new Date(row.created_at).toISOString(),
-          updatedAt: new Date(row.updated_at).toISOString(),
-        }
-      : { status: 'none' };
+    const before: Merchant = row ? merchantFromRow(row) : { status: 'none' };
     const next = evolveMerchant(before, event);
     if (next.status === 'none') return;
     const after: ExistingMerchant = next;

@@ -10,7 +10,9 @@ import {
   pagination,
   toGroupBuyCard,
   toMerchantCard,
-  type ExistingMerchant,
+  merchantFromRow,
+  escapeLike,
+  type MerchantRow,
   type ExistingPool,
   type RouteDef,
   type SearchHit,
@@ -78,30 +80,6 @@ export const SearchResponse = z
   })
   .describe('SearchResponse');
 
-interface MerchantRow {
-  id: string;
-  tenant_id: string;
-  owner_user_id: string | null;
-  slug: string;
-  status: string;
-  profile: ExistingMerchant['profile'];
-  created_at: Date;
-  updated_at: Date;
-}
-
-const merchantOf = (r: MerchantRow): ExistingMerchant => ({
-  status: r.status as ExistingMerchant['status'],
-  id: r.id,
-  tenantId: r.tenant_id,
-  slug: r.slug,
-  ownerUserId: r.owner_user_id,
-  profile: r.profile,
-  onboardedAt: new Date(r.created_at).toISOString(),
-  updatedAt: new Date(r.updated_at).toISOString(),
-});
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 export const makeCatalogueRoutes = ({ services }: { services: Services }): RouteDef[] => {
   const { knex, config } = services;
   const catalogueLimit = { limit: config.RATE_LIMIT_CATALOGUE_PER_MINUTE, windowSeconds: 60 };
@@ -124,7 +102,7 @@ export const makeCatalogueRoutes = ({ services }: { services: Services }): Route
       if (q.q) base.whereRaw(`cg_fold(name) LIKE '%' || cg_fold(?) || '%'`, [escapeLike(q.q)]);
       const [{ count }] = (await base.clone().count<{ count: string }[]>({ count: '*' })) as [{ count: string }];
       const rows = await base.orderBy([{ column: 'name' }, { column: 'id' }]).limit(q.limit).offset((q.page - 1) * q.limit);
-      return { data: { items: rows.map((r) => toMerchantCard(merchantOf(r))), pagination: pagination(q.page, q.limit, Number(count)) } };
+      return { data: { items: rows.map((r) => toMerchantCard(merchantFromRow(r))), pagination: pagination(q.page, q.limit, Number(count)) } };
     },
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ForbiddenError, MerchantCard, defineRoute, toMerchantCard, type ExistingMerchant, type RouteDef, type Services } from '@cagnotte/infra';
+import { ForbiddenError, MerchantCard, defineRoute, merchantFromRow, toMerchantCard, type MerchantRow, type RouteDef, type Services } from '@cagnotte/infra';
 
 export const MerchantProfile = MerchantCard.extend({
   tenantId: z.string().uuid(),
@@ -7,18 +7,6 @@ export const MerchantProfile = MerchantCard.extend({
   createdAt: z.string(),
   updatedAt: z.string(),
 }).describe('MerchantProfile');
-
-interface MerchantRow {
-  id: string;
-  tenant_id: string;
-  slug: string;
-  name: string;
-  status: string;
-  owner_user_id: string | null;
-  profile: ExistingMerchant['profile'];
-  created_at: Date;
-  updated_at: Date;
-}
 
 export const makeMerchantQueryRoutes = ({ services }: { services: Services }): RouteDef[] => [
   defineRoute({
@@ -34,16 +22,7 @@ export const makeMerchantQueryRoutes = ({ services }: { services: Services }): R
       const auth = ctx.auth!;
       const row = await services.knex<MerchantRow>('rm_merchants').where('owner_user_id', auth.userId).andWhere('tenant_id', auth.tenantId).andWhere('status', 'ACTIVE').first();
       if (!row) throw new ForbiddenError('merchant_profile_required', 'An active merchant profile is required');
-      const card = toMerchantCard({
-        status: 'ACTIVE',
-        id: row.id,
-        tenantId: row.tenant_id,
-        slug: row.slug,
-        ownerUserId: row.owner_user_id,
-        profile: row.profile,
-        onboardedAt: new Date(row.created_at).toISOString(),
-        updatedAt: new Date(row.updated_at).toISOString(),
-      });
+      const card = toMerchantCard(merchantFromRow(row));
       return {
         data: { ...card, tenantId: row.tenant_id, status: 'ACTIVE', createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString() },
       };

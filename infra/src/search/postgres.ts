@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import { cosine, fromBytes, toBytes } from './embeddings';
-import { escapeLike } from '../read-models/catalogue';
 import { RRF_K, type GeoPoint, type ListingDoc, type ListingKind, type SearchHit, type SearchIndex, type SearchQuery, type SearchResult } from './port';
 
 export const LISTINGS = 'rm_search_listings';
@@ -14,13 +13,8 @@ export interface IndexWriteContext {
 /** How many trigram candidates the vector and structured arms re-rank. */
 const CANDIDATES = 200;
 
-/**
- * Word-similarity threshold of the candidate filter, set for the candidate query only (the pool's sessions keep
- * 0.3). At 0.3 a short word matches half of a large catalogue ("comte" matches every "commande": 3 of its 6
- * trigrams), and every match costs a word_similarity over its text. 0.5 still matches a word of five letters with
- * one letter changed (not two swapped), longer words with more, and LIKE still catches partial words.
- */
-const CANDIDATE_WORD_SIMILARITY = 0.5;
+/** How many full-text matches, best by ts_rank, are scored by trigram similarity before the best CANDIDATES are kept. */
+const CANDIDATE_POOL = 600;
 
 /**
  * In each section, candidates whose trigram similarity is under this share of the best one are dropped before the
@@ -105,6 +99,9 @@ export class PostgresSearchIndex implements SearchIndex {
         .merge()
         .where(`${table}.version`, '<=', db.raw('excluded.version'));
     }
+    // The tenant's vocabulary grows with its listings (words are never removed: a superset only costs a lookup).
+    const words = db(table).whereIn('id', docs.map((d) => d.id)).select('tenant_id', db.raw('unnest(tsvector_to_array(tsv)) AS word'));
+    await db.raw('INSERT INTO rm_search_words (tenant_id, word) SELECT DISTINCT tenant_id, word FROM (?) AS w ON CONFLICT DO NOTHING', [words]);
   }
 
   async remove(ids: string[], ctx: IndexWriteContext = {}): Promise<void> {
@@ -147,28 +144,7 @@ export class PostgresSearchIndex implements SearchIndex {
       );
       rows = perKind.flatMap((r) => r.rows);
     } else {
-      // Several words: also the mean over the words of their similarity to the title (0.9 for a word found as is in
-      // the text), so that words far apart ("brasserie vercors" for "Brasserie … du Vercors", "commande groupée lyon"
-      // for a pool delivered to Lyon) are not only scored as one phrase. strpos, not a word_similarity per word: cheap.
-      const multiWord = /\s/.test(q);
-      const perWord = multiWord
-        ? `, 0.95 * (SELECT avg(GREATEST(word_similarity(w, l.title_folded), CASE WHEN strpos(l.search_text, w) > 0 THEN 0.9 ELSE 0 END))
-                     FROM unnest(regexp_split_to_array(cg_fold($7), '\\s+')) AS w)`
-        : '';
-      // `search_text %> q` rather than `q <% search_text`: the same operator, written the way the index condition is,
-      // so the planner does not evaluate the OR a second time as a filter after the bitmap recheck.
-      rows = await this.withTrigramThreshold((client) =>
-        client.query<CandidateRow>({
-          name: multiWord ? 'search_candidates_words' : 'search_candidates',
-          text: `SELECT ${cols},
-                   GREATEST(word_similarity(cg_fold($7), l.title_folded), 0.9 * word_similarity(cg_fold($7), l.search_text)${perWord}) AS sim,
-                   ${distance} AS dist_km
-                 FROM rm_search_listings l
-                 WHERE ${where} AND (l.search_text %> cg_fold($7) OR l.search_text LIKE '%' || cg_fold($8) || '%')
-                 ORDER BY sim DESC LIMIT $9`,
-          values: [query.tenantId, kinds, ...geo, q, escapeLike(q), CANDIDATES],
-        }),
-      );
+      rows = await this.textCandidates(query, kinds, q, geo, cols, distance, where);
     }
     const now = Date.now();
     const section = (kind: ListingKind): SearchHit[] => {
@@ -206,19 +182,63 @@ export class PostgresSearchIndex implements SearchIndex {
     return { popular, merchants: kinds.includes('merchant') ? section('merchant') : [], pools: kinds.includes('pool') ? section('pool') : [] };
   }
 
-  /** Runs `fn` in a transaction whose word-similarity threshold is CANDIDATE_WORD_SIMILARITY. */
-  private async withTrigramThreshold<T>(fn: (client: pg.PoolClient) => Promise<pg.QueryResult<T & pg.QueryResultRow>>): Promise<T[]> {
-    const client = await this.pool.connect();
-    try {
-      await client.query(`BEGIN; SET LOCAL pg_trgm.word_similarity_threshold = ${CANDIDATE_WORD_SIMILARITY}`);
-      const r = await fn(client);
-      await client.query('COMMIT');
-      return r.rows;
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
+  /**
+   * Each query word (accent-folded, 2+ characters) becomes up to 8 words of the tenant's vocabulary: itself,
+   * words it prefixes, and trigram-similar words (typos). One round trip, on a small trigram-indexed table.
+   */
+  private async expand(tenantId: string, q: string): Promise<string[][]> {
+    const r = await this.pool.query<{ words: string[] }>({
+      name: 'search_expand',
+      text: `SELECT coalesce((
+               SELECT array_agg(word) FROM (
+                 SELECT sw.word FROM rm_search_words sw
+                 WHERE sw.tenant_id = $1 AND (sw.word % qw.w OR sw.word LIKE replace(replace(qw.w, '%', '\\%'), '_', '\\_') || '%')
+                 ORDER BY (sw.word = qw.w) DESC, starts_with(sw.word, qw.w) DESC, similarity(sw.word, qw.w) DESC, sw.word
+                 LIMIT 8) x), '{}') AS words
+             FROM (SELECT DISTINCT w FROM unnest(tsvector_to_array(to_tsvector('simple', cg_fold($2)))) AS w WHERE length(w) >= 2) qw`,
+      values: [tenantId, q],
+    });
+    return r.rows.map((row) => row.words.filter((w) => /^[\p{L}\p{N}-]+$/u.test(w)));
+  }
+
+  /**
+   * Candidates: listings holding an expansion of every query word (AND of ORs; if that finds too few, any word),
+   * from the full-text GIN index, best CANDIDATE_POOL by ts_rank; only those pay the trigram scoring. A common
+   * word therefore costs an index lookup, not a similarity per matching row.
+   */
+  private async textCandidates(query: SearchQuery, kinds: ListingKind[], q: string, geo: unknown[], cols: string, distance: string, where: string): Promise<CandidateRow[]> {
+    const groups = (await this.expand(query.tenantId, q)).filter((g) => g.length > 0);
+    if (groups.length === 0) return [];
+    const lexeme = (w: string) => `'${w}'`;
+    const anyOf = (g: string[]) => `(${g.map(lexeme).join(' | ')})`;
+    const multiWord = /\s/.test(q);
+    // Several words: also the mean over the words of their similarity to the title (0.9 for a word found as is in
+    // the text), so that words far apart ("brasserie vercors" for "Brasserie … du Vercors") are not only scored as one
+    // phrase. strpos, not a word_similarity per word: cheap.
+    const perWord = multiWord
+      ? `, 0.95 * (SELECT avg(GREATEST(word_similarity(w, l.title_folded), CASE WHEN strpos(l.search_text, w) > 0 THEN 0.9 ELSE 0 END))
+                   FROM unnest(regexp_split_to_array(cg_fold($8), '\\s+')) AS w)`
+      : '';
+    const run = async (tsquery: string) =>
+      (
+        await this.pool.query<CandidateRow>({
+          name: multiWord ? 'search_candidates_words' : 'search_candidates',
+          text: `SELECT ${cols},
+                   GREATEST(word_similarity(cg_fold($8), l.title_folded), 0.9 * word_similarity(cg_fold($8), l.search_text)${perWord}) AS sim,
+                   ${distance} AS dist_km
+                 FROM (SELECT * FROM rm_search_listings l
+                       WHERE ${where} AND l.tsv @@ to_tsquery('simple', $7)
+                       ORDER BY ts_rank(l.tsv, to_tsquery('simple', $7)) DESC LIMIT $10) l
+                 ORDER BY sim DESC LIMIT $9`,
+          values: [query.tenantId, kinds, ...geo, tsquery, q, CANDIDATES, CANDIDATE_POOL],
+        })
+      ).rows;
+    const all = groups.map(anyOf).join(' & ');
+    let rows = await run(all);
+    if (groups.length > 1 && rows.length < query.limit) {
+      const seen = new Set(rows.map((r) => r.id));
+      rows = [...rows, ...(await run([...new Set(groups.flat())].map(lexeme).join(' | '))).filter((r) => !seen.has(r.id))];
     }
+    return rows;
   }
 }

@@ -4,6 +4,7 @@ import * as m002 from './002-projections-and-identity';
 import * as m003 from './003-merchants';
 import * as m004 from './004-catalogue-search';
 import * as m005 from './005-trigram-costs';
+import * as m006 from './006-search-vocabulary';
 
 interface Migration {
   name: string;
@@ -11,7 +12,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Migration[] = [m001, m002, m003, m004, m005];
+const migrations: Migration[] = [m001, m002, m003, m004, m005, m006];
 
 /** Migrations are imported, not globbed from disk, so they run the same under tsx, a bundle or a test. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

@@ -219,7 +219,7 @@ export class PostgresSearchIndex implements SearchIndex {
       ? `, 0.95 * (SELECT avg(GREATEST(word_similarity(w, l.title_folded), CASE WHEN strpos(l.search_text, w) > 0 THEN 0.9 ELSE 0 END))
                    FROM unnest(regexp_split_to_array(cg_fold($8), '\\s+')) AS w)`
       : '';
-    const run = async (tsquery: string) =>
+    const run = async (tsquery: string, only: ListingKind[]) =>
       (
         await this.pool.query<CandidateRow>({
           name: multiWord ? 'search_candidates_words' : 'search_candidates',
@@ -228,16 +228,17 @@ export class PostgresSearchIndex implements SearchIndex {
                    ${distance} AS dist_km
                  FROM (SELECT * FROM rm_search_listings l
                        WHERE ${where} AND l.tsv @@ to_tsquery('simple', $7)
-                       ORDER BY ts_rank(l.tsv, to_tsquery('simple', $7)) DESC LIMIT $10) l
+                       ORDER BY l.featured DESC, l.popularity DESC, l.created_at DESC LIMIT $10) l
                  ORDER BY sim DESC LIMIT $9`,
-          values: [query.tenantId, kinds, ...geo, tsquery, q, CANDIDATES, CANDIDATE_POOL],
+          values: [query.tenantId, only, ...geo, tsquery, q, CANDIDATES, CANDIDATE_POOL],
         })
       ).rows;
-    const all = groups.map(anyOf).join(' & ');
-    let rows = await run(all);
+    // Per kind, so that the pool of a common word can be read in the popularity index's order and stop early.
+    const perKind = (tsquery: string) => Promise.all(kinds.map((kind) => run(tsquery, [kind]))).then((r) => r.flat());
+    let rows = await perKind(groups.map(anyOf).join(' & '));
     if (groups.length > 1 && rows.length < query.limit) {
       const seen = new Set(rows.map((r) => r.id));
-      rows = [...rows, ...(await run([...new Set(groups.flat())].map(lexeme).join(' | '))).filter((r) => !seen.has(r.id))];
+      rows = [...rows, ...(await perKind([...new Set(groups.flat())].map(lexeme).join(' | '))).filter((r) => !seen.has(r.id))];
     }
     return rows;
   }

@@ -219,16 +219,19 @@ export class PostgresSearchIndex implements SearchIndex {
       ? `, 0.95 * (SELECT avg(GREATEST(word_similarity(w, l.title_folded), CASE WHEN strpos(l.search_text, w) > 0 THEN 0.9 ELSE 0 END))
                    FROM unnest(regexp_split_to_array(cg_fold($8), '\\s+')) AS w)`
       : '';
+    // Within a radius the matches are few (the text and geo indexes intersect): rank them all. Without one, read
+    // them in the popularity index's order so that a common word stops early.
+    const geoBound = query.center !== null && query.radiusKm !== null;
     const run = async (tsquery: string, only: ListingKind[]) =>
       (
         await this.pool.query<CandidateRow>({
-          name: multiWord ? 'search_candidates_words' : 'search_candidates',
+          name: `search_candidates${multiWord ? '_words' : ''}${geoBound ? '_geo' : ''}`,
           text: `SELECT ${cols},
                    GREATEST(word_similarity(cg_fold($8), l.title_folded), 0.9 * word_similarity(cg_fold($8), l.search_text)${perWord}) AS sim,
                    ${distance} AS dist_km
                  FROM (SELECT * FROM rm_search_listings l
                        WHERE ${where} AND l.tsv @@ to_tsquery('simple', $7)
-                       ORDER BY l.featured DESC, l.popularity DESC, l.created_at DESC LIMIT $10) l
+                       ORDER BY ${geoBound ? `ts_rank(l.tsv, to_tsquery('simple', $7)) DESC` : 'l.featured DESC, l.popularity DESC, l.created_at DESC'} LIMIT $10) l
                  ORDER BY sim DESC LIMIT $9`,
           values: [query.tenantId, only, ...geo, tsquery, q, CANDIDATES, CANDIDATE_POOL],
         })

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ForbiddenError, UnauthorizedError, isUuid } from '@cagnotte/domain';
-import { ACCESS_TOKEN_TTL_SECONDS, decoyHash, defineRoute, toUserSummary, verifyPassword, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
+import { ACCESS_TOKEN_TTL_SECONDS, decoyHash, defineRoute, toUserSummary, UserSummarySchema, verifyPassword, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
 
 export const LoginInput = z
   .union([
@@ -10,15 +10,7 @@ export const LoginInput = z
   ])
   .describe('LoginInput: `{email, password}` or `{phone, password}`');
 
-export const UserSummary = z.object({
-  id: z.string().uuid(),
-  email: z.string(),
-  phone: z.string().nullable(),
-  displayName: z.string(),
-  role: z.string(),
-  accountType: z.string(),
-  tenant: z.string().describe('tenant slug'),
-});
+export const UserSummary = UserSummarySchema.extend({ tenant: z.string().describe('tenant slug') });
 
 export const AuthTokenResponse = z
   .object({

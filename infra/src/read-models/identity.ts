@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { isUuid } from '@cagnotte/domain';
 import type { Knex } from 'knex';
 import type { TenantDirectory, TenantRef } from '../http/route';
@@ -62,6 +63,15 @@ export class TenantReadModel implements TenantDirectory {
 }
 
 /** The user as the API shows it in login answers and /api/auth/me. */
+export const UserSummarySchema = z.object({
+  id: z.string().uuid(),
+  email: z.string(),
+  phone: z.string().nullable(),
+  displayName: z.string(),
+  role: z.string(),
+  accountType: z.string(),
+});
+
 export const toUserSummary = (a: AccountRow) => ({
   id: a.id,
   email: a.email,

@@ -1,15 +1,9 @@
 import { z } from 'zod';
-import { NotFoundError, defineRoute, toUserSummary, type RouteDef, type Services } from '@cagnotte/infra';
+import { NotFoundError, UserSummarySchema, defineRoute, toUserSummary, type RouteDef, type Services } from '@cagnotte/infra';
 
 export const AuthMeResponse = z
   .object({
-    user: z.object({
-      id: z.string().uuid(),
-      email: z.string(),
-      phone: z.string().nullable(),
-      displayName: z.string(),
-      role: z.string(),
-      accountType: z.string(),
+    user: UserSummarySchema.extend({
       registeredAt: z.string(),
       signupSource: z.string(),
     }),

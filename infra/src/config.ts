@@ -32,6 +32,23 @@ const ConfigSchema = z
     RATE_LIMIT_LOGIN_PER_MINUTE: int(10, 1, 100_000),
     RATE_LIMIT_WINDOW_SECONDS: int(60, 1, 3600),
     PROJECTORS: z.enum(['embedded', 'off']).default('embedded'),
+    RATE_LIMIT_REGISTER_PER_MINUTE: int(10, 1, 100_000),
+    RATE_LIMIT_PASSWORD_RESET_PER_MINUTE: int(5, 1, 100_000),
+    RATE_LIMIT_ORGANISER_PER_MINUTE: int(20, 1, 100_000),
+    /** Where password-reset links point (the partner's page); the token is appended as `?token=`. */
+    PASSWORD_RESET_URL: z.string().url().default('http://localhost:3000/reset-password'),
+    SMTP_URL: z.string().url().optional(),
+    MAIL_FROM: z.string().min(3).default('Cagnotte <no-reply@cagnotte.local>'),
+    /** `sandbox`: the service runs its own Stellar network at /sandbox/horizon. `horizon`: a real Horizon (testnet or public). */
+    LEDGER_MODE: z.enum(['sandbox', 'horizon']).default('sandbox'),
+    HORIZON_URL: z.string().url().optional(),
+    STELLAR_NETWORK_PASSPHRASE: z.string().min(1).default('Cagnotte Sandbox Network ; November 2026'),
+    STELLAR_ASSET_CODE: z.string().regex(/^[A-Za-z0-9]{1,12}$/).default('EURC'),
+    STELLAR_ASSET_ISSUER: z.string().regex(/^G[A-Z2-7]{55}$/).optional(),
+    /** The account that receives platform fees (organiser activation). */
+    PLATFORM_ACCOUNT: z.string().regex(/^G[A-Z2-7]{55}$/).optional(),
+    /** Signs SEP-10 style link challenges. In sandbox mode it is derived from the network passphrase when unset. */
+    LEDGER_SIGNING_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/).optional(),
   })
   .superRefine((c, ctx) => {
     if (c.APP_ENV === 'production' && !c.JWT_SECRET) {
@@ -39,6 +56,14 @@ const ConfigSchema = z
     }
     if (c.APP_ENV === 'production' && c.JWT_SECRET === SANDBOX_JWT_SECRET) {
       ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'the sandbox JWT_SECRET must not be used in production' });
+    }
+    if (c.LEDGER_MODE === 'horizon') {
+      for (const key of ['HORIZON_URL', 'STELLAR_ASSET_ISSUER', 'PLATFORM_ACCOUNT', 'LEDGER_SIGNING_SECRET'] as const) {
+        if (!c[key]) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is required when LEDGER_MODE=horizon` });
+      }
+    }
+    if (c.APP_ENV === 'production' && c.LEDGER_MODE === 'sandbox') {
+      ctx.addIssue({ code: 'custom', path: ['LEDGER_MODE'], message: 'the sandbox ledger must not be used in production: set LEDGER_MODE=horizon' });
     }
   });
 

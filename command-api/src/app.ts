@@ -2,6 +2,9 @@ import type { RouteDef, Services } from '@cagnotte/infra';
 import { makeAuthCommandRoutes } from './auth/routes';
 import { makePoolCommandRoutes } from './pools/routes';
 import { makePilotRequestRoutes } from './catalogue/pilot-requests';
+import { makeAccountRoutes } from './auth/account-routes';
+import { makePersonaRoutes } from './me/personas';
+import { makeMandateRoutes } from './me/mandates';
 
 export interface CommandApiDeps {
   services: Services;
@@ -13,6 +16,9 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const clock = deps.clock ?? (() => new Date());
   return [
     ...makeAuthCommandRoutes({ services: deps.services }),
+    ...makeAccountRoutes({ services: deps.services, clock }),
+    ...makePersonaRoutes({ services: deps.services, clock }),
+    ...makeMandateRoutes({ services: deps.services, clock }),
     ...makePoolCommandRoutes({ services: deps.services, clock }),
     ...makePilotRequestRoutes({ services: deps.services, clock }),
   ];

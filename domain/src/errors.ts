@@ -7,7 +7,8 @@ export type ErrorKind =
   | 'conflict'
   | 'illegal_state'
   | 'rate_limited'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  | 'unavailable';
 
 export abstract class AppError extends Error {
   abstract readonly kind: ErrorKind;
@@ -54,6 +55,11 @@ export class ConflictError extends AppError {
 /** A command that is well-formed but not allowed in the aggregate's current state (answered 400, as the contract says). */
 export class IllegalStateError extends AppError {
   readonly kind = 'illegal_state';
+}
+
+/** A dependency (the ledger, a mail server) did not answer: retry later (503). */
+export class UnavailableError extends AppError {
+  readonly kind = 'unavailable';
 }
 
 export const assertNever = (value: never): never => {

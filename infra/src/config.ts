@@ -49,6 +49,8 @@ const ConfigSchema = z
     PLATFORM_ACCOUNT: z.string().regex(/^G[A-Z2-7]{55}$/).optional(),
     /** Signs SEP-10 style link challenges. In sandbox mode it is derived from the network passphrase when unset. */
     LEDGER_SIGNING_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/).optional(),
+    /** The SEP-10 home domain (and web-auth domain) that link challenges name. */
+    LEDGER_HOME_DOMAIN: z.string().regex(/^[a-z0-9.-]{1,200}$/).default('cagnotte.local'),
   })
   .superRefine((c, ctx) => {
     if (c.APP_ENV === 'production' && !c.JWT_SECRET) {

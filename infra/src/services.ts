@@ -18,6 +18,11 @@ import { CheckpointWaiter } from './projections/checkpoints';
 import type { Embedder, SearchIndex } from './search/port';
 import { createEmbedder } from './search/embeddings';
 import { PostgresSearchIndex } from './search/postgres';
+import { OneTimeUse } from './auth/one-time';
+import { MailOutbox } from './mail/outbox';
+import { LedgerGateway } from './ledger/gateway';
+import { sandboxKeys } from './ledger/sandbox/keys';
+import { Keypair } from '@stellar/stellar-sdk';
 
 /** Everything the apps are wired with. Built once per process, passed explicitly: no singletons. */
 export interface Services {
@@ -36,6 +41,14 @@ export interface Services {
   waiter: CheckpointWaiter;
   searchIndex: SearchIndex;
   embedder: Embedder;
+  oneTime: OneTimeUse;
+  mail: MailOutbox;
+  ledger: LedgerGateway;
+  /**
+   * Where this process's own HTTP server answers (set by the API server from the first requests). In sandbox
+   * mode the ledger client calls the sandbox Horizon there, over HTTP, exactly as it would call testnet.
+   */
+  self: { url: string | null };
   kit: HttpKit;
   close(): Promise<void>;
 }
@@ -73,6 +86,25 @@ const openEventStore = async (config: Config, pgPool: pg.Pool): Promise<EventSto
   return new PostgresEventStore({ pool: pgPool });
 };
 
+/** The ledger client: the embedded sandbox network (keys derived from its passphrase) or a configured Horizon. */
+export const createLedgerGateway = (config: Config, self: { url: string | null }): LedgerGateway => {
+  const sandbox = config.LEDGER_MODE === 'sandbox' ? sandboxKeys(config.STELLAR_NETWORK_PASSPHRASE) : null;
+  return new LedgerGateway({
+    horizonUrl: () => {
+      if (config.HORIZON_URL) return config.HORIZON_URL;
+      if (!self.url) throw new Error('the sandbox ledger URL is not known before the HTTP server answers');
+      return `${self.url}/sandbox/horizon`;
+    },
+    networkPassphrase: config.STELLAR_NETWORK_PASSPHRASE,
+    assetCode: config.STELLAR_ASSET_CODE,
+    assetIssuer: config.STELLAR_ASSET_ISSUER ?? sandbox!.issuer.publicKey(),
+    platformAccount: config.PLATFORM_ACCOUNT ?? sandbox!.platform.publicKey(),
+    signingKeypair: config.LEDGER_SIGNING_SECRET ? Keypair.fromSecret(config.LEDGER_SIGNING_SECRET) : sandbox!.signing,
+    homeDomain: config.LEDGER_HOME_DOMAIN,
+    allowHttp: config.APP_ENV !== 'production',
+  });
+};
+
 export interface CreateServicesOptions {
   /** Create the database if missing and run migrations (default true). */
   migrate?: boolean;
@@ -96,6 +128,8 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const waiter = new CheckpointWaiter(knex);
   const searchIndex = await openSearchIndex(config, knex, pgPool);
   const embedder = createEmbedder({ url: config.EMBEDDINGS_URL, model: config.EMBEDDINGS_MODEL });
+  const self: { url: string | null } = { url: null };
+  const ledger = createLedgerGateway(config, self);
   return {
     config,
     logger,
@@ -112,6 +146,10 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     waiter,
     searchIndex,
     embedder,
+    oneTime: new OneTimeUse(redis),
+    mail: new MailOutbox(knex),
+    ledger,
+    self,
     kit: {
       authenticator: new SessionAuthenticator(tokens, sessions),
       tenants,

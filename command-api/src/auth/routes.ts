@@ -1,7 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ForbiddenError, UnauthorizedError, isUuid } from '@cagnotte/domain';
-import { ACCESS_TOKEN_TTL_SECONDS, decoyHash, defineRoute, toUserSummary, UserSummarySchema, verifyPassword, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
+import { ForbiddenError, UnauthorizedError } from '@cagnotte/domain';
+import { decoyHash, defineRoute, verifyPassword, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
+import { AuthTokenResponse, issueSession } from './session';
+
+export { AuthTokenResponse, UserSummary } from './session';
 
 export const LoginInput = z
   .union([
@@ -9,19 +11,6 @@ export const LoginInput = z
     z.object({ phone: z.string().trim().min(5).max(20), password: z.string().min(1).max(1024) }).strict(),
   ])
   .describe('LoginInput: `{email, password}` or `{phone, password}`');
-
-export const UserSummary = UserSummarySchema.extend({ tenant: z.string().describe('tenant slug') });
-
-export const AuthTokenResponse = z
-  .object({
-    token: z.string().describe('JWT, HS256, valid 7 days; send as `Authorization: Bearer <token>`'),
-    tokenType: z.literal('Bearer'),
-    expiresIn: z.number().int().describe('seconds'),
-    expiresAt: z.string().describe('date-time'),
-    deviceId: z.string().uuid().describe('Stable per device: send it back as X-Device-Id on the next login'),
-    user: UserSummary,
-  })
-  .describe('AuthTokenResponse');
 
 interface CredentialRow {
   user_id: string;
@@ -77,29 +66,7 @@ export const makeAuthCommandRoutes = ({ services }: AuthRouteDeps): RouteDef[] =
       if (cred.blocked_at) throw new ForbiddenError('account_blocked', 'This account is blocked');
       const [account, tenant] = await Promise.all([services.accounts.find(cred.user_id), services.tenants.byId(cred.tenant_id)]);
       if (!account || !tenant) throw new UnauthorizedError('Invalid credentials', 'invalid_credentials');
-      const incomingDevice = ctx.req.headers['x-device-id'];
-      const deviceId = typeof incomingDevice === 'string' && isUuid(incomingDevice) ? incomingDevice.toLowerCase() : randomUUID();
-      const sessionId = randomUUID();
-      const { token, expiresAt } = services.tokens.signAccess({ sub: account.id, sid: sessionId, tid: tenant.id, did: deviceId });
-      await services.sessions.create({
-        id: sessionId,
-        userId: account.id,
-        tenantId: tenant.id,
-        deviceId,
-        expiresAt,
-        ip: ctx.ip,
-        userAgent: ctx.req.headers['user-agent'] ?? null,
-      });
-      return {
-        data: {
-          token,
-          tokenType: 'Bearer',
-          expiresIn: ACCESS_TOKEN_TTL_SECONDS,
-          expiresAt: expiresAt.toISOString(),
-          deviceId,
-          user: { ...toUserSummary(account), tenant: tenant.slug },
-        },
-      };
+      return { data: await issueSession(services, account, tenant, ctx) };
     },
   });
 

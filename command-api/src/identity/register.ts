@@ -29,7 +29,11 @@ export const createTenant = async (services: Services, input: CreateTenantInput,
   }
 };
 
-export type RegisterUserInput = Omit<AccountInput, 'userId'> & { password: string };
+export type RegisterUserInput = Omit<AccountInput, 'userId'> & {
+  password: string;
+  /** Events appended with the registration, in the same append (business identity, a FEE mandate). */
+  alsoRecord?: (userId: string, now: string) => DomainEvent[];
+};
 
 /**
  * Claims the email (and phone) in the credentials table first, whose unique indexes make them unique per
@@ -49,7 +53,9 @@ export const registerUser = async (services: Services, input: RegisterUserInput,
     throw e;
   }
   try {
-    const events = decideRegisterAccount(false, { ...input, email, userId }, metadata.occurredAt);
+    const { password: _password, alsoRecord, ...accountInput } = input;
+    void _password;
+    const events = [...decideRegisterAccount(false, { ...accountInput, email, userId }, metadata.occurredAt), ...(alsoRecord?.(userId, metadata.occurredAt) ?? [])];
     const result = await services.store.append(accountStream(userId), toNewEvents(events, { ...metadata, tenantId: input.tenantId }), { expectedRevision: 'no_stream' });
     return { userId, position: result.position, account: events[0]!.data as Extract<DomainEvent, { type: 'AccountRegistered' }>['data'] };
   } catch (e) {

@@ -283,6 +283,14 @@ export const evolvePool = (state: Pool, event: DomainEvent): Pool => {
     case 'PoolCommissionMandateAccepted':
     case 'TenantCreated':
     case 'AccountRegistered':
+    case 'BusinessIdentityCaptured':
+    case 'LedgerAccountLinked':
+    case 'OrganiserGrantPrepared':
+    case 'OrganiserGrantSettled':
+    case 'RoleGranted':
+    case 'MandateAccepted':
+    case 'MandateRevoked':
+    case 'PasswordResetCompleted':
     case 'MerchantOnboarded':
     case 'MerchantProfileUpdated':
     case 'MerchantActivated':

@@ -1,7 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { UnauthorizedError } from '@cagnotte/domain';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 7 * 24 * 3600;
+export const PASSWORD_RESET_TTL_SECONDS = 30 * 60;
+export const SSO_CODE_TTL_SECONDS = 2 * 60;
+
+/** Short-lived tokens bound to one purpose: a reset token is no access token, and the other way round. */
+export type PurposeKind = 'password-reset' | 'partner-sso';
+
+export interface PurposeClaims {
+  sub: string;
+  tid: string;
+  jti: string;
+  kind: PurposeKind;
+  exp: number;
+  /** password-reset: a fingerprint of the password hash it was issued against (a changed password kills it). */
+  pwf?: string;
+}
 
 export interface AccessClaims {
   sub: string;
@@ -33,16 +49,40 @@ export class TokenService {
     return { token, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
   }
 
+  signPurpose(kind: PurposeKind, claims: { sub: string; tid: string; pwf?: string }, ttlSeconds: number): { token: string; jti: string; expiresAt: Date } {
+    const jti = randomUUID();
+    const token = jwt.sign({ ...claims, kind }, this.settings.secret, {
+      algorithm: 'HS256',
+      keyid: this.settings.keyId,
+      issuer: this.settings.issuer,
+      audience: this.settings.audience,
+      expiresIn: ttlSeconds,
+      jwtid: jti,
+    });
+    return { token, jti, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
+  }
+
+  /** Verifies a purpose token of exactly this kind; answers null (never throws) on any failure. */
+  verifyPurpose(kind: PurposeKind, token: string): PurposeClaims | null {
+    try {
+      const p = this.verify(token) as Partial<PurposeClaims>;
+      if (p.kind !== kind || typeof p.sub !== 'string' || typeof p.tid !== 'string' || typeof p.jti !== 'string' || typeof p.exp !== 'number') return null;
+      return p as PurposeClaims;
+    } catch {
+      return null;
+    }
+  }
+
+  private verify(token: string): unknown {
+    const decoded = jwt.decode(token, { complete: true });
+    if (!decoded || decoded.header.kid !== this.settings.keyId) throw new Error('unknown key id');
+    return jwt.verify(token, this.settings.secret, { algorithms: ['HS256'], issuer: this.settings.issuer, audience: this.settings.audience });
+  }
+
   verifyAccess(token: string): AccessClaims {
     let payload: unknown;
     try {
-      const decoded = jwt.decode(token, { complete: true });
-      if (!decoded || decoded.header.kid !== this.settings.keyId) throw new Error('unknown key id');
-      payload = jwt.verify(token, this.settings.secret, {
-        algorithms: ['HS256'],
-        issuer: this.settings.issuer,
-        audience: this.settings.audience,
-      });
+      payload = this.verify(token);
     } catch {
       throw new UnauthorizedError('Invalid or expired token', 'invalid_token');
     }

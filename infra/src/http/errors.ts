@@ -19,6 +19,7 @@ export const STATUS_BY_KIND: Record<AppError['kind'], number> = {
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 export const notFoundHandler: RequestHandler = (req, res) => {

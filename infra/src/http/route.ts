@@ -88,6 +88,38 @@ const bearer = (req: Request): string | null => {
   return m ? m[1]! : '';
 };
 
+/** The first-party browser session set by GET /api/auth/sso/start. */
+const sessionCookie = (req: Request): string | null => {
+  const header = req.headers.cookie;
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === 'service_session') return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+};
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A cookie rides along with any cross-site request (SameSite=None), so a cookie-authenticated write must
+ * come from a page of this service or of one of the tenant's approved origins (CSRF defence).
+ */
+const cookieWriteAllowed = async (kit: HttpKit, req: Request, auth: AuthContext): Promise<boolean> => {
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string' || origin === 'null') return false;
+  const host = req.headers.host;
+  if (host && (origin === `http://${host}` || origin === `https://${host}`)) return true;
+  const tenant = await kit.tenants.byId(auth.tenantId);
+  return !!tenant?.approvedOrigins.some((o) => {
+    try {
+      return new URL(o).origin === origin;
+    } catch {
+      return false;
+    }
+  });
+};
+
 export const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 const resolveTenant = async (kit: HttpKit, req: Request, auth: AuthContext | null): Promise<TenantRef | null> => {
@@ -117,6 +149,17 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
         } else {
           try {
             auth = await kit.authenticator.authenticate(token);
+          } catch (e) {
+            if (def.auth === 'required') throw e;
+          }
+        }
+      }
+      if (def.auth !== 'none' && token === null) {
+        const cookie = sessionCookie(req);
+        if (cookie) {
+          try {
+            const fromCookie = await kit.authenticator.authenticate(cookie);
+            if (SAFE_METHODS.has(req.method) || (await cookieWriteAllowed(kit, req, fromCookie))) auth = fromCookie;
           } catch (e) {
             if (def.auth === 'required') throw e;
           }

@@ -16,6 +16,12 @@ export interface AccountRow {
   timezone: string;
   signup_source: string;
   registered_at: Date;
+  ledger_account: string | null;
+  company_name: string | null;
+  siret: string | null;
+  tax_country: string | null;
+  tax_id: string | null;
+  rccm: string | null;
   revision: string;
 }
 

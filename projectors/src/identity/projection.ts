@@ -1,10 +1,12 @@
 import type { Projection } from '../runtime';
 
+const HANDLED = new Set(['TenantCreated', 'AccountRegistered', 'BusinessIdentityCaptured', 'LedgerAccountLinked', 'RoleGranted']);
+
 /** Tenants and accounts, for lookups by slug, id and email. Upserts keep the newest revision only. */
 export const identityProjection: Projection = {
   name: 'identity',
   tables: ['rm_tenants', 'rm_accounts'],
-  handles: (type) => type === 'TenantCreated' || type === 'AccountRegistered',
+  handles: (type) => HANDLED.has(type),
   async apply(trx, event, table) {
     const revision = event.revision.toString();
     switch (event.type) {
@@ -41,6 +43,19 @@ export const identityProjection: Projection = {
           .ignore();
         return;
       }
+      case 'BusinessIdentityCaptured': {
+        const d = event.data;
+        await trx(table('rm_accounts'))
+          .where({ id: d.userId })
+          .update({ account_type: 'BUSINESS', company_name: d.companyName, siret: d.siret, tax_country: d.taxCountry, tax_id: d.taxId, rccm: d.rccm, revision });
+        return;
+      }
+      case 'LedgerAccountLinked':
+        await trx(table('rm_accounts')).where({ id: event.data.userId }).update({ ledger_account: event.data.ledgerAccount, revision });
+        return;
+      case 'RoleGranted':
+        await trx(table('rm_accounts')).where({ id: event.data.userId }).update({ role: event.data.role, revision });
+        return;
       default:
         return;
     }

@@ -1,0 +1,277 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { MANDATE_TEXTS, mandateHash } from '../identity/mandates';
+import { NotFoundError, ValidationError, checkBusinessIdentity, type BusinessIdentity } from '@cagnotte/domain';
+import type { DomainEvent } from '@cagnotte/event-schemas';
+import {
+  PASSWORD_RESET_TTL_SECONDS,
+  SSO_CODE_TTL_SECONDS,
+  defineRoute,
+  formatPosition,
+  hashPassword,
+  type RouteDef,
+  type Services,
+  type TenantRef,
+} from '@cagnotte/infra';
+import { registerUser } from '../identity/register';
+import { accountStream, metadataFor } from '../shared/context';
+import { toNewEvents } from '../shared/new-events';
+import { AuthTokenResponse, gatedPublicTenant, gatedUserTenant, issueSession } from './session';
+import { checkDest, checkReturnTo, sessionCookie } from './redirects';
+
+/** Roles a partner may give at signup. Anything more (organiser) is earned through its own flow. */
+export const SIGNUP_ROLES = ['user'] as const;
+
+const Email = z.string().trim().email().max(320);
+
+export const SimpleRegisterInput = z
+  .object({
+    email: Email,
+    password: z.string().min(8).max(1024),
+    phone: z.string().trim().min(5).max(20).optional(),
+    displayName: z.string().trim().min(1).max(200).optional(),
+    firstName: z.string().trim().min(1).max(100).optional(),
+    lastName: z.string().trim().min(1).max(100).optional(),
+    accountType: z.enum(['CONSUMER', 'BUSINESS']).default('CONSUMER'),
+    companyName: z.string().trim().min(1).max(120).optional(),
+    siret: z.string().regex(/^\d{14}$/, 'must be exactly 14 digits').optional(),
+    taxCountry: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be exactly 2 letters (ISO 3166-1 alpha-2)')
+      .transform((c) => c.toUpperCase())
+      .optional(),
+    taxId: z.string().trim().min(4).max(40).optional(),
+    rccm: z.string().trim().min(4).max(40).optional(),
+    role: z.string().optional().describe(`Signup role, one of: ${SIGNUP_ROLES.join(', ')} (default user)`),
+    acceptFeeMandate: z.boolean().optional().describe('Record acceptance of the current FEE mandate text with the account'),
+    country: z.string().regex(/^[A-Z]{2}$/).optional().describe('Default FR'),
+    timezone: z
+      .string()
+      .max(64)
+      .refine((tz) => Intl.supportedValuesOf('timeZone').includes(tz) || tz === 'UTC', 'must be an IANA time zone')
+      .optional()
+      .describe('Default Europe/Paris'),
+  })
+  .describe('SimpleRegisterInput');
+
+const MessageResponse = z.object({ message: z.string() });
+
+const fingerprint = (passwordHash: string) => createHash('sha256').update(passwordHash).digest('hex').slice(0, 16);
+
+interface CredentialRow {
+  user_id: string;
+  tenant_id: string;
+  email: string;
+  password_hash: string;
+  blocked_at: Date | null;
+}
+
+export const makeAccountRoutes = ({ services, clock }: { services: Services; clock: () => Date }): RouteDef[] => {
+  const cfg = services.config;
+  const limit = (name: string, perMinute: number) => ({ name, limit: perMinute, windowSeconds: cfg.RATE_LIMIT_WINDOW_SECONDS });
+
+  const register = defineRoute({
+    method: 'post',
+    path: '/api/auth/register/simple',
+    summary: 'White-label signup: create an account and a session',
+    description: [
+      'Public, gated by the tenant\'s white-label toggle (404 when off), rate-limited per IP. The tenant is `X-Service-Tenant` (the default tenant when absent), also recorded as `signupSource`.',
+      'Skips the one-time-code and PIN steps of the canonical flow. Defaults: country FR, currency EUR, timezone Europe/Paris.',
+      '`accountType: BUSINESS` needs `companyName`, plus a `siret` (France) or a `taxCountry` with a `taxId` or `rccm` (other countries), for DAC7.',
+      `\`role\` must be one of ${SIGNUP_ROLES.join(', ')}. 409 when the email or phone is taken in the tenant.`,
+    ].join('\n\n'),
+    tags: ['Auth'],
+    auth: 'none',
+    tenant: 'optional',
+    body: SimpleRegisterInput,
+    rateLimit: limit('register', cfg.RATE_LIMIT_REGISTER_PER_MINUTE),
+    success: { status: 200, description: 'Account created, session issued', schema: AuthTokenResponse },
+    errors: [400, 404, 409, 429],
+    handler: async (ctx) => {
+      const tenant = gatedPublicTenant(ctx.tenant);
+      const b = ctx.body;
+      const role = b.role ?? 'user';
+      if (!(SIGNUP_ROLES as readonly string[]).includes(role)) {
+        throw new ValidationError({ role: [`must be one of: ${SIGNUP_ROLES.join(', ')}`] });
+      }
+      let business: BusinessIdentity | null = null;
+      if (b.accountType === 'BUSINESS') {
+        const checked = checkBusinessIdentity(b);
+        if ('errors' in checked) throw new ValidationError(checked.errors, 'A valid business identity is required (DAC7)', 'business_identity_invalid');
+        business = checked.identity;
+      }
+      const now = clock().toISOString();
+      const displayName = b.displayName ?? ([b.firstName, b.lastName].filter(Boolean).join(' ') || b.email.split('@')[0]!);
+      const { userId, position } = await registerUser(
+        services,
+        {
+          tenantId: tenant.id,
+          email: b.email,
+          phone: b.phone ?? null,
+          displayName,
+          role: 'user',
+          accountType: b.accountType,
+          country: b.country,
+          timezone: b.timezone,
+          signupSource: tenant.slug,
+          password: b.password,
+          alsoRecord: (id, at) => {
+            const more: DomainEvent[] = [];
+            if (business) more.push({ type: 'BusinessIdentityCaptured', data: { userId: id, ...business, via: 'register', capturedAt: at } });
+            if (b.acceptFeeMandate) {
+              const text = MANDATE_TEXTS.FEE;
+              more.push({
+                type: 'MandateAccepted',
+                data: { mandateId: crypto.randomUUID(), userId: id, kind: 'FEE', version: text.version, hash: mandateHash(text.text), ip: ctx.ip.slice(0, 64), acceptedAt: at },
+              });
+            }
+            return more;
+          },
+        },
+        metadataFor(ctx, tenant.id, now),
+      );
+      await services.waiter.waitFor(['identity'], position, cfg.READ_YOUR_WRITES_TIMEOUT_MS);
+      const account = await services.accounts.find(userId);
+      if (!account) throw new Error('registered account not projected in time');
+      return { data: await issueSession(services, account, tenant, ctx), headers: { 'X-Event-Position': formatPosition(position) } };
+    },
+  });
+
+  const findCredentials = async (tenant: TenantRef, email: string): Promise<CredentialRow | null> =>
+    (await services.knex<CredentialRow>('credentials').where({ tenant_id: tenant.id }).whereRaw('lower(email) = lower(?)', [email]).first()) ?? null;
+
+  const forgot = defineRoute({
+    method: 'post',
+    path: '/api/auth/forgot-password',
+    summary: 'Send a password-reset link',
+    description:
+      'Public, gated (404 when the white-label toggle is off), rate-limited per IP. Always 200 whatever the email: nobody learns whether an account exists. When it does, a 30-minute single-use `password-reset` token is e-mailed (through the mail outbox). Outside production the token is also returned as `resetToken`.',
+    tags: ['Auth'],
+    auth: 'none',
+    tenant: 'optional',
+    body: z.object({ email: Email }),
+    rateLimit: limit('forgot-password', cfg.RATE_LIMIT_PASSWORD_RESET_PER_MINUTE),
+    success: { status: 200, description: 'Accepted', schema: z.object({ message: z.string(), resetToken: z.string().optional() }) },
+    errors: [400, 404, 429],
+    handler: async (ctx) => {
+      const tenant = gatedPublicTenant(ctx.tenant);
+      const message = 'If an account exists for this email, a reset link has been sent.';
+      const cred = await findCredentials(tenant, ctx.body.email);
+      if (!cred || cred.blocked_at) return { data: { message } };
+      const { token } = services.tokens.signPurpose('password-reset', { sub: cred.user_id, tid: tenant.id, pwf: fingerprint(cred.password_hash) }, PASSWORD_RESET_TTL_SECONDS);
+      const link = new URL(cfg.PASSWORD_RESET_URL);
+      link.searchParams.set('token', token);
+      await services.mail.enqueue({
+        tenantId: tenant.id,
+        kind: 'password-reset',
+        to: cred.email,
+        subject: `${tenant.name}: reset your password`,
+        text: `Someone asked to reset the password of your ${tenant.name} account.\n\nTo choose a new password, open this link within 30 minutes (it works once):\n${link.toString()}\n\nIf it was not you, ignore this message: your password stays as it is.`,
+      });
+      return { data: cfg.APP_ENV === 'production' ? { message } : { message, resetToken: token } };
+    },
+  });
+
+  const reset = defineRoute({
+    method: 'post',
+    path: '/api/auth/reset-password',
+    summary: 'Choose a new password with a reset token',
+    description:
+      'Public, gated, rate-limited per IP. Verifies the `password-reset` token (HS256, issuer, audience, 30-minute expiry, single use, issued for the current password), sets the new password and revokes every active session of the account. 400 for an invalid, expired, used or superseded token.',
+    tags: ['Auth'],
+    auth: 'none',
+    tenant: 'optional',
+    body: z.object({ token: z.string().min(1).max(4096), password: z.string().min(8).max(1024) }),
+    rateLimit: limit('reset-password', cfg.RATE_LIMIT_PASSWORD_RESET_PER_MINUTE),
+    success: { status: 200, description: 'Password changed; all sessions revoked', schema: MessageResponse },
+    errors: [400, 404, 429],
+    handler: async (ctx) => {
+      const tenant = gatedPublicTenant(ctx.tenant);
+      const invalid = () => new ValidationError({ token: ['is invalid, expired or already used'] }, 'Invalid or expired reset token', 'invalid_reset_token');
+      const claims = services.tokens.verifyPurpose('password-reset', ctx.body.token);
+      if (!claims || claims.tid !== tenant.id) throw invalid();
+      const cred = await services.knex<CredentialRow>('credentials').where({ user_id: claims.sub }).first();
+      if (!cred || cred.blocked_at || fingerprint(cred.password_hash) !== claims.pwf) throw invalid();
+      const ttl = claims.exp - Math.floor(Date.now() / 1000);
+      if (!(await services.oneTime.consume('password-reset', claims.jti, ttl + 5))) throw invalid();
+      let revoked = 0;
+      try {
+        const passwordHash = await hashPassword(ctx.body.password);
+        await services.knex.transaction(async (trx) => {
+          await trx('credentials').where({ user_id: cred.user_id }).update({ password_hash: passwordHash, updated_at: trx.fn.now() });
+          revoked = await trx('sessions').where({ user_id: cred.user_id }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+        });
+      } catch (e) {
+        await services.oneTime.release('password-reset', claims.jti);
+        throw e;
+      }
+      // The audit record follows the change it reports; the security state above is already consistent.
+      const now = clock().toISOString();
+      await services.store
+        .append(
+          accountStream(cred.user_id),
+          toNewEvents([{ type: 'PasswordResetCompleted', data: { userId: cred.user_id, sessionsRevoked: revoked, ip: ctx.ip.slice(0, 64), resetAt: now } }], metadataFor(ctx, tenant.id, now)),
+          { expectedRevision: 'any' },
+        )
+        .catch((e: unknown) => services.logger.error({ err: e, userId: cred.user_id }, 'password reset audit event not recorded'));
+      return { data: { message: 'Password updated. Every session was signed out: log in again.' } };
+    },
+  });
+
+  const handoff = defineRoute({
+    method: 'post',
+    path: '/api/auth/sso/handoff',
+    summary: 'Get a one-time SSO code for a top-level navigation',
+    description:
+      'Bearer, gated by the user\'s tenant. Answers a 2-minute single-use `partner-sso` code; the front end then navigates the browser (not XHR) to `GET /api/auth/sso/start?code=…`.',
+    tags: ['Auth'],
+    auth: 'required',
+    success: { status: 200, description: 'The code', schema: z.object({ code: z.string(), expiresAt: z.string() }) },
+    errors: [401, 404],
+    handler: async (ctx) => {
+      const auth = ctx.auth!;
+      const tenant = await gatedUserTenant(services, auth);
+      const { token, expiresAt } = services.tokens.signPurpose('partner-sso', { sub: auth.userId, tid: tenant.id }, SSO_CODE_TTL_SECONDS);
+      return { data: { code: token, expiresAt: expiresAt.toISOString() } };
+    },
+  });
+
+  const start = defineRoute({
+    method: 'get',
+    path: '/api/auth/sso/start',
+    summary: 'Start a browser session from an SSO code (redirect)',
+    description: [
+      'Public, gated, a top-level browser navigation. Verifies the code (signature, kind `partner-sso`, 2-minute expiry, single use), mints a fresh session and sets it as the first-party cookie `service_session` (HttpOnly; Secure; SameSite=None; Path=/; 7 days), then answers **307** with `Location`:',
+      '`returnTo` when given (an absolute URL whose scheme, host and port equal one of the tenant\'s approved origins), else `dest` (an internal path such as `/pools/123`: no scheme, no `//`, no backslash, no encoded tricks), else `/onboarding`.',
+      'A `returnTo` or `dest` that fails those rules is a 400 (the code is not spent); an unknown, expired or replayed code is a 404. No envelope on success.',
+    ].join('\n\n'),
+    tags: ['Auth'],
+    auth: 'none',
+    query: z.object({
+      code: z.string().min(1).max(4096),
+      returnTo: z.string().max(2048).optional(),
+      dest: z.string().max(2048).optional(),
+    }),
+    success: { status: 307, description: 'Redirect with `Location` and `Set-Cookie: service_session=…`', schema: null },
+    errors: [400, 404],
+    responseHeaders: { Location: 'Where the browser goes next', 'Set-Cookie': 'service_session=<token>; Path=/; HttpOnly; Secure; SameSite=None' },
+    handler: async (ctx) => {
+      const q = ctx.query;
+      const claims = services.tokens.verifyPurpose('partner-sso', q.code);
+      const gone = () => new NotFoundError('sso_code');
+      if (!claims) throw gone();
+      const tenant = await services.tenants.byId(claims.tid);
+      if (!tenant || !tenant.whiteLabel) throw gone();
+      const target = q.returnTo !== undefined ? checkReturnTo(q.returnTo, tenant.approvedOrigins) : q.dest !== undefined ? checkDest(q.dest) : '/onboarding';
+      const account = await services.accounts.find(claims.sub);
+      const cred = await services.knex<CredentialRow>('credentials').where({ user_id: claims.sub }).first();
+      if (!account || !cred || cred.blocked_at) throw gone();
+      const ttl = claims.exp - Math.floor(Date.now() / 1000);
+      if (!(await services.oneTime.consume('partner-sso', claims.jti, ttl + 5))) throw gone();
+      const session = await issueSession(services, account, tenant, ctx);
+      return { redirect: target, headers: { 'Set-Cookie': sessionCookie(session.token, session.expiresIn) } };
+    },
+  });
+
+  return [register, forgot, reset, handoff, start];
+};

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { NotFoundError, isUuid } from '@cagnotte/domain';
+import { ACCESS_TOKEN_TTL_SECONDS, UserSummarySchema, toUserSummary, type AccountRow, type AuthContext, type RequestContext, type Services, type TenantRef } from '@cagnotte/infra';
+
+export const UserSummary = UserSummarySchema.extend({ tenant: z.string().describe('tenant slug') });
+
+export const AuthTokenResponse = z
+  .object({
+    token: z.string().describe('JWT, HS256, valid 7 days; send as `Authorization: Bearer <token>`'),
+    tokenType: z.literal('Bearer'),
+    expiresIn: z.number().int().describe('seconds'),
+    expiresAt: z.string().describe('date-time'),
+    deviceId: z.string().uuid().describe('Stable per device: send it back as X-Device-Id on the next login'),
+    user: UserSummary,
+  })
+  .describe('AuthTokenResponse');
+
+type AnyCtx = Pick<RequestContext<unknown, unknown, unknown>, 'req' | 'ip'>;
+
+/** A new server-side session and its 7-day access token (login, register-simple, SSO start). */
+export const issueSession = async (services: Services, account: AccountRow, tenant: TenantRef, ctx: AnyCtx) => {
+  const incomingDevice = ctx.req.headers['x-device-id'];
+  const deviceId = typeof incomingDevice === 'string' && isUuid(incomingDevice) ? incomingDevice.toLowerCase() : randomUUID();
+  const sessionId = randomUUID();
+  const { token, expiresAt } = services.tokens.signAccess({ sub: account.id, sid: sessionId, tid: tenant.id, did: deviceId });
+  await services.sessions.create({
+    id: sessionId,
+    userId: account.id,
+    tenantId: tenant.id,
+    deviceId,
+    expiresAt,
+    ip: ctx.ip,
+    userAgent: ctx.req.headers['user-agent'] ?? null,
+  });
+  return {
+    token,
+    tokenType: 'Bearer' as const,
+    expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+    expiresAt: expiresAt.toISOString(),
+    deviceId,
+    user: { ...toUserSummary(account), tenant: tenant.slug },
+  };
+};
+
+/** White-label gated public endpoints: the tenant of `X-Service-Tenant` (or the default) must have the toggle on, else 404. */
+export const gatedPublicTenant = (tenant: TenantRef | null): TenantRef => {
+  if (!tenant || !tenant.whiteLabel) throw new NotFoundError('resource');
+  return tenant;
+};
+
+/** White-label gated signed-in endpoints: the user's own tenant must have the toggle on, else 404. */
+export const gatedUserTenant = async (services: Services, auth: AuthContext): Promise<TenantRef> => {
+  const tenant = await services.tenants.byId(auth.tenantId);
+  if (!tenant || !tenant.whiteLabel) throw new NotFoundError('resource');
+  return tenant;
+};

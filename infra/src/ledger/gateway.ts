@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto';
+import { Asset, BASE_FEE, FeeBumpTransaction, Horizon, Keypair, Memo, Operation, StrKey, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
+import { ValidationError, type ObservedPayment } from '@cagnotte/domain';
+
+export interface LedgerSettings {
+  /** Resolved lazily: in sandbox mode it is only known once the HTTP server listens. */
+  horizonUrl: () => string;
+  networkPassphrase: string;
+  assetCode: string;
+  assetIssuer: string;
+  platformAccount: string;
+  /** Signs SEP-10 style challenges. */
+  signingKeypair: Keypair;
+  /** The name challenges carry as SEP-10 home domain and web-auth domain. */
+  homeDomain: string;
+  allowHttp: boolean;
+}
+
+/** Horizon refused a transaction: its result codes, as Horizon names them. */
+export class LedgerRejectedError extends Error {
+  constructor(
+    readonly status: number,
+    readonly resultCodes: { transaction?: string; operations?: string[] },
+  ) {
+    super(`the ledger rejected the transaction: ${[resultCodes.transaction, ...(resultCodes.operations ?? [])].filter(Boolean).join(', ') || `HTTP ${status}`}`);
+    this.name = 'LedgerRejectedError';
+  }
+}
+
+/** Horizon did not answer in time, or answered 5xx: the transaction may still land. */
+export class LedgerUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LedgerUnavailableError';
+  }
+}
+
+const CHALLENGE_TTL_SECONDS = 300;
+const PAYMENT_TTL_SECONDS = 900;
+
+/** The MEMO_HASH that binds a fee payment to one grant: a payment can settle that grant and no other. */
+export const grantMemoHash = (grantId: string): string => createHash('sha256').update(`cagnotte:organiser-grant:${grantId}`).digest('hex');
+
+type HorizonErrorResponse = { status?: number; data?: { extras?: { result_codes?: { transaction?: string; operations?: string[] } } } };
+const responseOf = (e: unknown): HorizonErrorResponse | undefined => (e as { response?: HorizonErrorResponse } | null)?.response;
+
+/**
+ * The one client of the Stellar ledger: any Horizon (the sandbox network, testnet, public) through the
+ * SDK's Horizon.Server. It builds the unsigned payments users sign, reads transactions back and decodes
+ * what they really did, and issues and verifies SEP-10 style challenges.
+ */
+export class LedgerGateway {
+  private cached: { url: string; server: Horizon.Server } | null = null;
+  readonly asset: Asset;
+
+  constructor(readonly settings: LedgerSettings) {
+    this.asset = new Asset(settings.assetCode, settings.assetIssuer);
+  }
+
+  get server(): Horizon.Server {
+    const url = this.settings.horizonUrl();
+    if (this.cached?.url !== url) this.cached = { url, server: new Horizon.Server(url, { allowHttp: this.settings.allowHttp }) };
+    return this.cached.server;
+  }
+
+  get network(): 'public' | 'testnet' | 'sandbox' {
+    if (this.settings.networkPassphrase === 'Public Global Stellar Network ; September 2015') return 'public';
+    if (this.settings.networkPassphrase === 'Test SDF Network ; September 2015') return 'testnet';
+    return 'sandbox';
+  }
+
+  async loadAccount(accountId: string): Promise<Horizon.AccountResponse | null> {
+    try {
+      return await this.server.loadAccount(accountId);
+    } catch (e) {
+      if (responseOf(e)?.status === 404) return null;
+      throw this.unavailable(e);
+    }
+  }
+
+  /** An unsigned payment of `amount` of the stablecoin from `source` to the platform, bound to `memoHash`. */
+  async buildFeePayment(source: string, amount: string, memoHash: string): Promise<{ xdr: string; hash: string; expiresAt: string }> {
+    const account = await this.loadAccount(source);
+    if (!account) {
+      throw new ValidationError(
+        { ledgerAccount: [`${source} does not exist on the ledger yet: fund it first`] },
+        'Your linked ledger account is not funded',
+        'ledger_account_not_found',
+      );
+    }
+    const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.settings.networkPassphrase })
+      .addOperation(Operation.payment({ destination: this.settings.platformAccount, asset: this.asset, amount }))
+      .addMemo(Memo.hash(memoHash))
+      .setTimeout(PAYMENT_TTL_SECONDS)
+      .build();
+    const maxTime = Number(tx.timeBounds?.maxTime ?? 0);
+    return { xdr: tx.toXDR(), hash: Buffer.from(tx.hash()).toString('hex'), expiresAt: new Date(maxTime * 1000).toISOString() };
+  }
+
+  /** Decodes a signed envelope for this network (a fee bump answers its inner transaction); null when it is not one. */
+  parseEnvelope(xdr: string): Transaction | null {
+    try {
+      const tx = TransactionBuilder.fromXDR(xdr, this.settings.networkPassphrase);
+      return tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx;
+    } catch {
+      return null;
+    }
+  }
+
+  /** What a transaction does, as far as a fee payment is concerned. */
+  describePayment(tx: Transaction, facts: { txHash: string; ledger: number; successful: boolean }): ObservedPayment {
+    const payments = tx.operations.filter((op) => op.type === 'payment' || op.type === 'pathPaymentStrictReceive' || op.type === 'pathPaymentStrictSend');
+    const first = tx.operations.find((op): op is Operation.Payment => op.type === 'payment');
+    const memoHash = tx.memo.type === 'hash' && tx.memo.value ? Buffer.from(tx.memo.value as Buffer).toString('hex') : null;
+    return {
+      txHash: facts.txHash,
+      ledger: facts.ledger,
+      successful: facts.successful,
+      from: first?.source ?? tx.source,
+      to: first?.destination ?? '',
+      assetCode: first ? (first.asset.isNative() ? 'XLM' : first.asset.getCode()) : null,
+      assetIssuer: first && !first.asset.isNative() ? (first.asset.getIssuer() ?? null) : null,
+      amount: first?.amount ?? '0',
+      memoHash,
+      paymentCount: payments.length,
+    };
+  }
+
+  /** The transaction as recorded on the ledger, decoded; null while the ledger does not show it. */
+  async observePayment(txHash: string): Promise<ObservedPayment | null> {
+    let record: Horizon.ServerApi.TransactionRecord;
+    try {
+      record = await this.server.transactions().transaction(txHash).call();
+    } catch (e) {
+      if (responseOf(e)?.status === 404) return null;
+      throw this.unavailable(e);
+    }
+    const tx = this.parseEnvelope(record.envelope_xdr);
+    if (!tx) throw new LedgerUnavailableError('the ledger returned an envelope for another network');
+    return this.describePayment(tx, { txHash: record.hash, ledger: Number(record.ledger_attr), successful: record.successful });
+  }
+
+  /** Submits a signed envelope; answers the hash and ledger, or throws LedgerRejectedError / LedgerUnavailableError. */
+  async submit(tx: Transaction): Promise<{ hash: string; ledger: number }> {
+    try {
+      const res = await this.server.submitTransaction(tx, { skipMemoRequiredCheck: true });
+      return { hash: res.hash, ledger: Number(res.ledger) };
+    } catch (e) {
+      const r = responseOf(e);
+      if (r?.status && r.status >= 400 && r.status < 500) throw new LedgerRejectedError(r.status, r.data?.extras?.result_codes ?? {});
+      throw this.unavailable(e);
+    }
+  }
+
+  /** A SEP-10 shaped challenge for `account`: server-signed, 5 minutes, random nonce in a manageData op. */
+  challenge(account: string): { xdr: string; hash: string; expiresAt: string } {
+    const { signingKeypair, homeDomain, networkPassphrase } = this.settings;
+    const xdr = WebAuth.buildChallengeTx(signingKeypair, account, homeDomain, CHALLENGE_TTL_SECONDS, networkPassphrase, homeDomain);
+    const tx = new Transaction(xdr, networkPassphrase);
+    return { xdr, hash: Buffer.from(tx.hash()).toString('hex'), expiresAt: new Date(Number(tx.timeBounds!.maxTime) * 1000).toISOString() };
+  }
+
+  /**
+   * Verifies a signed challenge the SEP-10 way: our signature, the time bounds and the nonce op, then the
+   * client's signatures: the medium threshold of the account's signers when it exists, its master key when not.
+   */
+  async verifyChallenge(xdr: string): Promise<{ account: string; hash: string }> {
+    const serverId = this.settings.signingKeypair.publicKey();
+    const passphrase = this.settings.networkPassphrase;
+    const home = this.settings.homeDomain;
+    let account: string;
+    let hash: string;
+    try {
+      const read = WebAuth.readChallengeTx(xdr, serverId, passphrase, home, home);
+      account = read.clientAccountID;
+      hash = Buffer.from(read.tx.hash()).toString('hex');
+    } catch (e) {
+      throw new ValidationError({ transaction: [(e as Error).message] }, 'Invalid challenge transaction', 'invalid_challenge');
+    }
+    if (!StrKey.isValidEd25519PublicKey(account)) {
+      throw new ValidationError({ transaction: ['the challenge must name a G… account'] }, 'Invalid challenge transaction', 'invalid_challenge');
+    }
+    const onLedger = await this.loadAccount(account);
+    try {
+      if (onLedger) {
+        const signers = onLedger.signers.map((s) => ({ key: s.key, weight: s.weight, type: s.type }));
+        WebAuth.verifyChallengeTxThreshold(xdr, serverId, passphrase, onLedger.thresholds.med_threshold, signers, home, home);
+      } else {
+        WebAuth.verifyChallengeTxSigners(xdr, serverId, passphrase, [account], home, home);
+      }
+    } catch (e) {
+      throw new ValidationError({ transaction: [(e as Error).message] }, 'The challenge is not signed by the account', 'challenge_not_signed');
+    }
+    return { account, hash };
+  }
+
+  private unavailable(e: unknown): LedgerUnavailableError {
+    const status = responseOf(e)?.status;
+    return new LedgerUnavailableError(`the ledger (Horizon) is unavailable${status ? ` (HTTP ${status})` : ''}: ${(e as Error | null)?.message ?? String(e)}`);
+  }
+}
+
+export const isStellarAccountId = (s: string): boolean => StrKey.isValidEd25519PublicKey(s);

@@ -29,3 +29,4 @@ export * from './read-models/catalogue';
 export * from './search/port';
 export * from './search/embeddings';
 export * from './search/postgres';
+export * from './ledger/sandbox';

@@ -5,6 +5,7 @@ import * as m003 from './003-merchants';
 import * as m004 from './004-catalogue-search';
 import * as m005 from './005-trigram-costs';
 import * as m006 from './006-search-vocabulary';
+import * as m007 from './007-ledger-sandbox';
 
 interface Migration {
   name: string;
@@ -12,7 +13,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Migration[] = [m001, m002, m003, m004, m005, m006];
+const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007];
 
 /** Migrations are imported, not globbed from disk, so they run the same under tsx, a bundle or a test. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import { Keypair } from '@stellar/stellar-sdk';
+
+/** The sandbox network's passphrase unless STELLAR_NETWORK_PASSPHRASE says otherwise. */
+export const SANDBOX_PASSPHRASE_DEFAULT = 'Cagnotte Sandbox Network ; November 2026';
+
+export interface SandboxKeys {
+  /** Holds the genesis supply (100 billion XLM) and funds friendbot accounts, as on Stellar: Keypair.master(passphrase). */
+  root: Keypair;
+  /** Issues the stablecoin. */
+  issuer: Keypair;
+  /** Receives platform fees; trusts the stablecoin from genesis. */
+  platform: Keypair;
+  /** Signs SEP-10 style link challenges; not an account on the ledger. */
+  signing: Keypair;
+}
+
+const derived = (passphrase: string, role: string): Keypair =>
+  Keypair.fromRawEd25519Seed(createHash('sha256').update(`${passphrase}|${role}`, 'utf8').digest());
+
+/** Deterministic sandbox keys: anyone who knows the passphrase can derive them, which is the point of a sandbox. */
+export function sandboxKeys(passphrase: string): SandboxKeys {
+  return {
+    root: Keypair.master(passphrase),
+    issuer: derived(passphrase, 'issuer'),
+    platform: derived(passphrase, 'platform'),
+    signing: derived(passphrase, 'signing'),
+  };
+}

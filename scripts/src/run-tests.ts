@@ -29,6 +29,9 @@ const main = async () => {
   process.env.RATE_LIMIT_LOGIN_PER_MINUTE ??= '100000';
   process.env.RATE_LIMIT_CATALOGUE_PER_MINUTE ??= '100000';
   process.env.RATE_LIMIT_SEARCH_PER_MINUTE ??= '100000';
+  process.env.RATE_LIMIT_REGISTER_PER_MINUTE ??= '100000';
+  process.env.RATE_LIMIT_PASSWORD_RESET_PER_MINUTE ??= '100000';
+  process.env.RATE_LIMIT_ORGANISER_PER_MINUTE ??= '100000';
   // Each spec file starts its own service set and keeps it to the end: small pools stay under max_connections.
   process.env.DB_POOL_SIZE ??= '6';
   const url = process.env.DATABASE_URL;

@@ -86,7 +86,7 @@ type Ctx = Pick<RequestContext<unknown, unknown, unknown>, 'auth' | 'requestId' 
 
 export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
   const cfg = services.config;
-  const organiserLimit = { name: 'organiser', limit: cfg.RATE_LIMIT_ORGANISER_PER_MINUTE, windowSeconds: cfg.RATE_LIMIT_WINDOW_SECONDS };
+  const organiserLimit = (step: string) => ({ name: `organiser-${step}`, limit: cfg.RATE_LIMIT_ORGANISER_PER_MINUTE, windowSeconds: cfg.RATE_LIMIT_WINDOW_SECONDS });
 
   /** One command on the caller's account stream, then wait until /api/auth/me shows it. */
   const onAccount = async <T>(ctx: Ctx, tenantId: string, decide: (a: Account | null) => { events: DomainEvent[]; result: T }) => {
@@ -250,7 +250,7 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     tags: ['Auth'],
     auth: 'required',
     body: z.object({ nonce: z.string().uuid().optional() }),
-    rateLimit: organiserLimit,
+    rateLimit: organiserLimit('prepare'),
     success: { status: 200, description: 'The grant, or alreadyOrganiser', schema: PrepareResult },
     errors: [400, 401, 404, 429, 503],
     handler: async (ctx) => {
@@ -313,7 +313,7 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     body: z
       .object({ grantId: z.string().min(1).max(64), txHash: TxHash.optional(), signedXdr: z.string().min(1).max(20_000).optional() })
       .refine((b) => b.txHash !== undefined || b.signedXdr !== undefined, { message: 'give txHash or signedXdr', path: ['txHash'] }),
-    rateLimit: organiserLimit,
+    rateLimit: organiserLimit('submit'),
     success: { status: 200, description: 'Settled, pending or idempotent', schema: SubmitResult },
     errors: [400, 401, 404, 429, 503],
     handler: async (ctx) => {

@@ -204,7 +204,7 @@ export class SandboxLedger {
     if (existing) return this.storedOutcome(existing.record, existing.resultCodes, base);
 
     const closedAt = this.closeTime(ctx.head.closedAt);
-    const lctx: LedgerContext = { ledgerSeq: ctx.head.sequence + 1, closeTime: BigInt(closedAt.getTime() / 1000), baseFee: ctx.head.baseFee, baseReserve: ctx.head.baseReserve };
+    const lctx: LedgerContext = { ledgerSeq: ctx.head.sequence + 1, closeTime: BigInt(Math.floor(closedAt.getTime() / 1000)), baseFee: ctx.head.baseFee, baseReserve: ctx.head.baseReserve };
     const before: AccountsState = await loadAccounts(trx, ctx.network, touchedAccounts(env));
     const verdict = processTransaction(env, before, lctx);
 
@@ -318,7 +318,7 @@ export class SandboxLedger {
     const acc = (await loadAccounts(this.knex, network, [id])).get(id);
     if (!acc) return null;
     const l = await ledgerBySequence(this.knex, network, acc.lastModifiedLedger);
-    return accountRecord(acc, l ? isoSeconds(BigInt(l.closedAt.getTime() / 1000)) : '', baseUrl);
+    return accountRecord(acc, l ? isoSeconds(Math.floor(l.closedAt.getTime() / 1000)) : '', baseUrl);
   }
 
   /** GET /accounts/:id/data/:key: the value, base64, or null. */

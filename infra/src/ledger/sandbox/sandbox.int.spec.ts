@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -283,6 +283,30 @@ test('a pre-auth signer is consumed when its transaction fails too', async () =>
   assert.is(await balanceOf(kp, 'native'), '9999.9999800');
 });
 
+test('a hash(x) signer is satisfied by its preimage; fee bumps are tx_not_supported', async () => {
+  const kp = await funded();
+  const preimage = Buffer.from('cagnotte escrow release secret');
+  await horizon.submitTransaction(
+    await build(kp, [Operation.setOptions({ signer: { sha256Hash: createHash('sha256').update(preimage).digest(), weight: 1 } }), Operation.setOptions({ masterWeight: 0 })]),
+  );
+  const acc = await horizon.loadAccount(kp.publicKey());
+  assert.equal(
+    acc.signers.map((s) => s.type),
+    ['sha256_hash'],
+  );
+  const tx = await build(kp, [Operation.manageData({ name: 'released', value: 'yes' })], { signers: [] });
+  assert.equal(codes(await refused(tx)), { transaction: 'tx_bad_auth' });
+  tx.signHashX(preimage);
+  assert.ok((await horizon.submitTransaction(tx)).successful);
+
+  const payer = await funded();
+  const inner = await build(payer, [Operation.bumpSequence({ bumpTo: '0' })]);
+  const bump = TransactionBuilder.buildFeeBumpTransaction(payer, '200', inner, PASSPHRASE);
+  bump.sign(payer);
+  const res = await refused(bump as unknown as Transaction);
+  assert.equal(codes(res), { transaction: 'tx_not_supported' });
+});
+
 test('bad sequence number is tx_bad_seq; expired and future time bounds are tx_too_late and tx_too_early', async () => {
   const kp = await funded();
   const op = [Operation.manageData({ name: 'k', value: 'v' })];
@@ -472,6 +496,37 @@ test('concurrent submissions from two accounts both apply, in distinct ledgers',
   assert.is(await balanceOf(dest, 'native'), '10004.0000000');
   const la = await horizon.ledgers().ledger(ra.ledger).call();
   assert.is((la as unknown as { successful_transaction_count: number }).successful_transaction_count, 1);
+});
+
+test('collections page like Horizon (cursor, limit, order); bad parameters and unknown paths are Horizon problems', async () => {
+  const kp = await funded();
+  for (const name of ['a', 'b', 'c']) await horizon.submitTransaction(await build(kp, [Operation.manageData({ name, value: name })]));
+  const first = await horizon.operations().forAccount(kp.publicKey()).limit(2).call();
+  assert.equal(
+    first.records.map((r) => r.type),
+    ['create_account', 'manage_data'],
+  );
+  const second = await first.next();
+  assert.equal(
+    second.records.map((r) => (r as unknown as { name: string }).name),
+    ['b', 'c'],
+  );
+  const back = await second.prev();
+  assert.equal(
+    back.records.map((r) => r.type),
+    ['manage_data', 'create_account'],
+  );
+  const desc = await horizon.transactions().forAccount(kp.publicKey()).order('desc').limit(1).call();
+  assert.is(desc.records.length, 1);
+  assert.is(desc.records[0]!.operation_count, 1);
+  for (const url of [`${base}/operations?cursor=abc`, `${base}/operations?limit=500`, `${base}/accounts/nope`, `${base}/transactions/xyz`]) {
+    const res = await fetch(url);
+    assert.is(res.status, 400, url);
+    assert.is(((await res.json()) as { type: string }).type, 'https://stellar.org/horizon-errors/bad_request');
+  }
+  const unknown = await fetch(`${base}/effects`);
+  assert.is(unknown.status, 404);
+  assert.is(((await unknown.json()) as { title: string }).title, 'Resource Missing');
 });
 
 test('state persists: a new SandboxLedger on the same database continues the same network', async () => {

@@ -21,7 +21,7 @@ import { PostgresSearchIndex } from './search/postgres';
 import { OneTimeUse } from './auth/one-time';
 import { MailOutbox } from './mail/outbox';
 import { LedgerGateway } from './ledger/gateway';
-import { sandboxKeys } from './ledger/sandbox/keys';
+import { SandboxLedger, sandboxKeys } from './ledger/sandbox';
 import { Keypair } from '@stellar/stellar-sdk';
 
 /** Everything the apps are wired with. Built once per process, passed explicitly: no singletons. */
@@ -44,6 +44,8 @@ export interface Services {
   oneTime: OneTimeUse;
   mail: MailOutbox;
   ledger: LedgerGateway;
+  /** The embedded Stellar network (LEDGER_MODE=sandbox), served by the API at /sandbox/horizon; null against a real Horizon. */
+  sandboxLedger: SandboxLedger | null;
   /**
    * Where this process's own HTTP server answers (set by the API server from the first requests). In sandbox
    * mode the ledger client calls the sandbox Horizon there, over HTTP, exactly as it would call testnet.
@@ -130,6 +132,8 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const embedder = createEmbedder({ url: config.EMBEDDINGS_URL, model: config.EMBEDDINGS_MODEL });
   const self: { url: string | null } = { url: null };
   const ledger = createLedgerGateway(config, self);
+  const sandboxLedger = config.LEDGER_MODE === 'sandbox' ? new SandboxLedger(knex, { passphrase: config.STELLAR_NETWORK_PASSPHRASE, assetCode: config.STELLAR_ASSET_CODE }) : null;
+  await sandboxLedger?.ensureGenesis();
   return {
     config,
     logger,
@@ -149,6 +153,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     oneTime: new OneTimeUse(redis),
     mail: new MailOutbox(knex),
     ledger,
+    sandboxLedger,
     self,
     kit: {
       authenticator: new SessionAuthenticator(tokens, sessions),

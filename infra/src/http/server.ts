@@ -8,6 +8,7 @@ import { mountRoutes, type RouteDef } from './route';
 import { formatPosition } from '../event-store/port';
 import { projectionLag } from '../projections/checkpoints';
 import type { Services } from '../services';
+import { createSandboxHorizonRouter } from '../ledger/sandbox';
 
 export interface ApiServerOptions {
   services: Services;
@@ -56,6 +57,15 @@ export const createApiServer = (o: ApiServerOptions): Express => {
       res.on('finish', () => end({ route: req.route?.path ?? 'unmatched', status: String(res.statusCode) }));
       next();
     });
+    // Where this server answers, for clients of its own sandbox ledger (the address it was reached on).
+    app.use((req, _res, next) => {
+      const address = req.socket.localAddress;
+      if (address && req.socket.localPort) services.self.url = `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+      next();
+    });
+    if (services.sandboxLedger) {
+      app.use('/sandbox/horizon', createSandboxHorizonRouter(services.sandboxLedger, { onError: (err) => services.logger.error({ err }, 'sandbox ledger error') }));
+    }
     app.get('/openapi.json', (_req, res) => res.json(doc));
     app.use('/docs', swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: `${o.info.title} – API reference` }));
     app.get('/health', async (_req, res) => {

@@ -55,6 +55,28 @@ test('user create prints the account; duplicates and bad usage are refused', asy
   assert.is((await cli('frobnicate')).code, 2);
 });
 
+test('user block refuses logins with 403 and revokes sessions; unblock restores; the mail outbox and ledger info are readable', async () => {
+  const email = `blk-${randomUUID().slice(0, 6)}@example.test`;
+  assert.is((await cli('user', 'create', '--tenant', slug, '--email', email, '--password', 'operator-pass-1')).code, 0);
+  const block = await cli('user', 'block', '--tenant', slug, '--email', email.toUpperCase());
+  assert.is(block.code, 0, block.err);
+  assert.is(JSON.parse(block.out).blocked, true);
+  assert.is((await cli('user', 'block', '--tenant', slug, '--email', 'nobody@example.test')).code, 2);
+  assert.is((await cli('user', 'block', '--tenant', slug)).code, 2);
+  const unblock = await cli('user', 'unblock', '--tenant', slug, '--email', email);
+  assert.is(JSON.parse(unblock.out).blocked, false);
+  const list = await cli('mail', 'list', '--limit', '5');
+  assert.is(list.code, 0, list.err);
+  assert.ok(Array.isArray(JSON.parse(list.out)));
+  assert.is((await cli('mail', 'list', '--limit', '0')).code, 2);
+  assert.is((await cli('mail', 'show', randomUUID())).code, 2);
+  const info = await cli('ledger', 'info');
+  assert.is(info.code, 0, info.err);
+  const l = JSON.parse(info.out);
+  assert.equal([l.mode, l.network, l.stablecoin.code], ['sandbox', 'sandbox', 'EURC']);
+  assert.match(l.platformAccount, /^G[A-Z2-7]{55}$/);
+});
+
 test('projections status and events verify answer JSON', async () => {
   const status = await cli('projections', 'status');
   assert.is(status.code, 0, status.err);

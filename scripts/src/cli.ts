@@ -15,6 +15,11 @@ const USAGE = `Usage: pnpm cli <command>
   tenant create <slug> [--name <name>] [--white-label on|off] [--origin <url>]...
   user create --tenant <slug> --email <e> --password <p> [--phone <p>] [--name <display name>]
               [--role user|organiser] [--account-type CONSUMER|BUSINESS]
+  user block --tenant <slug> --email <e>     refuse logins (403) and revoke every session
+  user unblock --tenant <slug> --email <e>
+  mail list [--to <email>] [--limit <n>]    the mail outbox, newest first (sandbox only: it holds reset links)
+  mail show <id>                            one message with its text
+  ledger info                               network, Horizon URL, stablecoin, platform and signing accounts
   merchant create --tenant <slug> --slug <s> --name <n> [--owner-email <e>] [--lat <x> --lng <y>]
               [--postal-code <c>] [--city <c>] [--category <c>]... [--description <d>] [--website <url>] [--inactive]
   projections status                 checkpoint, head and lag of every projection
@@ -38,6 +43,23 @@ const onOff = (v: string | undefined, def: boolean) => {
   if (v === 'on' || v === 'true') return true;
   if (v === 'off' || v === 'false') return false;
   throw new UsageError(`--white-label takes on or off, not ${v}`);
+};
+
+/** The outbox holds live reset links: outside sandbox an operator has no business reading it. */
+const sandboxOnly = (s: Services, what: string) => {
+  if (s.config.APP_ENV === 'production') throw new UsageError(`${what} is available in sandbox only: in production mail goes out through SMTP_URL`);
+};
+
+const setBlocked = async (s: Services, args: string[], blocked: boolean) => {
+  const { values } = parseArgs({ args, options: { tenant: { type: 'string' }, email: { type: 'string' } } });
+  if (!values.tenant || !values.email) throw new UsageError(`user ${blocked ? 'block' : 'unblock'} needs --tenant and --email`);
+  const tenant = await s.tenants.bySlug(values.tenant.toLowerCase());
+  if (!tenant) throw new UsageError(`no tenant ${values.tenant}`);
+  const cred = await s.knex('credentials').where({ tenant_id: tenant.id }).whereRaw('lower(email) = lower(?)', [values.email]).first();
+  if (!cred) throw new UsageError(`no user ${values.email} in ${tenant.slug}`);
+  await s.knex('credentials').where({ user_id: cred.user_id }).update({ blocked_at: blocked ? s.knex.fn.now() : null, updated_at: s.knex.fn.now() });
+  const revoked = blocked ? await s.sessions.revokeAllForUser(cred.user_id) : 0;
+  print({ userId: cred.user_id, email: cred.email, tenant: tenant.slug, blocked, sessionsRevoked: revoked });
 };
 
 const commands: Record<string, (s: Services, args: string[]) => Promise<void>> = {
@@ -99,6 +121,37 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
     );
     await runner(s).catchUp(position);
     print({ id: account.userId, ...account, tenant: tenant.slug, position: formatPosition(position) });
+  },
+  'user block': async (s, args) => setBlocked(s, args, true),
+  'user unblock': async (s, args) => setBlocked(s, args, false),
+  'mail list': async (s, args) => {
+    sandboxOnly(s, 'mail list');
+    const { values } = parseArgs({ args, options: { to: { type: 'string' }, limit: { type: 'string', default: '20' } } });
+    const limit = Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new UsageError('--limit takes 1 to 500');
+    const mails = await s.mail.list({ to: values.to, limit });
+    print(mails.map(({ text: _text, ...m }) => m));
+  },
+  'mail show': async (s, args) => {
+    sandboxOnly(s, 'mail show');
+    const id = args[0];
+    if (!id) throw new UsageError('mail show needs a message id (see mail list)');
+    const mail = await s.mail.get(id);
+    if (!mail) throw new UsageError(`no message ${id}`);
+    print(mail);
+  },
+  'ledger info': async (s) => {
+    const st = s.ledger.settings;
+    print({
+      mode: s.config.LEDGER_MODE,
+      network: s.ledger.network,
+      networkPassphrase: st.networkPassphrase,
+      horizonUrl: s.config.HORIZON_URL ?? `http://<api host>:${s.config.PORT}/sandbox/horizon`,
+      stablecoin: { code: st.assetCode, issuer: st.assetIssuer },
+      platformAccount: st.platformAccount,
+      challengeSigningAccount: st.signingKeypair.publicKey(),
+      homeDomain: st.homeDomain,
+    });
   },
   'merchant create': async (s, args) => {
     const { values } = parseArgs({

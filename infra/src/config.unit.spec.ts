@@ -4,6 +4,15 @@ import { ConfigError, SANDBOX_JWT_SECRET, loadConfig } from './config';
 
 const test = suite('configuration');
 
+const REAL_LEDGER = {
+  LEDGER_MODE: 'horizon',
+  HORIZON_URL: 'https://horizon-testnet.stellar.org',
+  STELLAR_NETWORK_PASSPHRASE: 'Test SDF Network ; September 2015',
+  STELLAR_ASSET_ISSUER: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG',
+  PLATFORM_ACCOUNT: 'GAIH3ULLFQ4DGSECF2AR555KZ4KNDGEKN4AFI4SU2M7B43MGK3QJZNSR',
+  LEDGER_SIGNING_SECRET: 'SBQWY3DNPFWGSZTFNV4WQZLBOJ2GQYLTMJSWK3TTMFZGK5DFOJ2WK3TF',
+};
+
 test('defaults give a working sandbox on the embedded default', () => {
   const c = loadConfig({});
   assert.is(c.APP_ENV, 'sandbox');
@@ -26,7 +35,21 @@ test('production without JWT_SECRET is refused with a clear message', () => {
 test('production refuses the sandbox secret and short secrets; accepts a real one', () => {
   assert.throws(() => loadConfig({ APP_ENV: 'production', JWT_SECRET: SANDBOX_JWT_SECRET }), /must not be used in production/);
   assert.throws(() => loadConfig({ APP_ENV: 'production', JWT_SECRET: 'short' }), /at least 32/);
-  assert.is(loadConfig({ APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40) }).JWT_SECRET, 'x'.repeat(40));
+  assert.throws(() => loadConfig({ APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40) }), /sandbox ledger must not be used in production/);
+  assert.is(loadConfig({ APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40), ...REAL_LEDGER }).JWT_SECRET, 'x'.repeat(40));
+});
+
+test('the ledger: sandbox by default; a real Horizon needs its URL, the stablecoin issuer, the platform account and a signing key', () => {
+  const c = loadConfig({});
+  assert.equal([c.LEDGER_MODE, c.STELLAR_ASSET_CODE, c.STELLAR_NETWORK_PASSPHRASE], ['sandbox', 'EURC', 'Cagnotte Sandbox Network ; November 2026']);
+  try {
+    loadConfig({ LEDGER_MODE: 'horizon' });
+    assert.unreachable();
+  } catch (e) {
+    for (const key of ['HORIZON_URL', 'STELLAR_ASSET_ISSUER', 'PLATFORM_ACCOUNT', 'LEDGER_SIGNING_SECRET']) assert.match((e as Error).message, key);
+  }
+  assert.is(loadConfig(REAL_LEDGER).HORIZON_URL, 'https://horizon-testnet.stellar.org');
+  assert.throws(() => loadConfig({ ...REAL_LEDGER, PLATFORM_ACCOUNT: 'not-an-account' }), /PLATFORM_ACCOUNT/);
 });
 
 test('bad values are listed by name', () => {

@@ -1,10 +1,14 @@
-import { boot } from '@cagnotte/infra';
+import { boot, startMailDelivery } from '@cagnotte/infra';
 import { createProjectorRunner } from './index';
 
 /** The projector worker alone (split deployment). Several may run: they take turns per projection. */
 void boot('projectors', async (services) => {
   const runner = createProjectorRunner(services);
   await runner.start();
+  const stopMail = startMailDelivery(services);
   services.logger.info({ projections: runner.names }, 'projectors running');
-  return { stop: () => runner.stop() };
+  return { stop: async () => {
+    await stopMail();
+    await runner.stop();
+  } };
 });

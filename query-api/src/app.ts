@@ -3,11 +3,16 @@ import { makeAuthQueryRoutes } from './auth/routes';
 import { makeMerchantQueryRoutes } from './merchants/routes';
 import { makePoolQueryRoutes } from './pools/routes';
 import { makeCatalogueRoutes } from './catalogue/routes';
+import { makeMeQueryRoutes } from './me/routes';
 
-/** Every read endpoint of the API: they read read models only, never the event store. */
+/**
+ * Every read endpoint of the API. They read read models; the only stream they read is the caller's own
+ * account stream (mandates, organiser grants), which is short and always current.
+ */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => [
   ...makeAuthQueryRoutes(deps),
   ...makePoolQueryRoutes(deps),
   ...makeMerchantQueryRoutes(deps),
   ...makeCatalogueRoutes(deps),
+  ...makeMeQueryRoutes(deps),
 ];

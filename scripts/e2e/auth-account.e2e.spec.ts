@@ -24,6 +24,9 @@ test.before(async (ctx) => {
   ctx.closed = (await ctx.api.tenant({ whiteLabel: false })).slug;
 });
 
+// Each suite gives its connections back when done: the whole run stays under max_connections.
+test.after(async (ctx) => ctx.api.stop());
+
 test('register-simple: a session, FR/EUR/Europe/Paris defaults, signupSource from the tenant header', async (ctx) => {
   const e = email();
   const res = await register(ctx, { email: e, password: 'long enough pw', displayName: 'Zoé' });
@@ -355,6 +358,9 @@ limited.before(async (ctx) => {
   });
   ctx.tenant = (await ctx.api.tenant()).slug;
 });
+
+// Each suite gives its connections back when done: the whole run stays under max_connections.
+limited.after(async (ctx) => ctx.api.stop());
 
 limited('register, forgot, reset and organiser activation: 429 with Retry-After past the limit, then recovery', async (ctx) => {
   const user = await ctx.api.user(ctx.tenant);

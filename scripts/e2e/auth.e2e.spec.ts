@@ -18,6 +18,9 @@ test.before(async (ctx) => {
   ctx.user = await ctx.api.user(ctx.tenant, { role: 'organiser', accountType: 'BUSINESS', phone: `+3361${Math.floor(Math.random() * 1e7)}`, name: 'Alice' });
 });
 
+// Each suite gives its connections back when done: the whole run stays under max_connections.
+test.after(async (ctx) => ctx.api.stop());
+
 const login = (ctx: Ctx, body: unknown, headers: Record<string, string> = {}) =>
   ctx.api.call('POST', '/api/auth/login/password', { tenant: ctx.tenant, body, headers });
 
@@ -128,6 +131,9 @@ limited.before(async (ctx) => {
   ctx.api = await startApi({ RATE_LIMIT_LOGIN_PER_MINUTE: 3, RATE_LIMIT_WINDOW_SECONDS: 1, TRUST_PROXY: true });
   ctx.tenant = (await ctx.api.tenant()).slug;
 });
+
+// Each suite gives its connections back when done: the whole run stays under max_connections.
+limited.after(async (ctx) => ctx.api.stop());
 
 limited('429 in the envelope with Retry-After past the limit, then recovery once the window passes', async (ctx) => {
   const ip = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.7`;

@@ -47,6 +47,9 @@ test.before(async (ctx) => {
   await ctx.api.runner.catchUp(await ctx.api.services.store.headPosition());
 });
 
+// Each suite gives its connections back when done: the whole run stays under max_connections.
+test.after(async (ctx) => ctx.api.stop());
+
 const get = (ctx: Ctx, path: string, tenant = ctx.tenant) => ctx.api.call('GET', path, { tenant });
 
 test('GET /api/tenant/merchants: ACTIVE merchants of the tenant only, with storefrontLinks, paginated and filtered', async (ctx) => {
@@ -203,6 +206,9 @@ limits.before(async (ctx) => {
   ctx.api = await startApi({ RATE_LIMIT_CATALOGUE_PER_MINUTE: 2, RATE_LIMIT_SEARCH_PER_MINUTE: 3, TRUST_PROXY: true });
   ctx.tenant = (await ctx.api.tenant()).slug;
 });
+
+// Each suite gives its connections back when done: the whole run stays under max_connections.
+limits.after(async (ctx) => ctx.api.stop());
 
 limits('per-IP limits on merchants, group-buys and search answer 429 in the envelope with Retry-After', async (ctx) => {
   const ip = `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;

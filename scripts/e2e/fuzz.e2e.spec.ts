@@ -391,8 +391,9 @@ Fuzz.before(async (state) => {
   };
 });
 
-Fuzz.after(async () => {
+Fuzz.after(async (state) => {
   agent.destroy();
+  await state.ctx?.api.stop();
 });
 
 type Op = { method: string; path: string; body?: Schema; query: string[]; templated: boolean };

@@ -11,6 +11,9 @@ test.before(async (ctx) => {
   ctx.organiser = await ctx.api.user(tenant, { role: 'organiser' });
 });
 
+// Each suite gives its connections back when done: the whole run stays under max_connections.
+test.after(async (ctx) => ctx.api.stop());
+
 const post = (ctx: { api: TestApi; organiser: TestUser }, key: string, body: unknown) =>
   ctx.api.call('POST', '/api/pools', { token: ctx.organiser.token, tenant: ctx.organiser.tenant, body, headers: { 'idempotency-key': key } });
 

@@ -8,6 +8,9 @@ test.before(async (ctx) => {
   ctx.api = await startApi();
 });
 
+// Each suite gives its connections back when done: the whole run stays under max_connections.
+test.after(async (ctx) => ctx.api.stop());
+
 const CONTRACT: Array<[string, string]> = [
   ['post', '/api/auth/login/password'],
   ['post', '/api/auth/logout'],

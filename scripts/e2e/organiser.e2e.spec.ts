@@ -29,6 +29,9 @@ test.before(async (ctx) => {
   ctx.eurc = ctx.api.services.ledger.asset;
 });
 
+// Each suite gives its connections back when done: the whole run stays under max_connections.
+test.after(async (ctx) => ctx.api.stop());
+
 /** A funded account that trusts the stablecoin and holds 1,000 of it (friendbot, changeTrust, friendbot). */
 const fundedWallet = async (ctx: Ctx, { stablecoin = true } = {}): Promise<Keypair> => {
   const kp = Keypair.random();

@@ -27,6 +27,9 @@ test.before(async (ctx) => {
   ctx.foreigner = await ctx.api.user(ctx.otherTenant, { role: 'organiser' });
 });
 
+// Each suite gives its connections back when done: the whole run stays under max_connections.
+test.after(async (ctx) => ctx.api.stop());
+
 const create = async (ctx: Ctx, body: unknown, user: TestUser = ctx.organiser, path = '/api/pools') =>
   ctx.api.call('POST', path, { token: user.token, tenant: user.tenant, body });
 

@@ -2,66 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError, decideAcceptMandate, decideRevokeMandate, type MandateRecord } from '@cagnotte/domain';
 import { MandateKind } from '@cagnotte/event-schemas';
-import { defineRoute, formatPosition, type Position, type RouteDef } from '@cagnotte/infra';
+import { MandateSchema, defineRoute, formatPosition, mandateView, type Position, type RouteDef } from '@cagnotte/infra';
 import { MANDATE_TEXTS, mandateHash } from '../identity/mandates';
-import { accountStream, loadAccount, metadataFor } from '../shared/context';
+import { accountStream, metadataFor } from '../shared/context';
 import { runCommand } from '../shared/run-command';
 import { accountAggregate, type MeDeps } from './personas';
 
-const MandateSchema = z
-  .object({
-    id: z.string().uuid(),
-    kind: MandateKind,
-    status: z.enum(['ACCEPTED', 'REVOKED']),
-    version: z.string().describe('Version of the text accepted'),
-    hash: z.string().describe('sha256 (hex) of the exact text accepted'),
-    current: z.boolean().describe('Whether the accepted text is the current one (a new version needs a new acceptance)'),
-    acceptedAt: z.string(),
-    acceptedIp: z.string().nullable(),
-    revokedAt: z.string().nullable(),
-  })
-  .describe('Mandate');
-
-const MandateText = z.object({ kind: MandateKind, text: z.string(), hash: z.string(), version: z.string() }).describe('MandateText');
-
-export const mandateTexts = () =>
-  (Object.keys(MANDATE_TEXTS) as Array<keyof typeof MANDATE_TEXTS>).map((kind) => ({
-    kind,
-    text: MANDATE_TEXTS[kind].text,
-    hash: mandateHash(MANDATE_TEXTS[kind].text),
-    version: MANDATE_TEXTS[kind].version,
-  }));
-
 const positionHeaders = (p: Position | null): Record<string, string> => (p ? { 'X-Event-Position': formatPosition(p) } : {});
 
-const view = (m: MandateRecord) => ({
-  id: m.mandateId,
-  kind: m.kind,
-  status: m.status,
-  version: m.version,
-  hash: m.hash,
-  current: m.version === MANDATE_TEXTS[m.kind].version && m.hash === mandateHash(MANDATE_TEXTS[m.kind].text),
-  acceptedAt: m.acceptedAt,
-  acceptedIp: m.acceptedIp,
-  revokedAt: m.revokedAt,
-});
-
 export const makeMandateRoutes = ({ services, clock }: MeDeps): RouteDef[] => [
-  defineRoute({
-    method: 'get',
-    path: '/api/mandates',
-    summary: 'My mandates and the current mandate texts',
-    description: 'Bearer. Every acceptance and revocation of the caller, newest first, plus the server-authoritative texts (FEE, COMMISSION, RELAIS) with their version and sha256.',
-    tags: ['Auth'],
-    auth: 'required',
-    success: { status: 200, description: 'Mandates and texts', schema: z.object({ mandates: z.array(MandateSchema), texts: z.array(MandateText) }) },
-    errors: [401],
-    handler: async (ctx) => {
-      const account = await loadAccount(services.store, ctx.auth!.userId);
-      const mandates = [...(account?.mandates ?? [])].reverse().map(view);
-      return { data: { mandates, texts: mandateTexts() } };
-    },
-  }),
   defineRoute({
     method: 'post',
     path: '/api/mandates',
@@ -88,7 +37,7 @@ export const makeMandateRoutes = ({ services, clock }: MeDeps): RouteDef[] => [
         },
         metadataFor(ctx, auth.tenantId, clock().toISOString()),
       );
-      return { status: 201, data: view(mandate!), headers: positionHeaders(outcome.position) };
+      return { status: 201, data: mandateView(mandate!), headers: positionHeaders(outcome.position) };
     },
   }),
   defineRoute({
@@ -117,7 +66,7 @@ export const makeMandateRoutes = ({ services, clock }: MeDeps): RouteDef[] => [
         },
         metadataFor(ctx, auth.tenantId, clock().toISOString()),
       );
-      return { data: view(mandate!), headers: positionHeaders(outcome.position) };
+      return { data: mandateView(mandate!), headers: positionHeaders(outcome.position) };
     },
   }),
 ];

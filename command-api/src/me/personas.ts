@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
   NotFoundError,
-  UnavailableError,
   ValidationError,
   decideCaptureBusinessIdentity,
   decideLinkLedgerAccount,
@@ -21,7 +20,11 @@ import {
   LedgerUnavailableError,
   defineRoute,
   formatPosition,
+  OrganiserGrantSchema,
   grantMemoHash,
+  ledgerCall,
+  organiserGrantView,
+  isStellarAccountId,
   type AuthContext,
   type Position,
   type RequestContext,
@@ -38,31 +41,14 @@ export const accountAggregate: Aggregate<Account | null> = { initial: () => null
 /** The organiser activation fee: exactly one unit of the euro stablecoin, in Stellar's 7 decimals. */
 export const ORGANISER_FEE = '1.0000000';
 
-const StellarAccount = z.string().regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar account id (G…)');
+const StellarAccount = z
+  .string()
+  .regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar account id (G…)')
+  .refine(isStellarAccountId, 'is not a valid Stellar account id (bad checksum)');
 const TxHash = z
   .string()
   .regex(/^[0-9a-fA-F]{64}$/, 'must be a 64-character hex transaction hash')
   .transform((h) => h.toLowerCase());
-
-const OrganiserGrantSchema = z
-  .object({
-    grantId: z.string().uuid(),
-    status: z.enum(['AWAITING_SIGNATURE', 'SETTLED']),
-    xdr: z.string().nullable().describe('Unsigned payment (base64 XDR), rebuilt with a fresh sequence number on every read while AWAITING_SIGNATURE; null once settled'),
-    txHash: z.string().nullable().describe('While awaiting: the hash the signed transaction will have (signatures do not change it). Once settled: the paying transaction'),
-    networkPassphrase: z.string(),
-    payment: z.object({
-      source: z.string().describe('Your linked ledger account'),
-      destination: z.string().describe('The platform account'),
-      asset: z.object({ code: z.string(), issuer: z.string() }),
-      amount: z.string().describe('Exactly 1.0000000'),
-      memoHash: z.string().describe('Hex MEMO_HASH binding the payment to this grant'),
-    }),
-    expiresAt: z.string().nullable().describe('The unsigned transaction\'s time bound; read the grant again for a fresh one'),
-    preparedAt: z.string(),
-    settledAt: z.string().nullable(),
-  })
-  .describe('OrganiserGrant');
 
 const PrepareResult = z.union([z.object({ alreadyOrganiser: z.literal(true) }), OrganiserGrantSchema.describe('OrganiserGrantPrepareResult')]);
 
@@ -114,34 +100,7 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     return state;
   };
 
-  const ledgerCall = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (e) {
-      if (e instanceof LedgerUnavailableError) throw new UnavailableError('ledger_unavailable', 'The ledger did not answer; retry shortly');
-      throw e;
-    }
-  };
-
-  const grantView = async (grant: OrganiserGrant) => {
-    const base = {
-      grantId: grant.grantId,
-      status: grant.status,
-      networkPassphrase: services.ledger.settings.networkPassphrase,
-      payment: {
-        source: grant.ledgerAccount,
-        destination: grant.destination,
-        asset: { code: grant.assetCode, issuer: grant.assetIssuer },
-        amount: grant.amount,
-        memoHash: grant.memoHash,
-      },
-      preparedAt: grant.preparedAt,
-      settledAt: grant.settledAt,
-    };
-    if (grant.status === 'SETTLED') return { ...base, xdr: null, txHash: grant.txHash, expiresAt: null };
-    const built = await ledgerCall(() => services.ledger.buildFeePayment(grant.ledgerAccount, grant.amount, grant.memoHash));
-    return { ...base, xdr: built.xdr, txHash: built.hash, expiresAt: built.expiresAt };
-  };
+  const grantView = (grant: OrganiserGrant) => organiserGrantView(services.ledger, grant);
 
   const becomeSeller = defineRoute({
     method: 'post',
@@ -280,25 +239,6 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     },
   });
 
-  const readGrant = defineRoute({
-    method: 'get',
-    path: '/api/me/become-organiser/{grantId}',
-    summary: 'Read an organiser grant',
-    description: 'Bearer, gated, owner only (404 for anyone else). While AWAITING_SIGNATURE the unsigned XDR is rebuilt on every call, with the account\'s current sequence number and a fresh time bound.',
-    tags: ['Auth'],
-    auth: 'required',
-    params: z.object({ grantId: z.string().uuid() }),
-    success: { status: 200, description: 'The grant', schema: OrganiserGrantSchema },
-    errors: [401, 404, 503],
-    handler: async (ctx) => {
-      const auth = ctx.auth!;
-      await gatedUserTenant(services, auth);
-      const grant = findGrant(await loadOwn(auth), ctx.params.grantId);
-      if (!grant) throw new NotFoundError('grant');
-      return { data: await grantView(grant) };
-    },
-  });
-
   const submit = defineRoute({
     method: 'post',
     path: '/api/me/become-organiser/submit',
@@ -362,5 +302,5 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     },
   });
 
-  return [becomeSeller, challenge, link, prepare, readGrant, submit];
+  return [becomeSeller, challenge, link, prepare, submit];
 };

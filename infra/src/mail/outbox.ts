@@ -161,3 +161,18 @@ export class MailWorker {
     await this.running;
   }
 }
+
+/**
+ * Starts delivering the outbox when SMTP_URL is set (the embedded app and the worker process both call it;
+ * several workers share the work). Without it mail stays queued: in sandbox the operator reads it with
+ * `pnpm cli mail list`. Answers the stop function.
+ */
+export const startMailDelivery = (deps: { knex: Knex; logger: Logger; config: { SMTP_URL?: string; MAIL_FROM: string; APP_ENV: string } }): (() => Promise<void>) => {
+  if (!deps.config.SMTP_URL) {
+    if (deps.config.APP_ENV === 'production') deps.logger.warn('SMTP_URL is not set: outgoing mail (password resets) stays queued in mail_outbox');
+    return async () => undefined;
+  }
+  const worker = new MailWorker(deps.knex, smtpTransport(deps.config.SMTP_URL), deps.config.MAIL_FROM, deps.logger);
+  worker.start();
+  return () => worker.stop();
+};

@@ -6,6 +6,8 @@ import * as m004 from './004-catalogue-search';
 import * as m005 from './005-trigram-costs';
 import * as m006 from './006-search-vocabulary';
 import * as m007 from './007-ledger-sandbox';
+import * as m008 from './008-auth-personas-mail';
+import * as m009 from './009-search-per-kind-indexes';
 
 interface Migration {
   name: string;
@@ -13,7 +15,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007];
+const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009];
 
 /** Migrations are imported, not globbed from disk, so they run the same under tsx, a bundle or a test. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

@@ -133,7 +133,6 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const self: { url: string | null } = { url: null };
   const ledger = createLedgerGateway(config, self);
   const sandboxLedger = config.LEDGER_MODE === 'sandbox' ? new SandboxLedger(knex, { passphrase: config.STELLAR_NETWORK_PASSPHRASE, assetCode: config.STELLAR_ASSET_CODE }) : null;
-  await sandboxLedger?.ensureGenesis();
   return {
     config,
     logger,

@@ -16,6 +16,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict',
   413: 'Request body too large',
   429: 'Rate limit exceeded (see Retry-After)',
+  503: 'A dependency (the ledger) did not answer: retry shortly',
 };
 
 export interface OpenApiInfo {
@@ -29,6 +30,12 @@ export interface OpenApiInfo {
 export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, components: Record<string, z.ZodType> = {}) => {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  registry.registerComponent('securitySchemes', 'cookieAuth', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'service_session',
+    description: 'The browser session set by GET /api/auth/sso/start. Writes authenticated by it must carry an Origin of this service or of an approved origin of the tenant.',
+  });
   registry.register('ErrorEnvelope', withOpenApi(ErrorEnvelope));
   for (const [name, schema] of Object.entries(components)) registry.register(name, withOpenApi(schema));
   const tenantHeader = (required: boolean) =>
@@ -64,7 +71,11 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
       summary: def.summary,
       ...(def.description ? { description: def.description } : {}),
       tags: def.tags,
-      ...(def.auth === 'required' ? { security: [{ bearerAuth: [] }] } : def.auth === 'optional' ? { security: [{ bearerAuth: [] }, {}] } : {}),
+      ...(def.auth === 'required'
+        ? { security: [{ bearerAuth: [] }, { cookieAuth: [] }] }
+        : def.auth === 'optional'
+          ? { security: [{ bearerAuth: [] }, { cookieAuth: [] }, {}] }
+          : {}),
       request: {
         ...(def.params ? { params: def.params as z.ZodObject } : {}),
         ...(def.query ? { query: def.query as z.ZodObject } : {}),

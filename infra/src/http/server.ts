@@ -1,3 +1,4 @@
+import type express from 'express';
 import type { Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import client from 'prom-client';
@@ -64,7 +65,10 @@ export const createApiServer = (o: ApiServerOptions): Express => {
       next();
     });
     if (services.sandboxLedger) {
-      app.use('/sandbox/horizon', createSandboxHorizonRouter(services.sandboxLedger, { onError: (err) => services.logger.error({ err }, 'sandbox ledger error') }));
+      const ledger = services.sandboxLedger;
+      // Genesis runs once, on the first request to the network (idempotent across processes).
+      const genesis: express.RequestHandler = (_req, _res, next) => void ledger.ensureGenesis().then(() => next(), next);
+      app.use('/sandbox/horizon', genesis, createSandboxHorizonRouter(ledger, { onError: (err) => services.logger.error({ err }, 'sandbox ledger error') }));
     }
     app.get('/openapi.json', (_req, res) => res.json(doc));
     app.use('/docs', swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: `${o.info.title} – API reference` }));

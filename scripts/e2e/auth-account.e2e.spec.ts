@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startApi, type TestApi } from './harness';
+import { createTenant } from '@cagnotte/command-api';
+import { startApi, uniqueSlug, type TestApi } from './harness';
 
 interface Ctx {
   api: TestApi;
@@ -385,5 +386,26 @@ limited('register, forgot, reset and organiser activation: 429 with Retry-After 
   assert.is(recovered.status, 400, 'recovered');
 });
 
+const fallback = suite<{ api: TestApi; slug: string }>('register-simple without X-Service-Tenant');
+
+fallback.before(async (ctx) => {
+  ctx.slug = uniqueSlug('dflt');
+  ctx.api = await startApi({ DEFAULT_TENANT: ctx.slug });
+  const meta = { actor: { kind: 'operator' as const, id: 'e2e' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() };
+  const { position } = await createTenant(ctx.api.services, { slug: ctx.slug, whiteLabel: true, approvedOrigins: [] }, meta);
+  await ctx.api.runner.catchUp(position);
+});
+
+fallback.after(async (ctx) => ctx.api.stop());
+
+fallback('the default tenant applies, and is the signupSource', async (ctx) => {
+  const res = await ctx.api.call('POST', '/api/auth/register/simple', { body: { email: email(), password: 'long enough pw' } });
+  assert.is(res.status, 200, res.text);
+  assert.is(res.body.data.user.tenant, ctx.slug);
+  const me = await ctx.api.call('GET', '/api/auth/me', { token: res.body.data.token });
+  assert.is(me.body.data.user.signupSource, ctx.slug);
+});
+
 test.run();
 limited.run();
+fallback.run();

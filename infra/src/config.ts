@@ -22,6 +22,19 @@ const ConfigSchema = z
     RATE_LIMIT_SEARCH_PER_MINUTE: int(300, 1, 1_000_000),
     JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
     JWT_KEY_ID: z.string().min(1).max(64).default('k1'),
+    /** Key rotation: JSON `{"<old kid>": "<old secret>"}`; tokens signed with them stay valid until they expire. */
+    JWT_PREVIOUS_KEYS: z
+      .string()
+      .transform((raw, ctx) => {
+        try {
+          const parsed = z.record(z.string().min(1).max(64), z.string().min(32)).parse(JSON.parse(raw));
+          return parsed;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'JWT_PREVIOUS_KEYS must be JSON {"kid": "secret of at least 32 characters"}' });
+          return z.NEVER;
+        }
+      })
+      .optional(),
     JWT_ISSUER: z.string().min(1).default('cagnotte'),
     JWT_AUDIENCE: z.string().min(1).default('cagnotte-api'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

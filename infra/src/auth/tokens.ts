@@ -30,6 +30,8 @@ export interface AccessClaims {
 export interface TokenSettings {
   secret: string;
   keyId: string;
+  /** Keys retired from signing but still accepted until their tokens expire: kid → secret. */
+  previousKeys?: Record<string, string>;
   issuer: string;
   audience: string;
 }
@@ -75,8 +77,10 @@ export class TokenService {
 
   private verify(token: string): unknown {
     const decoded = jwt.decode(token, { complete: true });
-    if (!decoded || decoded.header.kid !== this.settings.keyId) throw new Error('unknown key id');
-    return jwt.verify(token, this.settings.secret, { algorithms: ['HS256'], issuer: this.settings.issuer, audience: this.settings.audience });
+    const kid = decoded?.header.kid;
+    const secret = kid === this.settings.keyId ? this.settings.secret : kid ? this.settings.previousKeys?.[kid] : undefined;
+    if (!secret) throw new Error('unknown key id');
+    return jwt.verify(token, secret, { algorithms: ['HS256'], issuer: this.settings.issuer, audience: this.settings.audience });
   }
 
   verifyAccess(token: string): AccessClaims {

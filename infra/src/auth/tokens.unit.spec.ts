@@ -1,0 +1,41 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadConfig } from '../config';
+import { TokenService } from './tokens';
+
+const OLD = 'o'.repeat(40);
+const NEW = 'n'.repeat(40);
+const base = { issuer: 'cagnotte', audience: 'cagnotte-api' };
+const claims = { sub: 'u', sid: 's', tid: 't', did: 'd' };
+
+const test = suite('tokens: purpose binding and key rotation');
+
+test('a token signed with a retired key still verifies while its kid is listed; an unknown kid never does', () => {
+  const before = new TokenService({ ...base, secret: OLD, keyId: 'k0' });
+  const { token } = before.signAccess(claims);
+  const rotated = new TokenService({ ...base, secret: NEW, keyId: 'k1', previousKeys: { k0: OLD } });
+  assert.is(rotated.verifyAccess(token).sub, 'u');
+  assert.is(rotated.verifyAccess(rotated.signAccess(claims).token).sub, 'u', 'new tokens use the new key');
+  const retired = new TokenService({ ...base, secret: NEW, keyId: 'k1' });
+  assert.throws(() => retired.verifyAccess(token), /Invalid or expired token/);
+  const lying = new TokenService({ ...base, secret: NEW, keyId: 'k1', previousKeys: { k0: 'x'.repeat(40) } });
+  assert.throws(() => lying.verifyAccess(token), /Invalid or expired token/, 'the kid must match its own key');
+});
+
+test('purpose tokens work for their kind only, and never as access tokens', () => {
+  const t = new TokenService({ ...base, secret: NEW, keyId: 'k1' });
+  const reset = t.signPurpose('password-reset', { sub: 'u', tid: 't', pwf: 'abc' }, 1800);
+  assert.is(t.verifyPurpose('password-reset', reset.token)?.jti, reset.jti);
+  assert.is(t.verifyPurpose('partner-sso', reset.token), null);
+  assert.throws(() => t.verifyAccess(reset.token), /Invalid or expired token/);
+  assert.is(t.verifyPurpose('password-reset', t.signAccess(claims).token), null);
+  assert.is(t.verifyPurpose('partner-sso', t.signPurpose('partner-sso', { sub: 'u', tid: 't' }, -1).token), null, 'expired');
+});
+
+test('JWT_PREVIOUS_KEYS is JSON of kid to secret (at least 32 characters)', () => {
+  assert.equal(loadConfig({ JWT_PREVIOUS_KEYS: JSON.stringify({ k0: OLD }) }).JWT_PREVIOUS_KEYS, { k0: OLD });
+  assert.throws(() => loadConfig({ JWT_PREVIOUS_KEYS: '{"k0":"short"}' }), /JWT_PREVIOUS_KEYS/);
+  assert.throws(() => loadConfig({ JWT_PREVIOUS_KEYS: 'k0=abc' }), /JWT_PREVIOUS_KEYS/);
+});
+
+test.run();

@@ -63,7 +63,8 @@ const timeQueries = async (queries: string[], run: (q: string, i: number) => Pro
     await run(queries[i]!, i);
     samples.push({ q: queries[i]!, ms: nowMs() - t });
   }
-  return { latency: lat(samples.map((s) => s.ms)), slowest: [...samples].sort((a, b) => b.ms - a.ms).slice(0, 5) };
+  // The slowest 8 of 150 are the p95 tail.
+  return { latency: lat(samples.map((s) => s.ms)), slowest: [...samples].sort((a, b) => b.ms - a.ms).slice(0, 8) };
 };
 
 /**
@@ -100,7 +101,8 @@ export const runSearch = async (o: SearchOptions): Promise<{ rows: SearchSummary
     }
     const ourIndexing = { docs: docs.length, seconds: (embedMs + upsertMs) / 1000, embedSeconds: embedMs / 1000, upsertSeconds: upsertMs / 1000 };
     t = nowMs();
-    await knex.raw('ANALYZE rm_search_listings'); // what autovacuum would do soon after such a load; the planner needs it
+    // What autovacuum would do soon after such a load; the planner needs it (the vocabulary's statistics too).
+    await knex.raw('ANALYZE rm_search_listings, rm_search_words');
     const analyzeMs = nowMs() - t;
     const tableBytes = Number((await knex.raw(`SELECT pg_total_relation_size('rm_search_listings') AS b`)).rows[0].b);
 

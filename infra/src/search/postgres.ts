@@ -18,9 +18,12 @@ const CANDIDATES = 200;
  * How many full-text matches per section (the first in popularity order; within a radius, the nearest) are scored
  * by trigram similarity before the best CANDIDATES are kept. 600 used to be needed at 100,000 listings for a query
  * whose words were expanded to very common ones ("des" for "delices"); with expansions limited to close forms of a
- * known word, 300 finds every relevance case, and costs half as much to read and score.
+ * known word and a run per word when no listing holds them all, 250 finds every relevance case (200 loses two).
  */
-const CANDIDATE_POOL = 300;
+const CANDIDATE_POOL = 250;
+
+/** When the words are searched one by one (no listing holds them all), each reads at least this many. */
+const MIN_WORD_POOL = 100;
 
 /**
  * In each section, candidates whose trigram similarity is under this share of the best one are dropped before the
@@ -403,7 +406,7 @@ export class PostgresSearchIndex implements SearchIndex {
     const lexeme = (w: string) => `'${w}'`;
     const anyOf = (g: string[]) => `(${g.map(lexeme).join(' | ')})`;
     const geoBound = query.center !== null && query.radiusKm !== null;
-    const run = async (tsquery: string, kind: ListingKind): Promise<CandidateRow[]> => {
+    const run = async (tsquery: string, kind: ListingKind, limit: number): Promise<CandidateRow[]> => {
       // The radius itself is checked below: in distance order, the box's corners come after every listing within it.
       const { p, values } = params();
       const where = this.filter(query, p, `${SECTION_TEXT[kind]} @@ to_tsquery('simple', ${p(tsquery)})`, false);
@@ -413,20 +416,27 @@ export class PostgresSearchIndex implements SearchIndex {
                FROM rm_search_listings l
                WHERE ${where}
                ORDER BY ${geoBound ? `ll_to_earth(l.lat, l.lng) <-> ll_to_earth(${p(query.center!.lat)}, ${p(query.center!.lng)})` : 'l.featured DESC, l.popularity DESC, l.created_at DESC'}
-               LIMIT ${p(CANDIDATE_POOL)}`,
+               LIMIT ${p(limit)}`,
         values,
       });
       return geoBound ? r.rows.filter((row) => distanceKm(query.center, row.lat, row.lng)! <= query.radiusKm!) : r.rows;
     };
-    const perKind = (tsquery: string) => Promise.all(kinds.map((kind) => run(tsquery, kind)));
+    const perKind = (tsquery: string, limit = CANDIDATE_POOL) => Promise.all(kinds.map((kind) => run(tsquery, kind, limit)));
     const runs: CandidateRow[][] = await perKind(groups.map(anyOf).join(' & '));
     const found = runs.reduce((n, r) => n + Math.min(CANDIDATES, r.length), 0);
     if (groups.length > 1 && found < query.limit) {
       // Fewer than `limit` hold every word (so all of them are among the best CANDIDATES of their section): add the
       // listings holding any word, as runs of their own.
+      // One run per word (with its expansions), not one for any word: a rare word's few matches are then all
+      // read, instead of being crowded out by the popular matches of a common word beside it.
       const seen = new Set(runs.flat().map((r) => r.id));
-      const anyWord = await perKind([...new Set(groups.flat())].map(lexeme).join(' | '));
-      runs.push(...anyWord.map((rs) => rs.filter((r) => !seen.has(r.id))));
+      // Together they read about one pool's worth of rows.
+      const share = Math.max(MIN_WORD_POOL, Math.ceil(CANDIDATE_POOL / groups.length));
+      const perWord = await Promise.all(groups.map((g) => perKind(anyOf(g), share)));
+      for (const rs of perWord.flat()) {
+        runs.push(rs.filter((r) => !seen.has(r.id)));
+        for (const r of rs) seen.add(r.id);
+      }
     }
 
     const scorer = new TrigramScorer(expansion, /\s/.test(q));

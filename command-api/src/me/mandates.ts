@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError, decideAcceptMandate, decideRevokeMandate, type MandateRecord } from '@cagnotte/domain';
+import { NotFoundError, decideAcceptMandate, decideRevokeMandate } from '@cagnotte/domain';
 import { MandateKind } from '@cagnotte/event-schemas';
-import { MandateSchema, defineRoute, formatPosition, mandateView, type Position, type RouteDef } from '@cagnotte/infra';
+import { MandateSchema, defineRoute, mandateView, type RouteDef } from '@cagnotte/infra';
 import { MANDATE_TEXTS, mandateHash } from '../identity/mandates';
-import { accountStream, metadataFor } from '../shared/context';
-import { runCommand } from '../shared/run-command';
-import { accountAggregate, type MeDeps } from './personas';
-
-const positionHeaders = (p: Position | null): Record<string, string> => (p ? { 'X-Event-Position': formatPosition(p) } : {});
+import { onAccount, positionHeader } from './account-command';
+import type { MeDeps } from './personas';
 
 export const makeMandateRoutes = ({ services, clock }: MeDeps): RouteDef[] => [
   defineRoute({
@@ -23,21 +20,12 @@ export const makeMandateRoutes = ({ services, clock }: MeDeps): RouteDef[] => [
     success: { status: 201, description: 'The mandate', schema: MandateSchema },
     errors: [400, 401],
     handler: async (ctx) => {
-      const auth = ctx.auth!;
       const text = MANDATE_TEXTS[ctx.body.kind];
-      let mandate: MandateRecord | null = null;
-      const outcome = await runCommand(
-        services.store,
-        accountStream(auth.userId),
-        accountAggregate,
-        (state) => {
-          const d = decideAcceptMandate(state, { mandateId: randomUUID(), kind: ctx.body.kind, text: { version: text.version, hash: mandateHash(text.text) }, ip: ctx.ip.slice(0, 64) }, clock().toISOString());
-          mandate = d.mandate;
-          return d.events;
-        },
-        metadataFor(ctx, auth.tenantId, clock().toISOString()),
-      );
-      return { status: 201, data: mandateView(mandate!), headers: positionHeaders(outcome.position) };
+      const { result, position } = await onAccount(services, clock, ctx, ctx.auth!.tenantId, (state) => {
+        const d = decideAcceptMandate(state, { mandateId: randomUUID(), kind: ctx.body.kind, text: { version: text.version, hash: mandateHash(text.text) }, ip: ctx.ip.slice(0, 64) }, clock().toISOString());
+        return { events: d.events, result: d.mandate };
+      });
+      return { status: 201, data: mandateView(result), headers: positionHeader(position) };
     },
   }),
   defineRoute({
@@ -52,21 +40,12 @@ export const makeMandateRoutes = ({ services, clock }: MeDeps): RouteDef[] => [
     success: { status: 200, description: 'The revoked mandate', schema: MandateSchema },
     errors: [401, 404],
     handler: async (ctx) => {
-      const auth = ctx.auth!;
-      let mandate: MandateRecord | null = null;
-      const outcome = await runCommand(
-        services.store,
-        accountStream(auth.userId),
-        accountAggregate,
-        (state) => {
-          if (!state) throw new NotFoundError('mandate');
-          const d = decideRevokeMandate(state, ctx.params.id, ctx.ip.slice(0, 64), clock().toISOString());
-          mandate = d.mandate;
-          return d.events;
-        },
-        metadataFor(ctx, auth.tenantId, clock().toISOString()),
-      );
-      return { data: mandateView(mandate!), headers: positionHeaders(outcome.position) };
+      const { result, position } = await onAccount(services, clock, ctx, ctx.auth!.tenantId, (state) => {
+        if (!state) throw new NotFoundError('mandate');
+        const d = decideRevokeMandate(state, ctx.params.id, ctx.ip.slice(0, 64), clock().toISOString());
+        return { events: d.events, result: d.mandate };
+      });
+      return { data: mandateView(result), headers: positionHeader(position) };
     },
   }),
 ];

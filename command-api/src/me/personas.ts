@@ -7,7 +7,6 @@ import {
   decideLinkLedgerAccount,
   decidePrepareGrant,
   decideSettleGrant,
-  evolveAccount,
   findGrant,
   paymentMismatch,
   type Account,
@@ -19,24 +18,22 @@ import {
   LedgerRejectedError,
   LedgerUnavailableError,
   defineRoute,
-  formatPosition,
   OrganiserGrantSchema,
   grantMemoHash,
   ledgerCall,
   organiserGrantView,
   isStellarAccountId,
   type AuthContext,
-  type Position,
   type RequestContext,
   type RouteDef,
   type Services,
 } from '@cagnotte/infra';
 import { MANDATE_TEXTS, mandateHash } from '../identity/mandates';
 import { gatedUserTenant } from '../auth/session';
-import { accountStream, loadAccount, metadataFor } from '../shared/context';
-import { runCommand, type Aggregate } from '../shared/run-command';
+import { loadAccount } from '../shared/context';
+import { onAccount as accountCommand, positionHeader } from './account-command';
 
-export const accountAggregate: Aggregate<Account | null> = { initial: () => null, evolve: evolveAccount };
+export { accountAggregate } from './account-command';
 
 /** The organiser activation fee: exactly one unit of the euro stablecoin, in Stellar's 7 decimals. */
 export const ORGANISER_FEE = '1.0000000';
@@ -74,25 +71,8 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
   const cfg = services.config;
   const organiserLimit = (step: string) => ({ name: `organiser-${step}`, limit: cfg.RATE_LIMIT_ORGANISER_PER_MINUTE, windowSeconds: cfg.RATE_LIMIT_WINDOW_SECONDS });
 
-  /** One command on the caller's account stream, then wait until /api/auth/me shows it. */
-  const onAccount = async <T>(ctx: Ctx, tenantId: string, decide: (a: Account | null) => { events: DomainEvent[]; result: T }) => {
-    const auth = ctx.auth!;
-    let result: T | undefined;
-    const outcome = await runCommand(
-      services.store,
-      accountStream(auth.userId),
-      accountAggregate,
-      (state) => {
-        const d = decide(state);
-        result = d.result;
-        return d.events;
-      },
-      metadataFor(ctx, tenantId, clock().toISOString()),
-    );
-    if (outcome.position) await services.waiter.waitFor(['identity'], outcome.position, cfg.READ_YOUR_WRITES_TIMEOUT_MS);
-    return { result: result as T, state: outcome.state, position: outcome.position };
-  };
-  const positionHeader = (p: Position | null): Record<string, string> => (p ? { 'X-Event-Position': formatPosition(p) } : {});
+  const onAccount = <T>(ctx: Ctx, tenantId: string, decide: (a: Account | null) => { events: DomainEvent[]; result: T }) =>
+    accountCommand(services, clock, ctx, tenantId, decide);
 
   const loadOwn = async (auth: AuthContext): Promise<Account> => {
     const state = await loadAccount(services.store, auth.userId);

@@ -87,6 +87,41 @@ test('projections status and events verify answer JSON', async () => {
   assert.is(JSON.parse(verify.out).broken, 0);
 });
 
+test('pnpm start in sandbox creates the default tenant once, so a fresh sandbox takes signups without a tenant header', async () => {
+  const dflt = `dflt-${randomUUID().slice(0, 8)}`;
+  const start = () =>
+    spawn(tsx, ['scripts/src/start.ts'], { cwd: root, env: { ...process.env, PORT: '39110', HOST: '127.0.0.1', LOG_LEVEL: 'info', DEFAULT_TENANT: dflt }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stop = async (p: ReturnType<typeof start>) => {
+    p.kill('SIGTERM');
+    await new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)));
+  };
+  const until = async (logs: () => string, text: string) => {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && !logs().includes(text)) await new Promise((r) => setTimeout(r, 200));
+  };
+  let log = '';
+  const first = start();
+  first.stdout!.on('data', (d) => (log += String(d)));
+  try {
+    await until(() => log, 'listening');
+    assert.ok(log.includes('created the default tenant'), log);
+    const res = await call('http://127.0.0.1:39110', 'POST', '/api/auth/register/simple', { body: { email: `s-${randomUUID().slice(0, 6)}@example.test`, password: 'long enough pw' } });
+    assert.is(res.status, 200, res.text);
+    assert.is((res.body as { data: { user: { tenant: string } } }).data.user.tenant, dflt);
+  } finally {
+    await stop(first);
+  }
+  let again = '';
+  const second = start();
+  second.stdout!.on('data', (d) => (again += String(d)));
+  try {
+    await until(() => again, 'listening');
+    assert.not.ok(again.includes('created the default tenant'), 'only once');
+  } finally {
+    await stop(second);
+  }
+});
+
 test('each app starts alone: command-api, query-api and the projector worker', async () => {
   const procs = ['command-api/src/main.ts', 'query-api/src/main.ts', 'projectors/src/main.ts'].map((file, i) =>
     spawn(tsx, [file], { cwd: root, env: { ...process.env, PORT: String(39100 + i), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }),

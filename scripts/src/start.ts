@@ -1,9 +1,30 @@
-import { boot, startMailDelivery } from '@cagnotte/infra';
+import { randomUUID } from 'node:crypto';
+import { createTenant } from '@cagnotte/command-api';
+import { ConflictError } from '@cagnotte/domain';
+import { boot, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
 import { createEmbedded } from './api';
+
+/**
+ * In sandbox, requests that name no tenant use DEFAULT_TENANT: it is created on first start (white-label on, no
+ * approved origins), so a fresh sandbox answers signups and catalogue reads at once. Production never invents one.
+ */
+const provisionDefaultTenant = async (services: Services, catchUp: (position: Position) => Promise<unknown>) => {
+  const slug = services.config.DEFAULT_TENANT;
+  if (services.config.APP_ENV !== 'sandbox' || (await services.tenants.bySlug(slug))) return;
+  try {
+    const meta = { actor: { kind: 'system' as const, id: 'sandbox-start' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() };
+    const { position } = await createTenant(services, { slug, name: 'Sandbox default tenant', whiteLabel: true, approvedOrigins: [] }, meta);
+    await catchUp(position);
+    services.logger.info({ tenant: slug }, 'sandbox: created the default tenant');
+  } catch (e) {
+    if (!(e instanceof ConflictError)) throw e; // another process created it first
+  }
+};
 
 /** `pnpm start`: migrate, then serve the whole API on PORT with the projectors in this process. */
 void boot('cagnotte', async (services) => {
   const { app, runner } = await createEmbedded(services, { projectors: services.config.PROJECTORS === 'embedded' });
+  await provisionDefaultTenant(services, (position) => runner.catchUp(position));
   const stopMail = startMailDelivery(services);
   return {
     app,

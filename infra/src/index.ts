@@ -20,7 +20,7 @@ export * from './projections/checkpoints';
 export * from './services';
 export * from './http/app';
 // The error types the HTTP layer renders, for apps that may not import the domain (query-api).
-export { AppError, ValidationError, UnauthorizedError, ForbiddenError, NotFoundError, ConflictError, IllegalStateError, UnavailableError, isUuid } from '@cagnotte/domain';
+export { AppError, ValidationError, UnauthorizedError, ForbiddenError, NotFoundError, ConflictError, IllegalStateError, UnavailableError, findGrant, isUuid } from '@cagnotte/domain';
 export type { FieldErrors, ExistingMerchant, ExistingPool } from '@cagnotte/domain';
 export * from './http/server';
 export * from './boot';
@@ -37,3 +37,4 @@ export * from './auth/mandate-texts';
 export * from './read-models/account-stream';
 export * from './ledger/grant-view';
 export * from './read-models/mandate-view';
+export * from './http/gates';

@@ -1,4 +1,5 @@
 import { ValidationError } from '@cagnotte/domain';
+import { isApprovedOrigin } from '@cagnotte/infra';
 
 export const SESSION_COOKIE = 'service_session';
 
@@ -26,14 +27,7 @@ export const checkReturnTo = (raw: string, approvedOrigins: string[]): string =>
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw reject('returnTo', 'must use http or https');
   if (url.username || url.password) throw reject('returnTo', 'must not carry credentials');
-  const allowed = approvedOrigins.some((o) => {
-    try {
-      return new URL(o).origin === url.origin;
-    } catch {
-      return false;
-    }
-  });
-  if (!allowed) throw reject('returnTo', 'is not an approved origin of this tenant');
+  if (!isApprovedOrigin(approvedOrigins, url.origin)) throw reject('returnTo', 'is not an approved origin of this tenant');
   return url.toString();
 };
 

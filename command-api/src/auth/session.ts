@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError, isUuid } from '@cagnotte/domain';
-import { ACCESS_TOKEN_TTL_SECONDS, UserSummarySchema, toUserSummary, type AccountRow, type AuthContext, type RequestContext, type Services, type TenantRef } from '@cagnotte/infra';
+import { isUuid } from '@cagnotte/domain';
+import { ACCESS_TOKEN_TTL_SECONDS, UserSummarySchema, toUserSummary, type AccountRow, type RequestContext, type Services, type TenantRef } from '@cagnotte/infra';
 
 export const UserSummary = UserSummarySchema.extend({ tenant: z.string().describe('tenant slug') });
 
@@ -43,15 +43,4 @@ export const issueSession = async (services: Services, account: AccountRow, tena
   };
 };
 
-/** White-label gated public endpoints: the tenant of `X-Service-Tenant` (or the default) must have the toggle on, else 404. */
-export const gatedPublicTenant = (tenant: TenantRef | null): TenantRef => {
-  if (!tenant || !tenant.whiteLabel) throw new NotFoundError('resource');
-  return tenant;
-};
-
-/** White-label gated signed-in endpoints: the user's own tenant must have the toggle on, else 404. */
-export const gatedUserTenant = async (services: Services, auth: AuthContext): Promise<TenantRef> => {
-  const tenant = await services.tenants.byId(auth.tenantId);
-  if (!tenant || !tenant.whiteLabel) throw new NotFoundError('resource');
-  return tenant;
-};
+export { gatedPublicTenant, gatedUserTenant } from '@cagnotte/infra';

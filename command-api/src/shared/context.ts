@@ -1,16 +1,13 @@
-import { ForbiddenError, UnauthorizedError, evolveAccount, type Account, type PoolActor } from '@cagnotte/domain';
-import { parseEvent, type DomainEvent, type EventMetadata } from '@cagnotte/event-schemas';
-import type { AuthContext, EventStore, RequestContext, TenantRef } from '@cagnotte/infra';
+import { ForbiddenError, UnauthorizedError, type PoolActor } from '@cagnotte/domain';
+import type { EventMetadata } from '@cagnotte/event-schemas';
+import { accountStreamId, readAccountState, type AuthContext, type EventStore, type RequestContext, type TenantRef } from '@cagnotte/infra';
 
-export const accountStream = (userId: string) => `account-${userId}`;
+export const accountStream = accountStreamId;
 export const poolStream = (poolId: string) => `pool-${poolId}`;
 export const tenantStream = (slug: string) => `tenant-${slug}`;
 
 /** The account as its own stream says now: roles and account type come from the source of truth, not the token. */
-export const loadAccount = async (store: EventStore, userId: string): Promise<Account | null> => {
-  const events = await store.readStream(accountStream(userId));
-  return events.map((e) => parseEvent(e) as DomainEvent).reduce(evolveAccount, null);
-};
+export const loadAccount = readAccountState;
 
 export const loadActor = async (store: EventStore, auth: AuthContext): Promise<PoolActor> => {
   const account = await loadAccount(store, auth.userId);

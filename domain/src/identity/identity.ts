@@ -118,30 +118,8 @@ export const evolveAccount = (state: Account | null, event: DomainEvent): Accoun
     }
     case 'LedgerAccountLinked':
       return { ...state, ledgerAccount: event.data.ledgerAccount };
-    case 'OrganiserGrantPrepared': {
-      const d = event.data;
-      return {
-        ...state,
-        grants: [
-          ...state.grants,
-          {
-            grantId: d.grantId,
-            userId: d.userId,
-            status: 'AWAITING_SIGNATURE',
-            ledgerAccount: d.ledgerAccount,
-            destination: d.destination,
-            assetCode: d.assetCode,
-            assetIssuer: d.assetIssuer,
-            amount: d.amount,
-            memoHash: d.memoHash,
-            nonce: d.nonce,
-            preparedAt: d.preparedAt,
-            settledAt: null,
-            txHash: null,
-          },
-        ],
-      };
-    }
+    case 'OrganiserGrantPrepared':
+      return { ...state, grants: [...state.grants, { ...event.data, status: 'AWAITING_SIGNATURE', settledAt: null, txHash: null }] };
     case 'OrganiserGrantSettled': {
       const d = event.data;
       return {

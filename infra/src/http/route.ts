@@ -5,6 +5,7 @@ import { NotFoundError, UnauthorizedError, ValidationError } from '@cagnotte/dom
 import { fieldErrorsFromZod } from './envelope';
 import type { RateLimiter, RateLimitRule } from './rate-limit';
 import { IDEMPOTENCY_HEADER, IdempotencyStore } from './idempotency';
+import { isApprovedOrigin } from './gates';
 
 export interface AuthContext {
   userId: string;
@@ -111,13 +112,7 @@ const cookieWriteAllowed = async (kit: HttpKit, req: Request, auth: AuthContext)
   const host = req.headers.host;
   if (host && (origin === `http://${host}` || origin === `https://${host}`)) return true;
   const tenant = await kit.tenants.byId(auth.tenantId);
-  return !!tenant?.approvedOrigins.some((o) => {
-    try {
-      return new URL(o).origin === origin;
-    } catch {
-      return false;
-    }
-  });
+  return !!tenant && isApprovedOrigin(tenant.approvedOrigins, origin);
 };
 
 export const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');

@@ -5,6 +5,8 @@ import {
   NotFoundError,
   OrganiserGrantSchema,
   defineRoute,
+  findGrant,
+  gatedUserTenant,
   mandateTexts,
   mandateView,
   organiserGrantView,
@@ -42,9 +44,8 @@ export const makeMeQueryRoutes = ({ services }: { services: Services }): RouteDe
     errors: [401, 404, 503],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      const tenant = await services.tenants.byId(auth.tenantId);
-      if (!tenant?.whiteLabel) throw new NotFoundError('resource');
-      const grant = (await readAccountState(services.store, auth.userId))?.grants.find((g) => g.grantId === ctx.params.grantId);
+      await gatedUserTenant(services, auth);
+      const grant = findGrant(await readAccountState(services.store, auth.userId), ctx.params.grantId);
       if (!grant) throw new NotFoundError('grant');
       return { data: await organiserGrantView(services.ledger, grant) };
     },

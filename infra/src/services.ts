@@ -12,6 +12,7 @@ import { IdempotencyStore } from './http/idempotency';
 import type { AuthContext, Authenticator, HttpKit } from './http/route';
 import { TokenService } from './auth/tokens';
 import { SessionStore } from './auth/sessions';
+import { CredentialStore } from './auth/credentials';
 import { AccountReadModel, TenantReadModel } from './read-models/identity';
 import { PoolReadModel } from './read-models/pools';
 import { CheckpointWaiter } from './projections/checkpoints';
@@ -34,6 +35,7 @@ export interface Services {
   store: EventStore;
   tokens: TokenService;
   sessions: SessionStore;
+  credentials: CredentialStore;
   tenants: TenantReadModel;
   accounts: AccountReadModel;
   pools: PoolReadModel;
@@ -142,6 +144,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     store,
     tokens,
     sessions,
+    credentials: new CredentialStore(knex),
     tenants,
     accounts: new AccountReadModel(knex),
     pools: new PoolReadModel(knex, pgPool),

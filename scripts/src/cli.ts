@@ -55,9 +55,9 @@ const setBlocked = async (s: Services, args: string[], blocked: boolean) => {
   if (!values.tenant || !values.email) throw new UsageError(`user ${blocked ? 'block' : 'unblock'} needs --tenant and --email`);
   const tenant = await s.tenants.bySlug(values.tenant.toLowerCase());
   if (!tenant) throw new UsageError(`no tenant ${values.tenant}`);
-  const cred = await s.knex('credentials').where({ tenant_id: tenant.id }).whereRaw('lower(email) = lower(?)', [values.email]).first();
+  const cred = await s.credentials.byEmail(tenant.id, values.email);
   if (!cred) throw new UsageError(`no user ${values.email} in ${tenant.slug}`);
-  await s.knex('credentials').where({ user_id: cred.user_id }).update({ blocked_at: blocked ? s.knex.fn.now() : null, updated_at: s.knex.fn.now() });
+  await s.credentials.setBlocked(cred.user_id, blocked);
   const revoked = blocked ? await s.sessions.revokeAllForUser(cred.user_id) : 0;
   print({ userId: cred.user_id, email: cred.email, tenant: tenant.slug, blocked, sessionsRevoked: revoked });
 };

@@ -7,13 +7,12 @@ import {
   PASSWORD_RESET_TTL_SECONDS,
   SSO_CODE_TTL_SECONDS,
   defineRoute,
-  formatPosition,
   hashPassword,
   type RouteDef,
   type Services,
-  type TenantRef,
 } from '@cagnotte/infra';
 import { registerUser } from '../identity/register';
+import { positionHeader } from '../me/account-command';
 import { accountStream, metadataFor } from '../shared/context';
 import { toNewEvents } from '../shared/new-events';
 import { AuthTokenResponse, gatedPublicTenant, gatedUserTenant, issueSession } from './session';
@@ -57,14 +56,6 @@ export const SimpleRegisterInput = z
 const MessageResponse = z.object({ message: z.string() });
 
 const fingerprint = (passwordHash: string) => createHash('sha256').update(passwordHash).digest('hex').slice(0, 16);
-
-interface CredentialRow {
-  user_id: string;
-  tenant_id: string;
-  email: string;
-  password_hash: string;
-  blocked_at: Date | null;
-}
 
 export const makeAccountRoutes = ({ services, clock }: { services: Services; clock: () => Date }): RouteDef[] => {
   const cfg = services.config;
@@ -133,12 +124,9 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
       await services.waiter.waitFor(['identity'], position, cfg.READ_YOUR_WRITES_TIMEOUT_MS);
       const account = await services.accounts.find(userId);
       if (!account) throw new Error('registered account not projected in time');
-      return { data: await issueSession(services, account, tenant, ctx), headers: { 'X-Event-Position': formatPosition(position) } };
+      return { data: await issueSession(services, account, tenant, ctx), headers: positionHeader(position) };
     },
   });
-
-  const findCredentials = async (tenant: TenantRef, email: string): Promise<CredentialRow | null> =>
-    (await services.knex<CredentialRow>('credentials').where({ tenant_id: tenant.id }).whereRaw('lower(email) = lower(?)', [email]).first()) ?? null;
 
   const forgot = defineRoute({
     method: 'post',
@@ -156,7 +144,7 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
     handler: async (ctx) => {
       const tenant = gatedPublicTenant(ctx.tenant);
       const message = 'If an account exists for this email, a reset link has been sent.';
-      const cred = await findCredentials(tenant, ctx.body.email);
+      const cred = await services.credentials.byEmail(tenant.id, ctx.body.email);
       if (!cred || cred.blocked_at) return { data: { message } };
       const { token } = services.tokens.signPurpose('password-reset', { sub: cred.user_id, tid: tenant.id, pwf: fingerprint(cred.password_hash) }, PASSWORD_RESET_TTL_SECONDS);
       const link = new URL(cfg.PASSWORD_RESET_URL);
@@ -190,7 +178,7 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
       const invalid = () => new ValidationError({ token: ['is invalid, expired or already used'] }, 'Invalid or expired reset token', 'invalid_reset_token');
       const claims = services.tokens.verifyPurpose('password-reset', ctx.body.token);
       if (!claims || claims.tid !== tenant.id) throw invalid();
-      const cred = await services.knex<CredentialRow>('credentials').where({ user_id: claims.sub }).first();
+      const cred = await services.credentials.byUser(claims.sub);
       if (!cred || cred.blocked_at || fingerprint(cred.password_hash) !== claims.pwf) throw invalid();
       const ttl = claims.exp - Math.floor(Date.now() / 1000);
       if (!(await services.oneTime.consume('password-reset', claims.jti, ttl + 5))) throw invalid();
@@ -198,8 +186,8 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
       try {
         const passwordHash = await hashPassword(ctx.body.password);
         await services.knex.transaction(async (trx) => {
-          await trx('credentials').where({ user_id: cred.user_id }).update({ password_hash: passwordHash, updated_at: trx.fn.now() });
-          revoked = await trx('sessions').where({ user_id: cred.user_id }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+          await services.credentials.setPassword(cred.user_id, passwordHash, trx);
+          revoked = await services.sessions.revokeAllForUser(cred.user_id, trx);
         });
       } catch (e) {
         await services.oneTime.release('password-reset', claims.jti);
@@ -264,7 +252,7 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
       if (!tenant || !tenant.whiteLabel) throw gone();
       const target = q.returnTo !== undefined ? checkReturnTo(q.returnTo, tenant.approvedOrigins) : q.dest !== undefined ? checkDest(q.dest) : '/onboarding';
       const account = await services.accounts.find(claims.sub);
-      const cred = await services.knex<CredentialRow>('credentials').where({ user_id: claims.sub }).first();
+      const cred = await services.credentials.byUser(claims.sub);
       if (!account || !cred || cred.blocked_at) throw gone();
       const ttl = claims.exp - Math.floor(Date.now() / 1000);
       if (!(await services.oneTime.consume('partner-sso', claims.jti, ttl + 5))) throw gone();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ForbiddenError, UnauthorizedError } from '@cagnotte/domain';
-import { decoyHash, defineRoute, verifyPassword, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
+import { decoyHash, defineRoute, verifyPassword, type CredentialRow, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
 import { AuthTokenResponse, issueSession } from './session';
 
 export { AuthTokenResponse, UserSummary } from './session';
@@ -11,13 +11,6 @@ export const LoginInput = z
     z.object({ phone: z.string().trim().min(5).max(20), password: z.string().min(1).max(1024) }).strict(),
   ])
   .describe('LoginInput: `{email, password}` or `{phone, password}`');
-
-interface CredentialRow {
-  user_id: string;
-  tenant_id: string;
-  password_hash: string;
-  blocked_at: Date | null;
-}
 
 export interface AuthRouteDeps {
   services: Services;

@@ -45,7 +45,8 @@ export class SessionStore {
     await this.knex('sessions').where({ id }).whereNull('revoked_at').update({ revoked_at: this.knex.fn.now() });
   }
 
-  async revokeAllForUser(userId: string): Promise<number> {
-    return this.knex('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: this.knex.fn.now() });
+  /** Pass `trx` to revoke within a larger change (a password reset revokes in the same transaction). */
+  async revokeAllForUser(userId: string, trx: Knex | Knex.Transaction = this.knex): Promise<number> {
+    return trx('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
   }
 }

@@ -41,27 +41,24 @@ export class TokenService {
   constructor(private readonly settings: TokenSettings) {}
 
   signAccess(claims: Omit<AccessClaims, 'kind'>, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): { token: string; expiresAt: Date } {
-    const token = jwt.sign({ ...claims, kind: 'access' }, this.settings.secret, {
-      algorithm: 'HS256',
-      keyid: this.settings.keyId,
-      issuer: this.settings.issuer,
-      audience: this.settings.audience,
-      expiresIn: ttlSeconds,
-    });
-    return { token, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
+    return { token: this.sign({ ...claims, kind: 'access' }, ttlSeconds), expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
   }
 
   signPurpose(kind: PurposeKind, claims: { sub: string; tid: string; pwf?: string }, ttlSeconds: number): { token: string; jti: string; expiresAt: Date } {
     const jti = randomUUID();
-    const token = jwt.sign({ ...claims, kind }, this.settings.secret, {
+    return { token: this.sign({ ...claims, kind }, ttlSeconds, jti), jti, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
+  }
+
+  /** Every token: HS256 with the current key's `kid`, issuer, audience and expiry. */
+  private sign(payload: object, ttlSeconds: number, jwtid?: string): string {
+    return jwt.sign(payload, this.settings.secret, {
       algorithm: 'HS256',
       keyid: this.settings.keyId,
       issuer: this.settings.issuer,
       audience: this.settings.audience,
       expiresIn: ttlSeconds,
-      jwtid: jti,
+      ...(jwtid ? { jwtid } : {}),
     });
-    return { token, jti, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
   }
 
   /** Verifies a purpose token of exactly this kind; answers null (never throws) on any failure. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import nodemailer from 'nodemailer';
+import { isUuid } from '@cagnotte/domain';
 import type { Logger } from '../logger';
 
 export interface OutgoingMail {
@@ -66,7 +67,7 @@ export class MailOutbox {
   }
 
   async get(id: string): Promise<MailRecord | null> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+    if (!isUuid(id)) return null;
     const row = await this.knex<MailRow>('mail_outbox').where({ id }).first();
     return row ? toRecord(row) : null;
   }

@@ -19,6 +19,7 @@ import {
   LedgerUnavailableError,
   defineRoute,
   OrganiserGrantSchema,
+  type BuiltPayment,
   grantMemoHash,
   ledgerCall,
   organiserGrantView,
@@ -80,7 +81,7 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     return state;
   };
 
-  const grantView = (grant: OrganiserGrant) => organiserGrantView(services.ledger, grant);
+  const grantView = (grant: OrganiserGrant, built?: BuiltPayment) => organiserGrantView(services.ledger, grant, built);
 
   const becomeSeller = defineRoute({
     method: 'post',
@@ -209,13 +210,14 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
       };
       // The payment is built before anything is recorded: an unfunded account or a silent ledger leaves no grant behind.
       const source = current.ledgerAccount;
-      if (source && current.accountType === 'CONSUMER') await ledgerCall(() => services.ledger.buildFeePayment(source, ORGANISER_FEE, input.memoHash));
+      const built = source && current.accountType === 'CONSUMER' ? await ledgerCall(() => services.ledger.buildFeePayment(source, ORGANISER_FEE, input.memoHash)) : undefined;
       const { result, position } = await onAccount(ctx, tenant.id, (account) => {
         const outcome = decidePrepareGrant(account, input, clock().toISOString());
         return { events: outcome.kind === 'grant' ? outcome.events : [], result: outcome };
       });
       if (result.kind === 'already_organiser') return { data: { alreadyOrganiser: true as const } };
-      return { data: await grantView(result.grant), headers: positionHeader(position) };
+      // A new grant answers the payment built above; a reused open grant has its own memo, so its own payment.
+      return { data: await grantView(result.grant, result.grant.grantId === grantId ? built : undefined), headers: positionHeader(position) };
     },
   });
 

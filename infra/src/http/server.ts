@@ -58,13 +58,15 @@ export const createApiServer = (o: ApiServerOptions): Express => {
       res.on('finish', () => end({ route: req.route?.path ?? 'unmatched', status: String(res.statusCode) }));
       next();
     });
-    // Where this server answers, for clients of its own sandbox ledger (the address it was reached on).
-    app.use((req, _res, next) => {
-      const address = req.socket.localAddress;
-      if (address && req.socket.localPort) services.self.url = `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
-      next();
-    });
     if (services.sandboxLedger) {
+      // Where this server answers, for the ledger client calling its own sandbox network (the address it was reached on).
+      if (!services.config.HORIZON_URL) {
+        app.use((req, _res, next) => {
+          const address = req.socket.localAddress;
+          if (address && req.socket.localPort) services.self.url = `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+          next();
+        });
+      }
       const ledger = services.sandboxLedger;
       // Genesis runs once, on the first request to the network (idempotent across processes).
       const genesis: express.RequestHandler = (_req, _res, next) => void ledger.ensureGenesis().then(() => next(), next);

@@ -32,8 +32,13 @@ export const ledgerCall = async <T>(fn: () => Promise<T>): Promise<T> => {
   }
 };
 
-/** The grant as the API shows it; while awaiting signature, with a freshly built unsigned payment. */
-export const organiserGrantView = async (ledger: LedgerGateway, grant: OrganiserGrant): Promise<z.infer<typeof OrganiserGrantSchema>> => {
+export type BuiltPayment = Awaited<ReturnType<LedgerGateway['buildFeePayment']>>;
+
+/**
+ * The grant as the API shows it; while awaiting signature, with a freshly built unsigned payment (`built` when the
+ * caller has just built this grant's payment itself).
+ */
+export const organiserGrantView = async (ledger: LedgerGateway, grant: OrganiserGrant, built?: BuiltPayment): Promise<z.infer<typeof OrganiserGrantSchema>> => {
   const base = {
     grantId: grant.grantId,
     status: grant.status,
@@ -49,6 +54,6 @@ export const organiserGrantView = async (ledger: LedgerGateway, grant: Organiser
     settledAt: grant.settledAt,
   };
   if (grant.status === 'SETTLED') return { ...base, xdr: null, txHash: grant.txHash, expiresAt: null };
-  const built = await ledgerCall(() => ledger.buildFeePayment(grant.ledgerAccount, grant.amount, grant.memoHash));
-  return { ...base, xdr: built.xdr, txHash: built.hash, expiresAt: built.expiresAt };
+  const payment = built ?? (await ledgerCall(() => ledger.buildFeePayment(grant.ledgerAccount, grant.amount, grant.memoHash)));
+  return { ...base, xdr: payment.xdr, txHash: payment.hash, expiresAt: payment.expiresAt };
 };

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ExistingMerchant, ExistingPool } from '@cagnotte/domain';
-import { MarketplaceVisibility, PoolStatus, PoolType } from '@cagnotte/event-schemas';
-import { PickupPoint, redactConfig } from './pools';
+import { GroupBuy, redactConfig } from './pools';
 
 export const MerchantCard = z
   .object({
@@ -17,25 +16,27 @@ export const MerchantCard = z
   .describe('MerchantCard');
 export type MerchantCard = z.infer<typeof MerchantCard>;
 
-export const GroupBuyCard = z
-  .object({
-    id: z.string().uuid(),
-    type: PoolType,
-    status: PoolStatus,
-    title: z.string(),
-    description: z.string(),
-    country: z.string(),
-    currency: z.string(),
-    marketplaceVisibility: MarketplaceVisibility,
-    organiserName: z.string(),
-    targetAmount: z.string().nullable(),
-    deadline: z.string().nullable(),
+/** The public card of a listed pool: the GroupBuy fields anyone may see, plus units and member names only. */
+export const GroupBuyCard = GroupBuy.pick({
+  id: true,
+  type: true,
+  status: true,
+  title: true,
+  description: true,
+  country: true,
+  currency: true,
+  marketplaceVisibility: true,
+  organiserName: true,
+  targetAmount: true,
+  deadline: true,
+  pickupPoints: true,
+  publishedAt: true,
+  createdAt: true,
+})
+  .extend({
     config: z.record(z.string(), z.unknown()).describe('Redacted: seller phone, notes, links and escrow keys removed'),
     units: z.array(z.object({ id: z.string(), label: z.string(), price: z.string(), quantity: z.number().nullable().optional() })),
-    pickupPoints: z.array(PickupPoint),
     members: z.array(z.object({ displayName: z.string() })).describe('Member names only'),
-    publishedAt: z.string().nullable(),
-    createdAt: z.string(),
   })
   .describe('GroupBuyCard');
 export type GroupBuyCard = z.infer<typeof GroupBuyCard>;

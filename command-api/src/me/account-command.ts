@@ -4,7 +4,7 @@ import { formatPosition, type Position, type RequestContext, type Services } fro
 import { accountStream, metadataFor } from '../shared/context';
 import { runCommand, type Aggregate } from '../shared/run-command';
 
-export const accountAggregate: Aggregate<Account | null> = { initial: () => null, evolve: evolveAccount };
+const accountAggregate: Aggregate<Account | null> = { initial: () => null, evolve: evolveAccount };
 
 type Ctx = Pick<RequestContext<unknown, unknown, unknown>, 'auth' | 'requestId' | 'ip'>;
 

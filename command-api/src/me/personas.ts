@@ -34,7 +34,6 @@ import { gatedUserTenant } from '../auth/session';
 import { loadAccount } from '../shared/context';
 import { onAccount as accountCommand, positionHeader } from './account-command';
 
-export { accountAggregate } from './account-command';
 
 /** The organiser activation fee: exactly one unit of the euro stablecoin, in Stellar's 7 decimals. */
 export const ORGANISER_FEE = '1.0000000';

@@ -12,6 +12,8 @@ const ConfigSchema = z
     HOST: z.string().min(1).default('0.0.0.0'),
     DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/cagnotte'),
     REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+    /** Prepended to every Redis key: several deployments (or test runs) can share one Redis without colliding. */
+    REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_.-]{0,64}$/).default(''),
     DB_POOL_SIZE: int(20, 2, 500),
     EVENTSTORE_URL: z.string().min(1).optional(),
     OPENSEARCH_URL: z.string().url().optional(),

@@ -122,7 +122,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const knex = createKnex(config.DATABASE_URL, Math.max(2, Math.ceil(config.DB_POOL_SIZE / 2)));
   if (options.migrate !== false) await migrate(knex, config.DATABASE_URL);
   const pgPool = createPgPool(config.DATABASE_URL, config.DB_POOL_SIZE);
-  const redis = createRedis(config.REDIS_URL);
+  const redis = createRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const store = await openEventStore(config, pgPool);
   const tokens = new TokenService({ secret: config.JWT_SECRET, keyId: config.JWT_KEY_ID, previousKeys: config.JWT_PREVIOUS_KEYS, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });

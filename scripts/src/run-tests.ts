@@ -1,10 +1,13 @@
 /**
- * The test runner behind `pnpm test`: a fresh database, migrations, then every *.spec.ts file of the
- * workspace through uvu in one process, and a closing `N passed, N failed` line.
+ * The test runner behind `pnpm test`: a database and a Redis key prefix of this run's own (so two runs on
+ * one machine never collide), migrations, then every *.spec.ts file of the workspace through uvu in one
+ * process, and a closing `N passed, N failed` line. The run drops its database and keys when it ends;
+ * databases left by a run that was killed are swept by the next run once they are an hour old.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { createKnex, createRedis, dropDatabase, ensureDatabase, migrate } from '@cagnotte/infra';
+import { randomBytes } from 'node:crypto';
+import { createKnex, deleteKeysWithPrefix, dropDatabase, ensureDatabase, listDatabases, migrate } from '@cagnotte/infra';
 
 const root = resolve(__dirname, '../..');
 const folders = ['event-schemas', 'domain', 'infra', 'command-api', 'query-api', 'projectors', 'scripts'];
@@ -21,8 +24,12 @@ const findSpecs = (dir: string, out: string[] = []): string[] => {
 
 const main = async () => {
   const filter = process.argv[2];
-  process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/cagnotte_test';
+  // A run id that sorts by time: `cagnotte_test_<seconds base36>_<random>`.
+  const runId = `${Math.floor(Date.now() / 1000).toString(36)}_${randomBytes(4).toString('hex')}`;
+  const ownDatabase = !process.env.DATABASE_URL;
+  process.env.DATABASE_URL ??= `postgres://postgres@127.0.0.1:5432/${TEST_DB_PREFIX}${runId}`;
   process.env.REDIS_URL ??= 'redis://127.0.0.1:6379/15';
+  process.env.REDIS_KEY_PREFIX ??= `test:${runId}:`;
   process.env.APP_ENV ??= 'sandbox';
   process.env.LOG_LEVEL ??= 'silent';
   // Every spec logs in from 127.0.0.1: the login limit is raised here; the rate-limit spec sets its own.
@@ -35,14 +42,13 @@ const main = async () => {
   // Each spec file starts its own service set and keeps it to the end: small pools stay under max_connections.
   process.env.DB_POOL_SIZE ??= '6';
   const url = process.env.DATABASE_URL;
+  if (ownDatabase) await sweepStaleDatabases(url).catch((e) => console.warn('could not sweep old test databases:', e));
   await dropDatabase(url);
   await ensureDatabase(url);
   const knex = createKnex(url, 2);
   await migrate(knex, url);
   await knex.destroy();
-  const redis = createRedis(process.env.REDIS_URL);
-  await redis.flushdb();
-  await redis.quit();
+  await deleteKeysWithPrefix(process.env.REDIS_URL, process.env.REDIS_KEY_PREFIX);
 
   const specs = folders
     .flatMap((f) => findSpecs(join(root, f)))
@@ -71,6 +77,8 @@ const main = async () => {
 
   const closers = (globalThis as { __cagnotteClosers?: Array<() => Promise<void>> }).__cagnotteClosers ?? [];
   for (const close of closers.reverse()) await close().catch(() => undefined);
+  if (ownDatabase && !process.env.KEEP_TEST_DATABASE) await dropDatabase(url).catch((e) => console.warn('could not drop', url, e));
+  await deleteKeysWithPrefix(process.env.REDIS_URL, process.env.REDIS_KEY_PREFIX).catch(() => undefined);
 
   process.stdout.write = write;
   // eslint-disable-next-line no-control-regex
@@ -82,6 +90,23 @@ const main = async () => {
   const failed = Math.max(0, total - passed);
   console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.exit(failed > 0 || process.exitCode ? 1 : 0);
+};
+
+const TEST_DB_PREFIX = 'cagnotte_test_';
+
+/**
+ * Drops the databases of earlier runs that were killed before they could drop their own: only those whose
+ * name says they were created over an hour ago (a run in progress is never touched).
+ */
+const sweepStaleDatabases = async (url: string): Promise<void> => {
+  const hourAgo = Date.now() / 1000 - 3600;
+  for (const name of await listDatabases(url, TEST_DB_PREFIX)) {
+    const m = /^cagnotte_test_([0-9a-z]+)_[0-9a-f]{8}/.exec(name);
+    if (!m || parseInt(m[1]!, 36) > hourAgo) continue;
+    const stale = new URL(url);
+    stale.pathname = `/${name}`;
+    await dropDatabase(stale.toString()).catch(() => undefined);
+  }
 };
 
 /** Unit specs first, then integration, then end-to-end: the fastest failures come first. */

@@ -63,3 +63,17 @@ export const dropDatabase = async (url: string): Promise<void> => {
     await client.end();
   }
 };
+
+/** The names of the cluster's databases that start with `prefix` (for sweeping ones a killed test run left). */
+export const listDatabases = async (url: string, prefix: string): Promise<string[]> => {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const rows = (await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix])).rows;
+    return rows.map((r) => r.datname);
+  } finally {
+    await client.end();
+  }
+};

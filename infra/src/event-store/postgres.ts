@@ -20,7 +20,8 @@ const NOTIFY_CHANNEL = 'cagnotte_events';
 
 interface EventRow {
   global_position: string;
-  transaction_id: string;
+  /** The xid8 as text: never sort or compare it; the feed sorts on the xid8 column itself. */
+  commit_text: string;
   stream_id: string;
   stream_revision: string;
   event_id: string;
@@ -34,7 +35,7 @@ interface EventRow {
 }
 
 const COLUMNS =
-  'global_position, transaction_id::text AS transaction_id, stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash, recorded_at';
+  'global_position, transaction_id::text AS commit_text, stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash, recorded_at';
 
 const toRecorded = (r: EventRow): RecordedEvent => ({
   id: r.event_id,
@@ -44,7 +45,7 @@ const toRecorded = (r: EventRow): RecordedEvent => ({
   metadata: r.metadata,
   streamId: r.stream_id,
   revision: BigInt(r.stream_revision),
-  position: { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) },
+  position: { commit: BigInt(r.commit_text), prepare: BigInt(r.global_position) },
   hash: r.hash,
   prevHash: r.prev_hash,
   recordedAt: r.recorded_at,
@@ -124,7 +125,7 @@ export class PostgresEventStore implements EventStore {
       : `INSERT INTO es_streams (stream_id, revision, last_hash) VALUES ($1, $10, $11) ON CONFLICT (stream_id) DO NOTHING RETURNING 1`;
     let result;
     try {
-      result = await this.pool.query<{ global_position: string | null; transaction_id: string }>({
+      result = await this.pool.query<{ global_position: string | null; commit_text: string }>({
         // Named: prepared once per connection, so the plan of this hot statement is not rebuilt per append.
         name: head ? 'es_append_existing' : 'es_append_new',
         text: `WITH head AS (${moveHead}), ins AS (
@@ -134,7 +135,7 @@ export class PostgresEventStore implements EventStore {
            WHERE EXISTS (SELECT 1 FROM head)
            RETURNING global_position
          )
-         SELECT max(global_position)::text AS global_position, pg_current_xact_id()::text AS transaction_id FROM ins`,
+         SELECT max(global_position)::text AS global_position, pg_current_xact_id()::text AS commit_text FROM ins`,
         values: [
           streamId, rows.revisions, rows.ids, rows.types, rows.versions, rows.datas, rows.metas, rows.prevs, rows.hashes,
           rows.revisions[last], rows.hashes[last], ...(head ? [head.revision.toString()] : []),
@@ -151,7 +152,7 @@ export class PostgresEventStore implements EventStore {
     }
     const revision = BigInt(rows.revisions[last]!);
     this.remember(streamId, revision, rows.hashes[last]!);
-    return { nextExpectedRevision: revision, position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } };
+    return { nextExpectedRevision: revision, position: { commit: BigInt(row.commit_text), prepare: BigInt(row.global_position) } };
   }
 
   /** Hashes a batch onto a head: the column arrays of the insert. */
@@ -235,7 +236,7 @@ export class PostgresEventStore implements EventStore {
     const rows = this.chain(streamId, events, current ?? -1n, head.lastHash);
     const revision = BigInt(rows.revisions[rows.revisions.length - 1]!);
     const prev = rows.hashes[rows.hashes.length - 1]!;
-    const inserted = await client.query<{ global_position: string; transaction_id: string }>(
+    const inserted = await client.query<{ global_position: string; commit_text: string }>(
       `WITH ins AS (
          INSERT INTO es_events (stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash)
          SELECT $1, r, i, t, v, d, m, p, h
@@ -246,11 +247,11 @@ export class PostgresEventStore implements EventStore {
          INSERT INTO es_streams (stream_id, revision, last_hash) VALUES ($1, $10, $11)
          ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision, last_hash = EXCLUDED.last_hash, updated_at = now()
        )
-       SELECT max(global_position)::text AS global_position, pg_current_xact_id()::text AS transaction_id FROM ins`,
+       SELECT max(global_position)::text AS global_position, pg_current_xact_id()::text AS commit_text FROM ins`,
       [streamId, rows.revisions, rows.ids, rows.types, rows.versions, rows.datas, rows.metas, rows.prevs, rows.hashes, revision.toString(), prev],
     );
     const row = inserted.rows[0]!;
-    return { result: { nextExpectedRevision: revision, position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } }, lastHash: prev };
+    return { result: { nextExpectedRevision: revision, position: { commit: BigInt(row.commit_text), prepare: BigInt(row.global_position) } }, lastHash: prev };
   }
 
   /**
@@ -305,7 +306,7 @@ export class PostgresEventStore implements EventStore {
     const last = found.rows[found.rows.length - 1]!;
     return {
       nextExpectedRevision: BigInt(last.stream_revision),
-      position: { commit: BigInt(last.transaction_id), prepare: BigInt(last.global_position) },
+      position: { commit: BigInt(last.commit_text), prepare: BigInt(last.global_position) },
     };
   }
 
@@ -371,13 +372,13 @@ export class PostgresEventStore implements EventStore {
   }
 
   async headPosition(): Promise<Position | null> {
-    const r = await this.pool.query<{ global_position: string; transaction_id: string }>(
-      `SELECT global_position, transaction_id::text AS transaction_id FROM es_events
+    const r = await this.pool.query<{ global_position: string; commit_text: string }>(
+      `SELECT global_position, transaction_id::text AS commit_text FROM es_events
        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
        ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
     );
     const row = r.rows[0];
-    return row ? { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } : null;
+    return row ? { commit: BigInt(row.commit_text), prepare: BigInt(row.global_position) } : null;
   }
 
   subscribeToAll(options: SubscribeOptions): SubscriptionHandle {

@@ -289,6 +289,9 @@ test('sellerId must be a user of the tenant (400 sellerId), on create, merchant 
   const patch = await ctx.api.call('PATCH', `/api/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { sellerId: ctx.foreigner.id } });
   expectError(patch, 400, 'validation_failed');
   assert.equal(Object.keys(patch.body.errors), ['sellerId']);
+  // Under another tenant's header the pool is not the caller's (404): no answer about that tenant's users.
+  expectError(await ctx.api.call('PATCH', `/api/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.otherTenant, body: { sellerId: ctx.foreigner.id } }), 404, 'pool_not_found');
+  expectError(await ctx.api.call('PATCH', `/api/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.otherTenant, body: { sellerId: randomUUID() } }), 404, 'pool_not_found');
   const cleared = await ctx.api.call('PATCH', `/api/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { sellerId: null } });
   assert.is(cleared.status, 200, cleared.text);
   assert.is(cleared.body.data.sellerId, null);

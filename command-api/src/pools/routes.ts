@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
+  NotFoundError,
   decidePool,
   evolvePool,
   initialPool,
@@ -151,6 +152,9 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
         const { id } = ctx.params as { id: string };
         const { sellerIdentifier, sellerMerchantSlug, ...patch } = ctx.body as PoolUpdateInput;
         const tenantId = ctx.tenant?.id ?? auth.tenantId;
+        // Pools are created in their organiser's own tenant: under another tenant's header there is no pool of
+        // the caller's, and the seller lookups below must not answer questions about another tenant's users.
+        if (tenantId !== auth.tenantId) throw new NotFoundError('pool');
         if (patch.sellerId || sellerIdentifier !== undefined || sellerMerchantSlug !== undefined) {
           patch.sellerId = await resolveSeller(deps.services, tenantId, auth.userId, { sellerId: patch.sellerId, sellerIdentifier, sellerMerchantSlug });
         }

@@ -182,14 +182,6 @@ export type AnchorRunResult =
   /** Another process holds the anchoring lock: it is anchoring now. */
   | { status: 'busy'; anchors: [] };
 
-/** An anchor refused to bless events whose stored hashes do not match their content. */
-export class AnchorRefusedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AnchorRefusedError';
-  }
-}
-
 export interface ForgedEvent {
   streamId: string;
   revision: bigint;
@@ -416,10 +408,14 @@ export class EventAnchor {
       )
     ).rows;
     if (events.length === 0) return null;
+    // An event whose content no longer gives its stored hash is anchored with the stored hash all the same: the
+    // anchor then commits to the hash, not to the edited content, so verify keeps naming it (and anchoring is
+    // never blocked by one bad row). It is logged at once.
     for (const e of events) {
       if (eventHash(e.prev_hash, content(e)) !== e.hash) {
-        throw new AnchorRefusedError(
-          `event ${e.event_id} (${e.stream_id} revision ${e.stream_revision}) does not match its stored hash: it is not anchored; run \`pnpm cli events verify ${e.stream_id}\``,
+        this.options.logger?.error(
+          { streamId: e.stream_id, revision: e.stream_revision, eventId: e.event_id },
+          'anchor: an event does not match its stored hash; anchored with the stored hash, verify will report it',
         );
       }
     }

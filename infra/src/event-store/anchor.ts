@@ -488,6 +488,11 @@ export class EventAnchor {
     return r.rows.map(toReceipt);
   }
 
+  async receipt(anchorId: bigint): Promise<AnchorReceipt | null> {
+    const r = await this.pool.query<ReceiptRow>(`SELECT ${RECEIPT_COLUMNS} FROM es_anchors WHERE anchor_id = $1`, [anchorId.toString()]);
+    return r.rows[0] ? toReceipt(r.rows[0]) : null;
+  }
+
   /** The leaves of one anchor in tree order, as an auditor exports them (docs/event-store.md). */
   async leaves(anchorId: bigint): Promise<Array<{ streamId: string; revision: bigint; eventId: string; position: string; hash: string }>> {
     const r = await this.pool.query<{ stream_id: string; stream_revision: string; event_id: string; commit_text: string; global_position: string; hash: string }>(

@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import express from 'express';
 import { Horizon } from '@stellar/stellar-sdk';
 import { suite } from 'uvu';
@@ -67,6 +71,18 @@ const forge = async (streamId: string, revision: number, data: unknown) => {
   }
 };
 
+const serveSandbox = async (): Promise<{ url: string; close: () => Promise<void> }> => {
+  const app = express();
+  app.use('/sandbox/horizon', createSandboxHorizonRouter(sandbox));
+  const server = await new Promise<Server>((resolve) => {
+    const srv = app.listen(0, '127.0.0.1', () => resolve(srv));
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/sandbox/horizon`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+};
+
 const test = suite('anchoring the event log on the ledger');
 
 test('the tree: domain-separated leaves, the odd node promoted, the previous root first', () => {
@@ -93,13 +109,9 @@ test('an anchor lands on the sandbox network: Horizon shows a memo-hash transact
   assert.ok(receipt.ledger! > 1);
 
   // Read it back over HTTP, the way an auditor would, from the sandbox's Horizon.
-  const app = express();
-  app.use('/sandbox/horizon', createSandboxHorizonRouter(sandbox));
-  const server = await new Promise<Server>((resolve) => {
-    const srv = app.listen(0, '127.0.0.1', () => resolve(srv));
-  });
+  const horizon = await serveSandbox();
   try {
-    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/sandbox/horizon`;
+    const url = horizon.url;
     const record = (await (await fetch(`${url}/transactions/${receipt.txHash}`)).json()) as Record<string, unknown>;
     assert.is(record.memo_type, 'hash');
     assert.is(Buffer.from(String(record.memo), 'base64').toString('hex'), receipt.root);
@@ -118,7 +130,7 @@ test('an anchor lands on the sandbox network: Horizon shows a memo-hash transact
     assert.is(report.results[0]!.anchored, 2);
     assert.is(report.ok, true);
   } finally {
-    await new Promise((r) => server.close(r));
+    await horizon.close();
   }
 
   // Nothing appended since: no transaction is sent.
@@ -224,6 +236,44 @@ test('a receipt edited in the database is caught against the ledger; so are edit
     }
   }
   assert.is((await anchor.verify([s])).ok, true, 'restored');
+  await store.close();
+});
+
+test('the standalone audit script of docs/event-store.md (node:crypto and Horizon HTTP only) checks an anchor and names a forged event', async () => {
+  const root = resolve(__dirname, '../../..');
+  const store = new PostgresEventStore({ pool: testPgPool(), listen: false });
+  const s = `anchor-audit-${randomUUID()}`;
+  await store.append(s, [ev(0), ev(1), ev(2)], { expectedRevision: 'no_stream' });
+  await anchorUntilCovered(s);
+  const anchorId = (await testPgPool().query(`SELECT max(anchor_id)::text AS id FROM es_anchor_leaves WHERE stream_id = $1`, [s])).rows[0].id as string;
+  // The documented psql export, run through node-postgres; the auditor chooses which streams to recompute.
+  const sql = readFileSync(join(root, 'scripts/audit/anchor-export.sql'), 'utf8').replace(':anchor_id', '$1');
+  const exportFor = async () => {
+    const exported = (await testPgPool().query(sql, [anchorId])).rows[0].json_build_object;
+    const file = join(tmpdir(), `anchor-${randomUUID()}.json`);
+    writeFileSync(file, JSON.stringify({ ...exported, streams: { [s]: exported.streams[s] } }));
+    return file;
+  };
+  const horizon = await serveSandbox();
+  const audit = (file: string) =>
+    new Promise<{ code: number; out: string }>((done) => {
+      execFile(process.execPath, [join(root, 'scripts/audit/check-anchor.mjs'), horizon.url, file], (error, stdout) =>
+        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout }),
+      );
+    });
+  const original = (await store.readStream(s))[1]!;
+  try {
+    const ok = await audit(await exportFor());
+    assert.is(ok.code, 0, ok.out);
+    assert.match(ok.out, /anchor OK/);
+    await forge(s, 1, { i: 1, amount: '1' });
+    const forged = await audit(await exportFor());
+    assert.is(forged.code, 1, forged.out);
+    assert.match(forged.out, `FORGED: ${s} revision 1 (event ${original.id})`);
+  } finally {
+    await forge(s, 1, original.data);
+    await horizon.close();
+  }
   await store.close();
 });
 

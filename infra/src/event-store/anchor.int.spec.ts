@@ -9,6 +9,9 @@ import { Horizon } from '@stellar/stellar-sdk';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../config';
+import { createLogger } from '../logger';
+import { createLedgerGateway } from '../services';
+import { startAnchoring } from './anchoring';
 import { LedgerGateway } from '../ledger/gateway';
 import { SandboxLedger, createSandboxHorizonRouter, sandboxKeys } from '../ledger/sandbox';
 import { testKnex, testPgPool } from '../testing/resources';
@@ -140,6 +143,25 @@ test('an anchor lands on the sandbox network: Horizon shows a memo-hash transact
     const after = (await sandbox.transactions({ cursor: null, limit: 200, order: 'desc', includeFailed: true }, { account: keypair.publicKey() })) as { _embedded: { records: unknown[] } };
     assert.is(after._embedded.records.length, before._embedded.records.length);
   } else assert.is(again.status, 'anchored', 'only another spec appending at the same moment explains an anchor here');
+  await store.close();
+});
+
+test('the service loop anchors every ANCHOR_INTERVAL_SECONDS by itself, and stops cleanly', async () => {
+  const store = new PostgresEventStore({ pool: testPgPool(), listen: false });
+  const cfg = { ...config, ANCHOR_INTERVAL_SECONDS: 1 };
+  const stop = startAnchoring({ config: cfg, store, pgPool: testPgPool(), ledger: createLedgerGateway(cfg, { url: null }), sandboxLedger: sandbox, logger: createLogger('silent') });
+  const s = `anchor-loop-${randomUUID()}`;
+  try {
+    await store.append(s, [ev(0)], { expectedRevision: 'no_stream' });
+    const deadline = Date.now() + 60_000;
+    while ((await anchor.verify([s])).results[0]!.notYetAnchored > 0) {
+      if (Date.now() > deadline) assert.unreachable('the loop did not anchor within 60 s');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    await stop();
+  }
+  assert.is((await anchor.verify([s])).results[0]!.anchored, 1);
   await store.close();
 });
 

@@ -119,7 +119,6 @@ test('events anchor commits new events to the sandbox ledger; events verify chec
   const leaves = await cli('events', 'anchors', '--leaves', String(latest.anchorId));
   assert.is(leaves.code, 0, leaves.err);
   assert.is(JSON.parse(leaves.out).leaves.length, latest.leafCount);
-  assert.is((await cli('events', 'anchors', '--leaves', 'x')).code, 2);
 });
 
 test('pnpm start in sandbox creates the default tenant once, so a fresh sandbox takes signups without a tenant header', async () => {

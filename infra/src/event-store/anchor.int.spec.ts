@@ -127,7 +127,8 @@ test('an anchor lands on the sandbox network: Horizon shows a memo-hash transact
       platformAccount: sandbox.keys.platform.publicKey(), signingKeypair: sandbox.keys.signing, homeDomain: 'x.test', allowHttp: true,
     });
     assert.ok(gateway.server instanceof Horizon.Server);
-    const overHttp = new EventAnchor({ pool: testPgPool(), ledger: horizonAnchorLedger(gateway), keypair, networkPassphrase: passphrase });
+    // Pages of 2: the account's history is walked with Horizon cursors, as it is 200 at a time in production.
+    const overHttp = new EventAnchor({ pool: testPgPool(), ledger: horizonAnchorLedger(gateway), keypair, networkPassphrase: passphrase, ledgerPageSize: 2 });
     const report = await overHttp.verify([s]);
     assert.is(report.anchors.problems.length, 0, JSON.stringify(report.anchors.problems, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
     assert.is(report.results[0]!.anchored, 2);
@@ -249,6 +250,8 @@ test('a receipt edited in the database is caught against the ledger; so are edit
     const report = await anchor.verify([s]);
     assert.is(report.ok, false);
     assert.ok(report.anchors.missingReceipts.includes(receipt.txHash));
+    const paged = await new EventAnchor({ pool: testPgPool(), ledger: sandboxAnchorLedger(sandbox), keypair, networkPassphrase: passphrase, ledgerPageSize: 2 }).verify([s]);
+    assert.equal(paged.anchors.missingReceipts, [receipt.txHash], 'found however the history is paged');
   } finally {
     const cols = Object.keys(row);
     await pool.query(`INSERT INTO es_anchors (${cols.join(',')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(',')})`, cols.map((c) => row[c]));

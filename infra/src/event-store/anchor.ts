@@ -75,6 +75,7 @@ export interface LedgerTransactionRecord {
   source_account: string;
   memo_type: string;
   memo?: string;
+  paging_token: string;
 }
 
 /** What anchoring needs from a Stellar network: the sandbox in this process, or any Horizon. */
@@ -87,8 +88,8 @@ export interface AnchorLedger {
   submit(tx: Transaction): Promise<{ hash: string; ledger: number }>;
   /** GET /transactions/{hash}; null while the ledger does not show it. */
   transaction(hash: string): Promise<LedgerTransactionRecord | null>;
-  /** GET /accounts/{id}/transactions?order=desc: the account's newest successful transactions. */
-  accountTransactions(accountId: string, limit: number): Promise<LedgerTransactionRecord[]>;
+  /** GET /accounts/{id}/transactions?order=asc&cursor=…&limit=…: one page of the account's successful transactions, oldest first. */
+  accountTransactions(accountId: string, page: { cursor: string | null; limit: number }): Promise<LedgerTransactionRecord[]>;
 }
 
 /** Horizon's JSON and the SDK's record differ on `ledger` (the SDK turns it into a link and keeps `ledger_attr`). */
@@ -99,6 +100,7 @@ const plainRecord = (r: Record<string, unknown>): LedgerTransactionRecord => ({
   successful: r.successful === true,
   source_account: String(r.source_account),
   memo_type: String(r.memo_type),
+  paging_token: String(r.paging_token),
   ...(typeof r.memo === 'string' ? { memo: r.memo } : {}),
 });
 
@@ -122,9 +124,10 @@ export const horizonAnchorLedger = (gateway: LedgerGateway): AnchorLedger => ({
       throw unavailable(e);
     }
   },
-  async accountTransactions(accountId, limit) {
+  async accountTransactions(accountId, { cursor, limit }) {
     try {
-      const page = await gateway.server.transactions().forAccount(accountId).order('desc').limit(limit).call();
+      const query = gateway.server.transactions().forAccount(accountId).order('asc').limit(limit);
+      const page = await (cursor ? query.cursor(cursor) : query).call();
       return (page.records as unknown as Array<Record<string, unknown>>).map(plainRecord);
     } catch (e) {
       if (statusOf(e) === 404) return [];
@@ -152,8 +155,8 @@ export const sandboxAnchorLedger = (sandbox: SandboxLedger): AnchorLedger => ({
     const record = await sandbox.transaction(hash);
     return record ? plainRecord(record) : null;
   },
-  async accountTransactions(accountId, limit) {
-    const page = await sandbox.transactions({ cursor: null, limit, order: 'desc', includeFailed: false }, { account: accountId });
+  async accountTransactions(accountId, { cursor, limit }) {
+    const page = await sandbox.transactions({ cursor: cursor === null ? null : BigInt(cursor), limit, order: 'asc', includeFailed: false }, { account: accountId });
     return (page._embedded as { records: Array<Record<string, unknown>> }).records.map(plainRecord);
   },
 });
@@ -313,8 +316,8 @@ export interface EventAnchorOptions {
   maxLeaves?: number;
   /** Anchors per `anchorNow` (default 50). */
   maxAnchorsPerRun?: number;
-  /** Newest anchoring-account transactions compared with the receipts by `verify` (default 200, Horizon's page limit). */
-  ledgerLookback?: number;
+  /** Transactions per ledger request when `verify` lists the anchoring account's history (default 200, Horizon's maximum). */
+  ledgerPageSize?: number;
 }
 
 /** Seconds an anchor transaction stays valid: a receipt left pending longer is dropped and rebuilt. */
@@ -554,6 +557,21 @@ export class EventAnchor {
     const rows = (await this.pool.query<ReceiptRow>(`SELECT ${RECEIPT_COLUMNS} FROM es_anchors ORDER BY anchor_id`)).rows.map((r) => ({ row: r, receipt: toReceipt(r) }));
     const checks: ReceiptCheck[] = [];
     const trusted: bigint[] = [];
+    // Every transaction of the anchoring account, 200 per request (Horizon's page limit), instead of one
+    // request per receipt; a receipt whose transaction is not among them is looked up by hash.
+    let onLedger: Map<string, LedgerTransactionRecord> | null = new Map();
+    try {
+      const limit = this.options.ledgerPageSize ?? 200;
+      for (let cursor: string | null = null; ; ) {
+        const page = await this.options.ledger.accountTransactions(this.account, { cursor, limit });
+        for (const t of page) onLedger.set(t.hash, t);
+        if (page.length < limit) break;
+        cursor = page[page.length - 1]!.paging_token;
+      }
+    } catch (e) {
+      onLedger = null;
+      checks.push({ anchorId: 0n, txHash: '', status: 'unverifiable', problems: [`the anchoring account's transactions could not be listed: ${(e as Error).message}`] });
+    }
     let expectedPrev = GENESIS_ROOT;
     let latest: AnchoredVerifyReport['anchors']['latest'] = null;
     for (const { receipt } of rows) {
@@ -576,7 +594,7 @@ export class EventAnchor {
       }
       let record: LedgerTransactionRecord | null;
       try {
-        record = await this.options.ledger.transaction(receipt.txHash);
+        record = onLedger?.get(receipt.txHash) ?? (await this.options.ledger.transaction(receipt.txHash));
       } catch (e) {
         check.status = 'unverifiable';
         check.problems.push(`the ledger could not be read: ${(e as Error).message}`);
@@ -601,14 +619,8 @@ export class EventAnchor {
       latest = { anchorId: receipt.anchorId, root: receipt.root, txHash: receipt.txHash, ledger: receipt.ledger, closedAt: receipt.ledgerClosedAt, to: formatPosition(receipt.to) };
     }
     // Deleting the newest receipts would make their events look "not yet anchored": the ledger lists them.
-    const missingReceipts: string[] = [];
-    try {
-      const known = new Set(rows.map((r) => r.receipt.txHash));
-      const onLedger = await this.options.ledger.accountTransactions(this.account, this.options.ledgerLookback ?? 200);
-      for (const t of onLedger) if (t.successful && t.memo_type === 'hash' && !known.has(t.hash)) missingReceipts.push(t.hash);
-    } catch (e) {
-      checks.push({ anchorId: 0n, txHash: '', status: 'unverifiable', problems: [`the anchoring account's transactions could not be listed: ${(e as Error).message}`] });
-    }
+    const known = new Set(rows.map((r) => r.receipt.txHash));
+    const missingReceipts = [...(onLedger?.values() ?? [])].filter((t) => t.successful && t.memo_type === 'hash' && !known.has(t.hash)).map((t) => t.hash);
     return {
       trusted,
       summary: {

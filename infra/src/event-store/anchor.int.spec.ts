@@ -15,6 +15,7 @@ import { startAnchoring } from './anchoring';
 import { LedgerGateway } from '../ledger/gateway';
 import { SandboxLedger, createSandboxHorizonRouter, sandboxKeys } from '../ledger/sandbox';
 import { testKnex, testPgPool } from '../testing/resources';
+import { LedgerUnavailableError } from '../ledger/gateway';
 import { EventAnchor, anchorRoot, horizonAnchorLedger, sandboxAnchorLedger, type AnchorReceipt } from './anchor';
 import { eventHash } from './hash-chain';
 import { PostgresEventStore } from './postgres';
@@ -163,6 +164,42 @@ test('the service loop anchors every ANCHOR_INTERVAL_SECONDS by itself, and stop
     await stop();
   }
   assert.is((await anchor.verify([s])).results[0]!.anchored, 1);
+  await store.close();
+});
+
+test('a crash between the receipt and the ledger is settled at the next run: resubmitted when it never left, confirmed when it landed', async () => {
+  const store = new PostgresEventStore({ pool: testPgPool(), listen: false });
+  const real = sandboxAnchorLedger(sandbox);
+  for (const landed of [false, true]) {
+    const s = `anchor-crash-${landed}-${randomUUID()}`;
+    await store.append(s, [ev(0)], { expectedRevision: 'no_stream' });
+    // The process dies around the submission: before it reached the ledger, or after, without the answer.
+    const crashing = new EventAnchor({
+      pool: testPgPool(), keypair, networkPassphrase: passphrase,
+      ledger: { ...real, submit: async (tx) => {
+        if (landed) await real.submit(tx);
+        throw new LedgerUnavailableError('connection reset');
+      } },
+    });
+    const deadline = Date.now() + 60_000;
+    let pending: AnchorReceipt | undefined;
+    while (!pending) {
+      try {
+        await crashing.anchorNow();
+      } catch (e) {
+        assert.instance(e, LedgerUnavailableError);
+      }
+      pending = (await anchor.receipts({ limit: 1 })).find((r) => r.status === 'pending');
+      if (!pending && Date.now() > deadline) assert.unreachable('no pending receipt');
+      if (!pending) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.is((await real.transaction(pending.txHash)) !== null, landed);
+    await anchorUntilCovered(s);
+    const settled = (await anchor.receipt(pending.anchorId))!;
+    assert.is(settled.status, 'anchored', 'the same receipt, confirmed');
+    assert.is(settled.txHash, pending.txHash);
+    assert.is((await anchor.verify([s])).ok, true);
+  }
   await store.close();
 });
 

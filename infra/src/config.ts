@@ -66,6 +66,10 @@ const ConfigSchema = z
     LEDGER_SIGNING_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/).optional(),
     /** The SEP-10 home domain (and web-auth domain) that link challenges name. */
     LEDGER_HOME_DOMAIN: z.string().regex(/^[a-z0-9.-]{1,200}$/).default('cagnotte.local'),
+    /** Signs the anchor transactions that commit the event log to the ledger. In sandbox mode it is derived from the passphrase when unset. */
+    ANCHOR_SIGNING_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/).optional(),
+    /** How often the service anchors new events on the ledger (docs/event-store.md); 0 turns periodic anchoring off. */
+    ANCHOR_INTERVAL_SECONDS: int(300, 0, 86_400),
   })
   .superRefine((c, ctx) => {
     if (c.APP_ENV === 'production' && !c.JWT_SECRET) {
@@ -77,6 +81,13 @@ const ConfigSchema = z
     if (c.LEDGER_MODE === 'horizon') {
       for (const key of ['HORIZON_URL', 'STELLAR_ASSET_ISSUER', 'PLATFORM_ACCOUNT', 'LEDGER_SIGNING_SECRET'] as const) {
         if (!c[key]) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is required when LEDGER_MODE=horizon` });
+      }
+      if (c.ANCHOR_INTERVAL_SECONDS > 0 && !c.ANCHOR_SIGNING_SECRET) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['ANCHOR_SIGNING_SECRET'],
+          message: 'ANCHOR_SIGNING_SECRET is required when LEDGER_MODE=horizon and anchoring is on (ANCHOR_INTERVAL_SECONDS > 0; 0 turns it off)',
+        });
       }
     }
     if (c.APP_ENV === 'production' && c.LEDGER_MODE === 'sandbox') {

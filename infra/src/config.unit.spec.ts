@@ -11,6 +11,7 @@ const REAL_LEDGER = {
   STELLAR_ASSET_ISSUER: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG',
   PLATFORM_ACCOUNT: 'GAIH3ULLFQ4DGSECF2AR555KZ4KNDGEKN4AFI4SU2M7B43MGK3QJZNSR',
   LEDGER_SIGNING_SECRET: 'SBQWY3DNPFWGSZTFNV4WQZLBOJ2GQYLTMJSWK3TTMFZGK5DFOJ2WK3TF',
+  ANCHOR_SIGNING_SECRET: 'SBQWY3DNPFWGSZTFNV4WQZLBOJ2GQYLTMJSWK3TTMFZGK5DFOJ2WK3TF',
 };
 
 test('defaults give a working sandbox on the embedded default', () => {
@@ -50,6 +51,16 @@ test('the ledger: sandbox by default; a real Horizon needs its URL, the stableco
   }
   assert.is(loadConfig(REAL_LEDGER).HORIZON_URL, 'https://horizon-testnet.stellar.org');
   assert.throws(() => loadConfig({ ...REAL_LEDGER, PLATFORM_ACCOUNT: 'not-an-account' }), /PLATFORM_ACCOUNT/);
+});
+
+test('anchoring: every 300 s by default; against a real Horizon it needs its signing key unless it is turned off', () => {
+  assert.is(loadConfig({}).ANCHOR_INTERVAL_SECONDS, 300);
+  assert.is(loadConfig({}).ANCHOR_SIGNING_SECRET, undefined, 'sandbox derives it');
+  const { ANCHOR_SIGNING_SECRET: _secret, ...withoutAnchorKey } = REAL_LEDGER;
+  assert.throws(() => loadConfig(withoutAnchorKey), /ANCHOR_SIGNING_SECRET is required/);
+  assert.is(loadConfig({ ...withoutAnchorKey, ANCHOR_INTERVAL_SECONDS: '0' }).ANCHOR_INTERVAL_SECONDS, 0);
+  assert.throws(() => loadConfig({ ANCHOR_INTERVAL_SECONDS: '-1' }), /ANCHOR_INTERVAL_SECONDS/);
+  assert.throws(() => loadConfig({ ANCHOR_SIGNING_SECRET: 'GABC' }), /ANCHOR_SIGNING_SECRET/);
 });
 
 test('bad values are listed by name', () => {

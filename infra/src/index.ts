@@ -40,3 +40,5 @@ export * from './read-models/account-stream';
 export * from './ledger/grant-view';
 export * from './read-models/mandate-view';
 export * from './http/gates';
+export * from './event-store/anchor';
+export * from './event-store/anchoring';

@@ -87,6 +87,40 @@ test('projections status and events verify answer JSON', async () => {
   assert.is(JSON.parse(verify.out).broken, 0);
 });
 
+test('events anchor commits new events to the sandbox ledger; events verify checks them against it; anchors lists the receipts', async () => {
+  const stream = `tenant-${slug}`;
+  // Another transaction still open on the cluster holds the feed (and anchoring) back: wait for it, never skip.
+  const deadline = Date.now() + 90_000;
+  let verified: { ok: boolean; anchors: { problems: unknown[]; latest: { anchorId: string } | null }; results: Array<{ streamId: string; anchored: number; notYetAnchored: number; ok: boolean }> };
+  for (;;) {
+    const anchored = await cli('events', 'anchor');
+    assert.is(anchored.code, 0, anchored.err);
+    assert.ok(['anchored', 'nothing_to_anchor', 'busy'].includes(JSON.parse(anchored.out).status));
+    const res = await cli('events', 'verify', stream);
+    assert.is(res.code, 0, res.out + res.err);
+    verified = JSON.parse(res.out);
+    if (verified.results[0]!.notYetAnchored === 0) break;
+    if (Date.now() > deadline) assert.unreachable(`${stream} was not anchored in time: ${res.out}`);
+  }
+  assert.is(verified.ok, true);
+  assert.equal(verified.anchors.problems, []);
+  assert.ok(verified.results[0]!.anchored >= 1);
+
+  const all = await cli('events', 'verify', '--all');
+  const report = JSON.parse(all.out);
+  assert.is(all.code === 0, report.ok === true, 'the exit code says what the report says');
+  assert.is(report.broken, report.results.length, '--all lists the broken streams only');
+
+  const list = await cli('events', 'anchors', '--limit', '1');
+  assert.is(list.code, 0, list.err);
+  const [latest] = JSON.parse(list.out).anchors;
+  assert.is(latest.status, 'anchored');
+  assert.match(latest.txHash, /^[0-9a-f]{64}$/);
+  const leaves = await cli('events', 'anchors', '--leaves', String(latest.anchorId));
+  assert.is(leaves.code, 0, leaves.err);
+  assert.is(JSON.parse(leaves.out).leaves.length, latest.leafCount);
+});
+
 test('pnpm start in sandbox creates the default tenant once, so a fresh sandbox takes signups without a tenant header', async () => {
   const dflt = `dflt-${randomUUID().slice(0, 8)}`;
   const start = () =>

@@ -8,7 +8,16 @@ import { createTenant, onboardMerchant, registerUser } from '@cagnotte/command-a
 import { AppError } from '@cagnotte/domain';
 import { AccountType, Role } from '@cagnotte/event-schemas';
 import { PROJECTION_NAMES, createProjectorRunner } from '@cagnotte/projectors';
-import { createServices, formatPosition, loadConfigOrExit, type Services } from '@cagnotte/infra';
+import {
+  LedgerRejectedError,
+  LedgerUnavailableError,
+  createEventAnchor,
+  createServices,
+  formatPosition,
+  loadConfigOrExit,
+  type AnchorReceipt,
+  type Services,
+} from '@cagnotte/infra';
 
 const USAGE = `Usage: pnpm cli <command>
 
@@ -25,8 +34,12 @@ const USAGE = `Usage: pnpm cli <command>
   projections status                 checkpoint, head and lag of every projection
   projections catch-up               apply every pending event now
   projections rebuild <name>         rebuild from position 0 into fresh tables and swap them in
-  events verify <streamId>...        recompute hash chains; report the first broken link
+  events verify <streamId>...        recompute hash chains, check every anchor against the ledger and every
+                                     anchored event against its anchor; name the first forged event
   events verify --all                every stream
+  events anchor                      anchor every new event on the ledger now (a memo-hash transaction)
+  events anchors [--limit <n>]       the anchor receipts, newest first
+  events anchors --leaves <id>       one anchor's leaves in tree order (to check it without our code)
 
 Each command prints JSON. Exit code 0 on success, 1 on a refused command, 2 on bad usage.`;
 
@@ -37,6 +50,8 @@ const meta = () => ({ actor: operator(), correlationId: randomUUID(), causationI
 const print = (v: unknown) => console.log(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x), 2));
 
 const runner = (s: Services) => createProjectorRunner(s);
+
+const showReceipt = (r: AnchorReceipt) => ({ ...r, from: formatPosition(r.from), to: formatPosition(r.to) });
 
 const onOff = (v: string | undefined, def: boolean) => {
   if (v === undefined) return def;
@@ -223,15 +238,50 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
     print({ projection: name, events: result.events, position: result.position && formatPosition(result.position) });
   },
   'events verify': async (s, args) => {
-    const streams = args.includes('--all')
-      ? (await s.knex('es_streams').where('revision', '>=', 0).orderBy('stream_id').pluck('stream_id')) as string[]
-      : args;
-    if (streams.length === 0) throw new UsageError('events verify needs stream ids or --all');
-    const results = [];
-    for (const id of streams) results.push(await s.store.verifyStream(id));
-    const broken = results.filter((r) => !r.ok);
-    print({ streams: results.length, broken: broken.length, results: args.includes('--all') ? broken : results });
-    if (broken.length > 0) process.exitCode = 1;
+    const all = args.includes('--all');
+    const streams = args.filter((a) => a !== '--all');
+    if (!all && streams.length === 0) throw new UsageError('events verify needs stream ids or --all');
+    const anchor = createEventAnchor(s);
+    if (!anchor) {
+      // No anchoring here (EventStoreDB, or a real ledger without ANCHOR_SIGNING_SECRET): the hash chains only.
+      const ids = all ? ((await s.knex('es_streams').where('revision', '>=', 0).orderBy('stream_id').pluck('stream_id')) as string[]) : streams;
+      const results = [];
+      for (const id of ids) results.push(await s.store.verifyStream(id));
+      const broken = results.filter((r) => !r.ok);
+      print({ streams: results.length, broken: broken.length, anchors: null, results: all ? broken : results });
+      if (broken.length > 0) process.exitCode = 1;
+      return;
+    }
+    const report = await anchor.verify(all ? 'all' : streams);
+    print({ ...report, results: all ? report.results.filter((r) => !r.ok) : report.results });
+    if (!report.ok) process.exitCode = 1;
+  },
+  'events anchor': async (s) => {
+    const anchor = createEventAnchor(s);
+    if (!anchor) throw new UsageError('anchoring needs the PostgreSQL event store and, with LEDGER_MODE=horizon, ANCHOR_SIGNING_SECRET');
+    try {
+      const result = await anchor.anchorNow();
+      print({ status: result.status, account: anchor.account, anchors: result.anchors.map(showReceipt) });
+    } catch (e) {
+      if (!(e instanceof LedgerRejectedError || e instanceof LedgerUnavailableError)) throw e;
+      console.error(JSON.stringify({ success: false, error: e.message, code: e instanceof LedgerRejectedError ? 'ledger_rejected' : 'ledger_unavailable' }));
+      process.exitCode = 1;
+    }
+  },
+  'events anchors': async (s, args) => {
+    const { values } = parseArgs({ args, options: { limit: { type: 'string', default: '20' }, leaves: { type: 'string' } } });
+    const anchor = createEventAnchor(s);
+    if (!anchor) throw new UsageError('anchoring needs the PostgreSQL event store and, with LEDGER_MODE=horizon, ANCHOR_SIGNING_SECRET');
+    if (values.leaves !== undefined) {
+      if (!/^\d{1,18}$/.test(values.leaves)) throw new UsageError('--leaves takes an anchor id');
+      const receipt = await anchor.receipt(BigInt(values.leaves));
+      if (!receipt) throw new UsageError(`no anchor ${values.leaves}`);
+      print({ ...showReceipt(receipt), leaves: await anchor.leaves(receipt.anchorId) });
+      return;
+    }
+    const limit = Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit takes 1 to 10000');
+    print({ account: anchor.account, anchors: (await anchor.receipts({ limit })).map(showReceipt) });
   },
 };
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTenant } from '@cagnotte/command-api';
 import { ConflictError } from '@cagnotte/domain';
-import { boot, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
+import { boot, startAnchoring, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
 import { createEmbedded } from './api';
 
 /**
@@ -26,9 +26,11 @@ void boot('cagnotte', async (services) => {
   const { app, runner } = await createEmbedded(services, { projectors: services.config.PROJECTORS === 'embedded' });
   await provisionDefaultTenant(services, (position) => runner.catchUp(position));
   const stopMail = startMailDelivery(services);
+  const stopAnchoring = startAnchoring(services);
   return {
     app,
     stop: async () => {
+      await stopAnchoring();
       await stopMail();
       await runner.stop();
     },

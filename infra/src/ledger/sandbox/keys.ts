@@ -13,6 +13,8 @@ export interface SandboxKeys {
   platform: Keypair;
   /** Signs SEP-10 style link challenges; not an account on the ledger. */
   signing: Keypair;
+  /** Signs the event-log anchors (ANCHOR_SIGNING_SECRET in sandbox mode); funded by friendbot on first use. */
+  anchor: Keypair;
 }
 
 const derived = (passphrase: string, role: string): Keypair =>
@@ -25,5 +27,6 @@ export function sandboxKeys(passphrase: string): SandboxKeys {
     issuer: derived(passphrase, 'issuer'),
     platform: derived(passphrase, 'platform'),
     signing: derived(passphrase, 'signing'),
+    anchor: derived(passphrase, 'anchor'),
   };
 }

@@ -6,15 +6,27 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evolvePool, initialPool, type ExistingPool, type Pool } from '@cagnotte/domain';
 import { parseEvent, type DomainEvent } from '@cagnotte/event-schemas';
-import { groupBuyOfPool } from '@cagnotte/infra';
-import { groupsPool, startApi, type TestApi, type TestUser } from './harness';
+import { makeCommandRoutes } from '@cagnotte/command-api';
+import { createApiServer, createServices, groupBuyOfPool, loadConfig } from '@cagnotte/infra';
+import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
+import { call, groupsPool, listen, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
 
-const test = suite<{ api: TestApi; organiser: TestUser }>('e2e: commands under contention');
+const test = suite<{ api: TestApi; organiser: TestUser; secondUrl: string }>('e2e: commands under contention');
 
 test.before(async (ctx) => {
   ctx.api = await startApi();
   const tenant = (await ctx.api.tenant()).slug;
   ctx.organiser = await ctx.api.user(tenant, { role: 'organiser' });
+  // A second command-api (its own services, hence its own per-stream queue) on the same database: another process.
+  const services = await createServices({ ...loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), PORT: 0, HOST: '127.0.0.1' }, { migrate: false });
+  const app = createApiServer({ services, routes: makeCommandRoutes({ services }), projections: ['pools'], info: { title: 'second', version: '1', description: 'second command-api' } });
+  const { server, url } = await listen(app);
+  onTestTeardown(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    server.closeAllConnections?.();
+    await services.close();
+  });
+  ctx.secondUrl = url;
 });
 
 test.after(async (ctx) => ctx.api.stop());
@@ -41,8 +53,15 @@ test('50 concurrent PATCHes of one pool all succeed, each answering the pool as 
       api.call('PATCH', `/api/pools/${id}`, { token: organiser.token, tenant: organiser.tenant, body: { title: `Writer ${i}`, description: `written by ${i}` } }),
     ),
   );
+  await expectOwnAnswers(api, organiser, id, results, `${n} concurrent PATCHes`);
+});
+
+/** All 200, distinct revisions, each answer its own write and exactly the fold of the stream at its revision. */
+const expectOwnAnswers = async (api: TestApi, organiser: TestUser, id: string, results: ApiResponse<any>[], what: string) => {
+  const n = results.length;
   const failures = results.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.body?.code}`);
-  console.log(`    ${n} concurrent PATCHes: ${n - failures.length} × 200, failures: ${failures.length ? failures.join(', ') : 'none'}`);
+  const byFailure = Object.entries(failures.reduce<Record<string, number>>((m, f) => ({ ...m, [f]: (m[f] ?? 0) + 1 }), {}));
+  console.log(`    ${what}: ${n - failures.length} × 200${byFailure.map(([f, c]) => `, ${c} × ${f}`).join('')}`);
   assert.equal(failures, [], 'every PATCH succeeds');
   const revisions = results.map((r) => r.body.data.revision as number);
   assert.is(new Set(revisions).size, n, 'each answer has a revision of its own');
@@ -58,6 +77,24 @@ test('50 concurrent PATCHes of one pool all succeed, each answering the pool as 
   assert.is(foreign, 0, 'no answer shows another writer\'s state');
   const stream = await api.services.store.readStream(`pool-${id}`);
   assert.is(stream.length, n + 1, 'one event per PATCH after the creation');
+};
+
+test('two command-api processes PATCH one pool at once: conflicts between them are retried, all succeed', async (ctx) => {
+  const { api, organiser } = ctx;
+  const created = await api.call('POST', '/api/pools', { token: organiser.token, tenant: organiser.tenant, body: groupsPool({ title: 'Contended twice' }) });
+  const id = created.body.data.id as string;
+  const n = 30;
+  const results = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      call(i % 2 === 0 ? api.url : ctx.secondUrl, 'PATCH', `/api/pools/${id}`, {
+        token: organiser.token,
+        tenant: organiser.tenant,
+        body: { title: `Writer ${i}`, description: `written by ${i}` },
+        ...(i % 3 === 0 ? { headers: { 'idempotency-key': `two-${id}-${i}` } } : {}),
+      }),
+    ),
+  );
+  await expectOwnAnswers(api, organiser, id, results, `${n} PATCHes through two processes`);
 });
 
 test('concurrent archive and unarchive calls queue: each is decided on the state its predecessor left', async (ctx) => {

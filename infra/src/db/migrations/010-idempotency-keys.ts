@@ -14,8 +14,9 @@ export async function up(knex: Knex): Promise<void> {
       key text NOT NULL,
       fingerprint text NOT NULL,
       status_code integer NOT NULL,
-      body jsonb NOT NULL,
-      headers jsonb NOT NULL DEFAULT '{}',
+      -- json, not jsonb: a replay sends the body byte for byte as the first answer (same key order).
+      body json NOT NULL,
+      headers json NOT NULL DEFAULT '{}',
       created_at timestamptz NOT NULL DEFAULT now(),
       expires_at timestamptz NOT NULL,
       PRIMARY KEY (scope, key)

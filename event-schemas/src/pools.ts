@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { event } from './define';
+import { event, type Upcaster } from './define';
 import { CountryCode, DecimalAmount, Id, IsoDate, Percent, StellarAccountId } from './common';
 
 export const PoolType = z.enum(['GROUPS', 'FUNDING']);
@@ -36,18 +36,49 @@ export const RelaisPoint = z
 export type RelaisPoint = z.infer<typeof RelaisPoint>;
 
 /**
- * Free-form pool configuration. Known keys are validated; unknown keys are kept for partners.
- * `sellerPhone`, `notes`, `links` and `escrow` are private to the owner; `escrow` secrets are never served.
+ * Public escrow data of a pool: the escrow account on the ledger, nothing else. Secret keys are never
+ * part of a pool (the escrow is non-custodial: signers hold their own keys).
  */
-export const PoolConfig = z.looseObject({
-  units: z.array(PoolUnit).max(200).optional(),
-  relais: z.array(RelaisPoint).max(500).optional(),
-  sellerPhone: z.string().max(40).optional(),
-  notes: z.string().max(5000).optional(),
-  links: z.array(z.string().url().max(2000)).max(50).optional(),
-  escrow: z.record(z.string(), z.unknown()).optional(),
-});
+export const PoolEscrow = z
+  .object({ accountId: StellarAccountId.describe('The escrow account (public key, G…)') })
+  .strict()
+  .describe('PoolEscrow');
+export type PoolEscrow = z.infer<typeof PoolEscrow>;
+
+/**
+ * Pool configuration: a closed set of keys, each validated; an unknown key is refused.
+ * `units` and `relais` are public; `sellerPhone`, `notes`, `links` and `escrow` are shown to the owner only.
+ */
+export const PoolConfig = z
+  .object({
+    units: z.array(PoolUnit).max(200).optional(),
+    relais: z.array(RelaisPoint).max(500).optional(),
+    sellerPhone: z.string().max(40).optional(),
+    notes: z.string().max(5000).optional(),
+    links: z.array(z.string().url().max(2000)).max(50).optional(),
+    escrow: PoolEscrow.optional(),
+  })
+  .strict()
+  .describe('PoolConfig');
 export type PoolConfig = z.infer<typeof PoolConfig>;
+
+/** The keys `PoolConfig` holds: what the version-1 upcasters keep of an old free-form config. */
+const POOL_CONFIG_KEYS = ['units', 'relais', 'sellerPhone', 'notes', 'links'] as const;
+
+/**
+ * Version 1 of PoolCreated and PoolDraftUpdated kept unknown config keys and a free-form `escrow` record
+ * (secrets included). Reading them, only the known keys survive, and of `escrow` only a valid account id.
+ */
+export const upcastPoolConfigV1 = (config: unknown): unknown => {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return config;
+  const old = config as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of POOL_CONFIG_KEYS) if (old[k] !== undefined) out[k] = old[k];
+  const escrow = old.escrow as Record<string, unknown> | undefined;
+  const accountId = escrow && typeof escrow === 'object' ? StellarAccountId.safeParse(escrow.accountId) : null;
+  if (accountId?.success) out.escrow = { accountId: accountId.data };
+  return out;
+};
 
 /** Fields that can change while DRAFT (all of them) — the money spine among them. */
 export const PoolDraftFields = z
@@ -67,9 +98,10 @@ export const PoolDraftFields = z
   .strict();
 export type PoolDraftFields = z.infer<typeof PoolDraftFields>;
 
+/** Version 2: `config` is closed (see `upcastPoolConfigV1` for version 1). */
 export const PoolCreated = event(
   'PoolCreated',
-  1,
+  2,
   PoolDraftFields.extend({
     poolId: Id,
     tenantId: Id,
@@ -80,9 +112,10 @@ export const PoolCreated = event(
   }).strict(),
 );
 
+/** Version 2: `changes.config` is closed (see `upcastPoolConfigV1` for version 1). */
 export const PoolDraftUpdated = event(
   'PoolDraftUpdated',
-  1,
+  2,
   z.object({ poolId: Id, changes: PoolDraftFields.partial(), updatedAt: IsoDate }).strict(),
 );
 
@@ -144,3 +177,20 @@ export const poolEvents = [
   PoolUnarchived,
   PoolCommissionMandateAccepted,
 ] as const;
+
+const withConfig = (data: unknown, at: (d: Record<string, unknown>) => Record<string, unknown> | undefined): unknown => {
+  if (data === null || typeof data !== 'object') return data;
+  const copy = structuredClone(data) as Record<string, unknown>;
+  const holder = at(copy);
+  if (holder && 'config' in holder) holder.config = upcastPoolConfigV1(holder.config);
+  return copy;
+};
+
+export const poolUpcasters: Upcaster[] = [
+  { type: 'PoolCreated', fromVersion: 1, up: (data) => withConfig(data, (d) => d) },
+  {
+    type: 'PoolDraftUpdated',
+    fromVersion: 1,
+    up: (data) => withConfig(data, (d) => (d.changes && typeof d.changes === 'object' ? (d.changes as Record<string, unknown>) : undefined)),
+  },
+];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EventMetadata, type EventDefinition, type Upcaster } from './define';
-import { poolEvents } from './pools';
+import { poolEvents, poolUpcasters } from './pools';
 import { identityEvents } from './identity';
 import { catalogueEvents } from './catalogue';
 
@@ -32,8 +32,8 @@ export type DomainEventType = DomainEvent['type'];
 export type EventData<T extends DomainEventType> = Extract<DomainEvent, { type: T }>['data'];
 export type ParsedEvent<E = DomainEvent> = E & { schemaVersion: number; metadata: EventMetadata };
 
-/** Upcasters for every schema version ever published. Empty until a schema gets its version 2. */
-export const upcasters: Upcaster[] = [];
+/** Upcasters for every schema version ever published. */
+export const upcasters: Upcaster[] = [...poolUpcasters];
 
 export interface EventRegistry<E> {
   /** Upcasts stored data to the current version and validates it: the one parser every reader shares. */

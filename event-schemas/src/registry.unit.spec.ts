@@ -32,7 +32,7 @@ const poolCreatedData = {
   country: 'FR',
   currency: 'EUR',
   marketplaceVisibility: 'PRIVATE',
-  config: { units: [{ id: 'u1', label: 'Panier', price: '12.50' }], partnerKey: 'kept' },
+  config: { units: [{ id: 'u1', label: 'Panier', price: '12.50' }], escrow: { accountId: `G${'A'.repeat(55)}` } },
   sellerId: null,
   payoutAccount: null,
   organiserCommissionPercent: null,
@@ -42,7 +42,7 @@ const poolCreatedData = {
 
 const rawPoolCreated = (overrides: Partial<RawEvent> = {}): RawEvent => ({
   type: 'PoolCreated',
-  schemaVersion: 1,
+  schemaVersion: 2,
   data: poolCreatedData,
   metadata,
   ...overrides,
@@ -68,15 +68,41 @@ const parse = suite('event registry: parseEvent');
 parse('parses a valid PoolCreated into type, data, schemaVersion and metadata', () => {
   const parsed = parseEvent(rawPoolCreated());
   assert.is(parsed.type, 'PoolCreated');
-  assert.is(parsed.schemaVersion, 1);
+  assert.is(parsed.schemaVersion, 2);
   assert.equal(parsed.data, poolCreatedData);
   assert.equal(parsed.metadata, metadata);
 });
 
-parse('unknown config keys are kept for partners (loose config)', () => {
-  const parsed = parseEvent(rawPoolCreated());
+parse('version 2: config is closed, an unknown config key or an escrow secret is refused', () => {
+  const bad = { ...poolCreatedData, config: { ...poolCreatedData.config, reclaimXdr: 'AAAA' } };
+  assert.equal(issuePaths(schemaError(() => parseEvent(rawPoolCreated({ data: bad })))), ['config']);
+  const secret = { ...poolCreatedData, config: { escrow: { accountId: `G${'A'.repeat(55)}`, secret: 'SB…' } } };
+  assert.equal(issuePaths(schemaError(() => parseEvent(rawPoolCreated({ data: secret })))), ['config.escrow']);
+});
+
+parse('version 1 (free-form config) upcasts: unknown keys and escrow secrets are dropped, the escrow account id kept', () => {
+  const v1Config = {
+    units: [{ id: 'u1', label: 'Panier', price: '12.50' }],
+    notes: 'n',
+    partnerKey: 'dropped',
+    reclaimXdr: 'AAAAdropped',
+    escrow: { accountId: `G${'B'.repeat(55)}`, secret: `S${'C'.repeat(55)}`, signerSecret: 'x' },
+  };
+  const parsed = parseEvent(rawPoolCreated({ schemaVersion: 1, data: { ...poolCreatedData, config: v1Config } }));
   if (parsed.type !== 'PoolCreated') return assert.unreachable('expected PoolCreated');
-  assert.is(parsed.data.config.partnerKey, 'kept');
+  assert.is(parsed.schemaVersion, 2);
+  assert.equal(parsed.data.config, { units: v1Config.units, notes: 'n', escrow: { accountId: `G${'B'.repeat(55)}` } });
+  const noAccount = parseEvent(rawPoolCreated({ schemaVersion: 1, data: { ...poolCreatedData, config: { escrow: { signerSecret: 'x', publicKey: 'GPUBLIC' } } } }));
+  assert.equal((noAccount.data as { config: unknown }).config, {});
+  const update = parseEvent({
+    type: 'PoolDraftUpdated',
+    schemaVersion: 1,
+    data: { poolId: POOL_ID, changes: { title: 't', config: { secretSeed: 'x', links: ['https://a.test'] } }, updatedAt: '2025-03-01T09:00:00+01:00' },
+    metadata,
+  });
+  assert.equal(update.data, { poolId: POOL_ID, changes: { title: 't', config: { links: ['https://a.test'] } }, updatedAt: '2025-03-01T09:00:00+01:00' });
+  const noConfig = parseEvent({ type: 'PoolDraftUpdated', schemaVersion: 1, data: { poolId: POOL_ID, changes: { title: 't' }, updatedAt: '2025-03-01T09:00:00+01:00' }, metadata });
+  assert.equal(noConfig.data, { poolId: POOL_ID, changes: { title: 't' }, updatedAt: '2025-03-01T09:00:00+01:00' });
 });
 
 parse('an unknown event type throws EventSchemaError', () => {
@@ -132,8 +158,8 @@ parse('metadata accepts a null tenant and causation and an optional ip', () => {
 });
 
 parse('a schema version above the current one (from the future) throws', () => {
-  const error = schemaError(() => parseEvent(rawPoolCreated({ schemaVersion: 2 })));
-  assert.match(error.message, /unsupported schema version 2/);
+  const error = schemaError(() => parseEvent(rawPoolCreated({ schemaVersion: 3 })));
+  assert.match(error.message, /unsupported schema version 3/);
 });
 
 parse('schema versions below 1 or not integers throw', () => {

@@ -3,6 +3,7 @@ export * from './event-store/hash-chain';
 export * from './event-store/postgres';
 export * from './event-store/subscription';
 export * from './db/database';
+export * from './db/outage';
 export * from './config';
 export * from './logger';
 export * from './redis';

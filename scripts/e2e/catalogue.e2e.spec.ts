@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fundingPool, groupsPool, startApi, type TestApi, type TestUser } from './harness';
+import { ESCROW_ACCOUNT_ID, fundingPool, groupsPool, startApi, type TestApi, type TestUser } from './harness';
 
 interface Ctx {
   api: TestApi;
@@ -32,7 +32,7 @@ test.before(async (ctx) => {
     const r = await ctx.api.call('POST', '/api/pools', { token: ctx.organiser.token, tenant: ctx.tenant, body });
     assert.is(r.status, 201, r.text);
     const id = r.body.data.id as string;
-    if (publish) assert.is((await ctx.api.call('PATCH', `/api/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { status: 'OPEN' } })).status, 200);
+    if (publish) assert.is((await ctx.api.call('POST', `/api/pools/${id}/publish`, { token: ctx.organiser.token, tenant: ctx.tenant })).status, 200);
     if (archive) await ctx.api.call('POST', `/api/pools/${id}/archive`, { token: ctx.organiser.token, tenant: ctx.tenant });
     return id;
   };
@@ -79,7 +79,7 @@ test('GET /api/tenant/group-buys: listed GROUPS pools only, FEATURED first, reda
   assert.equal(card.members, [{ displayName: 'Org Anne' }]);
   for (const k of ['sellerPhone', 'notes', 'links', 'escrow']) assert.is(card.config[k], undefined, `config.${k} redacted`);
   assert.is(card.payoutAccount, undefined);
-  assert.not.ok(res.text.includes('SBSECRETSECRET'));
+  assert.not.ok(res.text.includes(ESCROW_ACCOUNT_ID), 'the escrow account is owner-only config');
   assert.is((await get(ctx, '/api/tenant/group-buys?q=lavande')).body.data.items[0].id, ctx.pools.listed);
   assert.equal((await get(ctx, '/api/tenant/group-buys', ctx.other)).body.data.items, []);
 });
@@ -185,16 +185,19 @@ test('POST /api/tenant/pilot-requests: 404 when the white-label toggle is off; 2
   }
 });
 
-test('GET /api/merchant/profile: 200 for the owner of an ACTIVE merchant; sellerMerchantSlug resolves to its owner', async (ctx) => {
+test('GET /api/merchant/profile: 200 for the owner of an ACTIVE merchant; sellerMerchantSlug resolves to its owner, for its owner only', async (ctx) => {
   const owner = await ctx.api.user(ctx.tenant, { role: 'organiser' });
   await ctx.api.merchant(ctx.tenant, { slug: 'cave-a-vins', name: 'Cave à vins', ownerEmail: owner.email });
   const res = await ctx.api.call('GET', '/api/merchant/profile', { token: owner.token });
   assert.is(res.status, 200, res.text);
   assert.is(res.body.data.slug, 'cave-a-vins');
   assert.is(res.body.data.status, 'ACTIVE');
-  const pool = await ctx.api.call('POST', '/api/merchant/pools', { token: ctx.organiser.token, tenant: ctx.tenant, body: groupsPool({ sellerMerchantSlug: 'cave-a-vins' }) });
+  const pool = await ctx.api.call('POST', '/api/merchant/pools', { token: owner.token, tenant: ctx.tenant, body: groupsPool({ sellerMerchantSlug: 'cave-a-vins' }) });
   assert.is(pool.status, 201, pool.text);
   assert.is(pool.body.data.sellerId, owner.id);
+  const notMine = await ctx.api.call('POST', '/api/merchant/pools', { token: ctx.organiser.token, tenant: ctx.tenant, body: groupsPool({ sellerMerchantSlug: 'cave-a-vins' }) });
+  assert.is(notMine.status, 400, notMine.text);
+  assert.ok(notMine.body.errors.sellerMerchantSlug, 'another owner\'s merchant is refused');
   const inactiveOwner = await ctx.api.user(ctx.tenant);
   await ctx.api.merchant(ctx.tenant, { slug: 'pas-encore', name: 'Pas encore', ownerEmail: inactiveOwner.email, active: false });
   assert.is((await ctx.api.call('GET', '/api/merchant/profile', { token: inactiveOwner.token })).status, 403);

@@ -15,7 +15,7 @@ export interface TestApi {
   runner: ProjectorRunner;
   app: Express;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
-  tenant(options?: { whiteLabel?: boolean; origins?: string[] }): Promise<{ id: string; slug: string }>;
+  tenant(options?: { whiteLabel?: boolean; origins?: string[]; slug?: string }): Promise<{ id: string; slug: string }>;
   user(tenantSlug: string, options?: UserOptions): Promise<TestUser>;
   merchant(tenantSlug: string, options: MerchantOptions): Promise<{ id: string; slug: string }>;
   stop(): Promise<void>;
@@ -129,7 +129,7 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
     app,
     call: (method, path, o) => call(url, method, path, o),
     async tenant(o = {}) {
-      const slug = uniqueSlug();
+      const slug = o.slug ?? uniqueSlug();
       const { tenant, position } = await createTenant(services, { slug, whiteLabel: o.whiteLabel ?? true, approvedOrigins: o.origins ?? [] }, meta());
       await runner.catchUp(position);
       return { id: tenant.tenantId, slug };
@@ -188,6 +188,9 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
   return api;
 };
 
+/** The escrow account of the `groupsPool` fixture (public: escrow material is an account id, never a key). */
+export const ESCROW_ACCOUNT_ID = `G${'ESCROW'.repeat(10).slice(0, 55)}`;
+
 /** A minimal valid GROUPS pool body. */
 export const groupsPool = (overrides: Record<string, unknown> = {}) => ({
   type: 'GROUPS',
@@ -202,7 +205,7 @@ export const groupsPool = (overrides: Record<string, unknown> = {}) => ({
     sellerPhone: '+33600000000',
     notes: 'owner only note',
     links: ['https://example.test/farm'],
-    escrow: { signerSecret: 'SBSECRETSECRET', publicKey: 'GPUBLIC' },
+    escrow: { accountId: ESCROW_ACCOUNT_ID },
   },
   ...overrides,
 });

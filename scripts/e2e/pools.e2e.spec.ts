@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fundingPool, groupsPool, startApi, type TestApi, type TestUser } from './harness';
+import { ESCROW_ACCOUNT_ID, fundingPool, groupsPool, startApi, type TestApi, type TestUser } from './harness';
 
 interface Ctx {
   api: TestApi;
@@ -37,7 +37,7 @@ const published = async (ctx: Ctx, body: Record<string, unknown> = groupsPool(),
   const created = await create(ctx, body, user);
   assert.is(created.status, 201, created.text);
   const id = created.body.data.id as string;
-  const pub = await ctx.api.call('PATCH', `/api/pools/${id}`, { token: user.token, tenant: user.tenant, body: { status: 'OPEN' } });
+  const pub = await ctx.api.call('POST', `/api/pools/${id}/publish`, { token: user.token, tenant: user.tenant });
   assert.is(pub.status, 200, pub.text);
   return id;
 };
@@ -62,8 +62,7 @@ test('POST /api/pools creates a DRAFT pool and answers 201 with the GroupBuy (re
   assert.is(pool.country, 'FR');
   assert.equal(pool.pickupPoints.map((p: { id: string }) => p.id), ['r1', 'r2']);
   assert.is(pool.config.notes, 'owner only note', 'the owner sees owner-only config');
-  assert.is(pool.config.escrow.signerSecret, undefined, 'escrow secrets are never served');
-  assert.is(pool.config.escrow.publicKey, 'GPUBLIC');
+  assert.equal(pool.config.escrow, { accountId: ESCROW_ACCOUNT_ID }, 'the owner sees the escrow account id');
   assert.equal(pool.members.map((m: { role: string }) => m.role), ['organiser']);
   assert.equal(pool.myReservations, []);
   assert.match(res.headers.get('x-event-position') ?? '', /^\d+-\d+$/);
@@ -148,7 +147,19 @@ test('PATCH while DRAFT edits every field, money spine included; GROUPS pick-up 
   assert.equal(rows.map((r: { point_id: string }) => r.point_id), ['r3']);
 });
 
-test('publishing: status OPEN through PATCH or POST /publish; incomplete pools are refused', async (ctx) => {
+test('publishing goes through POST /publish only: PATCH {status:"OPEN"} is a 400 and the pool stays DRAFT; incomplete pools are refused', async (ctx) => {
+  const draft = (await create(ctx, groupsPool())).body.data.id;
+  for (const path of [`/api/pools/${draft}`, `/api/merchant/pools/${draft}`]) {
+    const viaPatch = await ctx.api.call('PATCH', path, { token: ctx.organiser.token, tenant: ctx.tenant, body: { status: 'OPEN' } });
+    expectError(viaPatch, 400, 'status_not_patchable');
+    assert.ok(viaPatch.body.errors.status, viaPatch.text);
+    const withChange = await ctx.api.call('PATCH', path, { token: ctx.organiser.token, tenant: ctx.tenant, body: { title: 'changed', status: 'OPEN' } });
+    expectError(withChange, 400, 'status_not_patchable');
+  }
+  const still = await ctx.api.call('GET', `/api/pools/${draft}`, { token: ctx.organiser.token, tenant: ctx.tenant });
+  assert.is(still.body.data.status, 'DRAFT');
+  assert.is(still.body.data.title, groupsPool().title, 'a refused PATCH changes nothing');
+  assert.is((await ctx.api.call('PATCH', `/api/pools/${draft}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { status: 'DRAFT' } })).status, 200, 'the current status is accepted and ignored');
   const id = await published(ctx);
   const read = await ctx.api.call('GET', `/api/pools/${id}`, { tenant: ctx.tenant });
   assert.is(read.body.data.status, 'OPEN');
@@ -219,11 +230,13 @@ test('archive and unarchive: 200 with archivedAt, 400 when repeated, audit-logge
   assert.ok(events.some((e) => e.type === 'PoolUnarchived'));
 });
 
-test('archive needs a token (401), the organiser role (403), and ownership (404)', async (ctx) => {
+test('archive and unarchive need a token (401), then the organiser role (403, before ownership), then ownership (404)', async (ctx) => {
   const id = (await create(ctx, groupsPool())).body.data.id;
   expectError(await ctx.api.call('POST', `/api/pools/${id}/archive`, { tenant: ctx.tenant }), 401);
   expectError(await ctx.api.call('POST', `/api/pools/${id}/archive`, { token: ctx.otherOrganiser.token, tenant: ctx.tenant }), 404);
-  expectError(await ctx.api.call('POST', `/api/pools/${id}/archive`, { token: ctx.buyer.token, tenant: ctx.tenant }), 404);
+  expectError(await ctx.api.call('POST', `/api/pools/${id}/archive`, { token: ctx.buyer.token, tenant: ctx.tenant }), 403, 'organise_capability_required');
+  expectError(await ctx.api.call('DELETE', `/api/pools/${id}/archive`, { token: ctx.buyer.token, tenant: ctx.tenant }), 403, 'organise_capability_required');
+  expectError(await ctx.api.call('POST', `/api/pools/${randomUUID()}/archive`, { token: ctx.buyer.token, tenant: ctx.tenant }), 403, 'organise_capability_required');
   expectError(await ctx.api.call('POST', `/api/pools/${randomUUID()}/archive`, { token: ctx.organiser.token, tenant: ctx.tenant }), 404);
   expectError(await ctx.api.call('DELETE', `/api/pools/not-a-uuid/archive`, { token: ctx.organiser.token, tenant: ctx.tenant }), 404);
 });
@@ -255,7 +268,7 @@ test('anonymous reads: published GROUPS and LISTED/FEATURED FUNDING only, with m
   for (const k of ['notes', 'sellerPhone', 'links', 'escrow']) assert.is(groups.body.data.config[k], undefined, `config.${k} hidden`);
   assert.is(groups.body.data.payoutAccount, null);
   assert.ok(groups.body.data.config.units.length > 0, 'public config stays');
-  assert.is(groups.text.includes('SBSECRETSECRET'), false);
+  assert.is(groups.text.includes(ESCROW_ACCOUNT_ID), false);
   assert.is((await anon(listedFunding)).status, 200);
   const viewer = await ctx.api.call('GET', `/api/pools/${open}`, { token: ctx.buyer.token, tenant: ctx.tenant });
   assert.is(viewer.status, 200);
@@ -286,7 +299,7 @@ test('GET /api/merchant/pools lists only my pools in the tenant, any status, fil
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) ids.push((await create(ctx, groupsPool({ title: `G${i}` }), org)).body.data.id);
   const funding = (await create(ctx, fundingPool(), org)).body.data.id;
-  await ctx.api.call('PATCH', `/api/pools/${ids[0]}`, { token: org.token, tenant: ctx.tenant, body: { status: 'OPEN' } });
+  await ctx.api.call('POST', `/api/pools/${ids[0]}/publish`, { token: org.token, tenant: ctx.tenant });
   const list = (q = '') => ctx.api.call('GET', `/api/merchant/pools${q}`, { token: org.token, tenant: ctx.tenant });
   const all = await list();
   assert.is(all.status, 200);
@@ -313,7 +326,7 @@ test('GET /api/merchant/pools/{id}: owner 200, others 404, non-organiser 403, no
   const id = (await create(ctx, groupsPool())).body.data.id;
   const own = await ctx.api.call('GET', `/api/merchant/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.tenant });
   assert.is(own.status, 200);
-  assert.is(own.body.data.config.escrow.signerSecret, undefined);
+  assert.equal(own.body.data.config.escrow, { accountId: ESCROW_ACCOUNT_ID });
   expectError(await ctx.api.call('GET', `/api/merchant/pools/${id}`, { token: ctx.otherOrganiser.token, tenant: ctx.tenant }), 404);
   expectError(await ctx.api.call('GET', `/api/merchant/pools/${id}`, { token: ctx.buyer.token, tenant: ctx.tenant }), 403);
   expectError(await ctx.api.call('GET', `/api/merchant/pools/${id}`, { tenant: ctx.tenant }), 401);

@@ -78,7 +78,7 @@ const main = async () => {
   const closers = (globalThis as { __cagnotteClosers?: Array<() => Promise<void>> }).__cagnotteClosers ?? [];
   for (const close of closers.reverse()) await close().catch(() => undefined);
   if (ownDatabase && !process.env.KEEP_TEST_DATABASE) await dropDatabase(url).catch((e) => console.warn('could not drop', url, e));
-  await deleteKeysWithPrefix(process.env.REDIS_URL, process.env.REDIS_KEY_PREFIX).catch(() => undefined);
+  await deleteKeysWithPrefix(process.env.REDIS_URL, process.env.REDIS_KEY_PREFIX).catch((e) => console.warn('could not delete the run\'s Redis keys:', e));
 
   process.stdout.write = write;
   // eslint-disable-next-line no-control-regex
@@ -105,7 +105,7 @@ const sweepStaleDatabases = async (url: string): Promise<void> => {
     if (!m || parseInt(m[1]!, 36) > hourAgo) continue;
     const stale = new URL(url);
     stale.pathname = `/${name}`;
-    await dropDatabase(stale.toString()).catch(() => undefined);
+    await dropDatabase(stale.toString()).catch((e) => console.warn(`could not drop stale ${name}:`, e));
   }
 };
 

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
   NotFoundError,
-  ValidationError,
   decidePool,
   evolvePool,
   initialPool,
@@ -27,6 +26,7 @@ import { ArchiveResult, MerchantPoolCreateInput, PoolCreateInput, PoolIdParams, 
 import { loadActor, metadataFor, poolStream, requireOwnTenant } from '../shared/context';
 import { runCommand, type CommandOutcome } from '../shared/run-command';
 import { commissionMandate } from '../identity/mandates';
+import { resolveSeller } from './references';
 
 const aggregate = { initial: initialPool, evolve: evolvePool };
 const POSITION_HEADER = 'X-Event-Position';
@@ -36,29 +36,6 @@ export interface PoolRouteDeps {
   services: Services;
   clock: () => Date;
 }
-
-/** Resolves `sellerIdentifier` / `sellerMerchantSlug` to `sellerId` within the tenant. */
-const resolveSeller = async (
-  deps: PoolRouteDeps,
-  tenantId: string,
-  input: { sellerId?: string | null; sellerIdentifier?: string; sellerMerchantSlug?: string },
-): Promise<string | null | undefined> => {
-  if (input.sellerIdentifier !== undefined && input.sellerMerchantSlug !== undefined) {
-    throw new ValidationError({ sellerIdentifier: ['give sellerIdentifier or sellerMerchantSlug, not both'] });
-  }
-  if (input.sellerIdentifier !== undefined) {
-    const account = await deps.services.accounts.findInTenant(tenantId, input.sellerIdentifier);
-    if (!account) throw new ValidationError({ sellerIdentifier: ['no account with this id, email or phone in the tenant'] });
-    if (input.sellerId && input.sellerId !== account.id) throw new ValidationError({ sellerId: ['does not match sellerIdentifier'] });
-    return account.id;
-  }
-  if (input.sellerMerchantSlug !== undefined) {
-    const merchant = await deps.services.knex('rm_merchants').where({ tenant_id: tenantId, slug: input.sellerMerchantSlug, status: 'ACTIVE' }).first().catch(() => undefined);
-    if (!merchant) throw new ValidationError({ sellerMerchantSlug: ['no active merchant with this slug in the tenant'] });
-    return merchant.owner_user_id as string;
-  }
-  return input.sellerId;
-};
 
 const positionHeaders = (position: Position | null): Record<string, string> => (position ? { [POSITION_HEADER]: formatPosition(position) } : {});
 
@@ -108,9 +85,8 @@ const poolCommand = async (
     poolStream(poolId),
     aggregate,
     (state) => {
-      // A pool of another tenant does not exist for this caller; creation starts from no pool at all.
-      if (command.type !== 'CreatePool' && (state.status === 'none' || state.tenantId !== tenantId)) throw new NotFoundError('pool');
-      return decidePool(command, state);
+      // A pool of another tenant does not exist for this caller: the decider sees no pool (and checks the role first where it should).
+      return decidePool(command, state.status !== 'none' && state.tenantId !== tenantId ? initialPool() : state);
     },
     metadataFor(ctx, tenantId, now),
     { respond, idempotency: ctx.idempotency },
@@ -125,7 +101,8 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
       method: 'post',
       path: merchant ? '/api/merchant/pools' : '/api/pools',
       summary: merchant ? 'Create a pool (merchant path: seller resolved from sellerIdentifier or sellerMerchantSlug)' : 'Create a pool',
-      description: 'Needs the organise capability. Pools start as DRAFT. Answers the GroupBuy as of its own revision, once the read model shows it (read-your-writes).',
+      description:
+        'Needs the organise capability. Pools start as DRAFT. `config` is closed: an unknown key is a 400 naming it. `sellerId` must be a user of the tenant (else 400 on `sellerId`); on the merchant path `sellerIdentifier` must find a user of the tenant and `sellerMerchantSlug` an ACTIVE merchant of the tenant that the caller owns (else 400 on that field). A value shaped like a Stellar secret key anywhere is refused (400 `secret_key_refused`). 503 `service_unavailable` when a lookup cannot reach the database. Answers the GroupBuy as of its own revision, once the read model shows it (read-your-writes).',
       tags: ['Pool CRUD'],
       auth: 'required',
       tenant: 'optional',
@@ -133,13 +110,13 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
       body: merchant ? MerchantPoolCreateInput : PoolCreateInput,
       success: { status: 201, description: 'The created pool', schema: GroupBuy },
       responseHeaders: { [POSITION_HEADER]: 'Feed position of the write; send it back as X-Min-Position to read your write elsewhere' },
-      errors: [400, 401, 403, 404],
+      errors: [400, 401, 403, 404, 503],
       handler: async (ctx) => {
         const auth = ctx.auth!;
         const tenant = requireOwnTenant(auth, ctx.tenant);
         const body = ctx.body as MerchantPoolCreateInput;
         const { acceptCommissionMandate, sellerIdentifier, sellerMerchantSlug, ...fields } = body;
-        const sellerId = merchant ? await resolveSeller(deps, tenant.id, { sellerId: fields.sellerId, sellerIdentifier, sellerMerchantSlug }) : fields.sellerId;
+        const sellerId = await resolveSeller(deps.services, tenant.id, auth.userId, { sellerId: fields.sellerId, sellerIdentifier, sellerMerchantSlug });
         const poolId = randomUUID();
         return poolCommand(deps, { ...ctx, tenant }, poolId, (metadata) => ({
           type: 'CreatePool',
@@ -161,7 +138,7 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
       path: merchant ? '/api/merchant/pools/{id}' : '/api/pools/{id}',
       summary: 'Update a pool',
       description:
-        'Owner only. While DRAFT every field, the money spine included (seller, payout, commission, relais). Once published only marketplaceVisibility (to PRIVATE) and country. LISTED/FEATURED are refused here. `status: "OPEN"` publishes a DRAFT. The answer carries `refund` (a delist refund of the listing fee, or null).',
+        'Owner only. While DRAFT every field, the money spine included (seller, payout, commission, relais). Once published only marketplaceVisibility (to PRIVATE) and country. LISTED/FEATURED are refused here. PATCH never changes the status: a `status` other than the current one is a 400 `status_not_patchable` (publish with POST …/publish). `sellerId` must be a user of the tenant; `sellerMerchantSlug` a merchant of the tenant the caller owns. A value shaped like a Stellar secret key is refused (400 `secret_key_refused`). The answer carries `refund` (a delist refund of the listing fee, or null).',
       tags: ['Pool CRUD'],
       auth: 'required',
       tenant: 'optional',
@@ -170,14 +147,17 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
       body: PoolUpdateInput,
       success: { status: 200, description: 'The updated pool plus `refund`', schema: GroupBuy.extend({ refund: Refund }) },
       responseHeaders: { [POSITION_HEADER]: 'Feed position of the write (absent when nothing changed)' },
-      errors: [400, 401, 403, 404],
+      errors: [400, 401, 403, 404, 503],
       handler: async (ctx) => {
         const auth = ctx.auth!;
         const { id } = ctx.params as { id: string };
         const { sellerIdentifier, sellerMerchantSlug, ...patch } = ctx.body as PoolUpdateInput;
         const tenantId = ctx.tenant?.id ?? auth.tenantId;
-        if (sellerIdentifier !== undefined || sellerMerchantSlug !== undefined) {
-          patch.sellerId = await resolveSeller(deps, tenantId, { sellerId: patch.sellerId, sellerIdentifier, sellerMerchantSlug });
+        // Pools are created in their organiser's own tenant: under another tenant's header there is no pool of
+        // the caller's, and the seller lookups below must not answer questions about another tenant's users.
+        if (tenantId !== auth.tenantId) throw new NotFoundError('pool');
+        if (patch.sellerId || sellerIdentifier !== undefined || sellerMerchantSlug !== undefined) {
+          patch.sellerId = await resolveSeller(deps.services, tenantId, auth.userId, { sellerId: patch.sellerId, sellerIdentifier, sellerMerchantSlug });
         }
         return poolCommand(
           deps,
@@ -197,7 +177,10 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
       method,
       path: '/api/pools/{id}/archive',
       summary: method === 'post' ? 'Archive a pool' : 'Unarchive a pool',
-      description: method === 'post' ? 'Organiser and owner. 400 if already archived.' : 'Organiser and owner. 400 if not archived.',
+      description:
+        method === 'post'
+          ? 'Organiser and owner: 403 without the organise capability (checked first), 404 when the pool is not the caller\'s. 400 if already archived.'
+          : 'Organiser and owner: 403 without the organise capability (checked first), 404 when the pool is not the caller\'s. 400 if not archived.',
       tags: ['Pool CRUD'],
       auth: 'required',
       tenant: 'optional',

@@ -37,7 +37,7 @@ const SellerResolution = {
 export const MerchantPoolCreateInput = PoolCreateInput.extend(SellerResolution).strict().describe('MerchantPoolCreateInput');
 export type MerchantPoolCreateInput = z.infer<typeof MerchantPoolCreateInput>;
 
-/** One schema for both PATCH endpoints. Absent fields are left as they are; `status: "OPEN"` publishes a DRAFT. */
+/** One schema for both PATCH endpoints. Absent fields are left as they are; PATCH never changes the status. */
 export const PoolUpdateInput = z
   .object({
     title: Title.optional(),
@@ -51,7 +51,7 @@ export const PoolUpdateInput = z
     organiserCommissionPercent: PercentInput.nullable().optional(),
     targetAmount: DecimalAmount.nullable().optional(),
     deadline: IsoDate.nullable().optional(),
-    status: PoolStatus.optional().describe('Only `OPEN`, on a DRAFT pool: publishes it'),
+    status: PoolStatus.optional().describe('Accepted only with the current status (ignored); any other is a 400 `status_not_patchable`: publish with POST …/publish'),
     ...SellerResolution,
   })
   .strict()

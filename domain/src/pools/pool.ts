@@ -86,6 +86,35 @@ const requireOwnedPool = (state: Pool, actor: PoolActor): ExistingPool => {
   return state;
 };
 
+/** Organiser-only operations (archive, unarchive): the role first (403), then ownership (404). */
+const requireOrganiserThenOwner = (state: Pool, actor: PoolActor): ExistingPool => {
+  requireOrganiser(actor);
+  return requireOwnedPool(state, actor);
+};
+
+/** A Stellar secret seed (StrKey "S…", 56 characters) standing alone in a value. */
+const STELLAR_SECRET_SEED = /(?<![A-Z2-7])S[A-Z2-7]{55}(?![A-Z2-7])/;
+
+/**
+ * Paths (`config.notes`, `config.units.0.label`) of every string that holds something shaped like a Stellar
+ * secret seed. Events are kept forever: a secret key must never reach one, whatever field it was typed in.
+ */
+export const secretSeedPaths = (value: unknown, path: string[] = []): string[] => {
+  if (typeof value === 'string') return STELLAR_SECRET_SEED.test(value) ? [path.join('.')] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => secretSeedPaths(v, [...path, String(i)]));
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => secretSeedPaths(v, [...path, k]));
+  return [];
+};
+
+export const SECRET_SEED_MESSAGE = 'looks like a Stellar secret key (S…): secret keys are never sent to or stored by the service';
+
+const requireNoSecrets = (fields: object) => {
+  const paths = secretSeedPaths(fields);
+  if (paths.length > 0) {
+    throw new ValidationError(Object.fromEntries(paths.map((p) => [p || 'body', [SECRET_SEED_MESSAGE]])), 'A secret key was sent', 'secret_key_refused');
+  }
+};
+
 const requireBusinessForCommission = (percent: string | null | undefined, actor: PoolActor) => {
   if (percent != null && actor.accountType !== 'BUSINESS') {
     throw new ForbiddenError('business_account_required', 'organiserCommissionPercent is accepted only for BUSINESS accounts');
@@ -143,9 +172,15 @@ const visibilityError = (to: string) =>
   );
 
 const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): DomainEvent[] => {
-  if (patch.status !== undefined && patch.status !== pool.status && !(patch.status === 'OPEN' && pool.status === 'DRAFT')) {
-    throw new ValidationError({ status: ['only a DRAFT pool can be moved, to OPEN (publish), through PATCH'] });
+  // The contract's state table: PATCH leaves the status as it is (a DRAFT stays DRAFT); publishing is its own operation.
+  if (patch.status !== undefined && patch.status !== pool.status) {
+    throw new ValidationError(
+      { status: [`PATCH does not change the status (it stays ${pool.status}); publish a DRAFT with POST /api/pools/{id}/publish`] },
+      'The status is not changed through PATCH',
+      'status_not_patchable',
+    );
   }
+  requireNoSecrets(patch);
   const changes = changedFields(pool.fields, patch);
   requireValidConfig(changes.config);
   if (changes.marketplaceVisibility && PAID_VISIBILITIES.has(changes.marketplaceVisibility)) throw visibilityError(changes.marketplaceVisibility);
@@ -155,10 +190,6 @@ const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): 
   if (pool.status === 'DRAFT') {
     if (Object.keys(changes).length > 0) {
       events.push({ type: 'PoolDraftUpdated', data: { poolId: pool.id, changes, updatedAt: meta.now } });
-    }
-    if (patch.status === 'OPEN') {
-      const after = events[0] ? (evolvePool(pool, events[0]) as ExistingPool) : pool;
-      events.push(...decidePublish(after, meta.now));
     }
     return events;
   }
@@ -205,6 +236,7 @@ export const decidePool = (command: PoolCommand, state: Pool): DomainEvent[] => 
       if (state.status !== 'none') throw new ConflictError('pool_exists', 'Pool already exists');
       requireOrganiser(actor);
       const { poolId, tenantId, poolType, fields, commissionMandate } = command.data;
+      requireNoSecrets(fields);
       requireBusinessForCommission(fields.organiserCommissionPercent, actor);
       requireValidConfig(fields.config);
       const events: DomainEvent[] = [
@@ -226,12 +258,12 @@ export const decidePool = (command: PoolCommand, state: Pool): DomainEvent[] => 
     case 'PublishPool':
       return decidePublish(requireOwnedPool(state, actor), now);
     case 'ArchivePool': {
-      const pool = requireOwnedPool(state, actor);
+      const pool = requireOrganiserThenOwner(state, actor);
       if (pool.archivedAt) throw new IllegalStateError('pool_already_archived', 'Pool is already archived');
       return [{ type: 'PoolArchived', data: { poolId: pool.id, archivedAt: now } }];
     }
     case 'UnarchivePool': {
-      const pool = requireOwnedPool(state, actor);
+      const pool = requireOrganiserThenOwner(state, actor);
       if (!pool.archivedAt) throw new IllegalStateError('pool_not_archived', 'Pool is not archived');
       return [{ type: 'PoolUnarchived', data: { poolId: pool.id, unarchivedAt: now } }];
     }

@@ -356,40 +356,18 @@ for (const visibility of ['LISTED', 'FEATURED'] as const) {
   });
 }
 
-draft('patch status OPEN with changes emits PoolDraftUpdated then PoolPublished', () => {
-  given([poolCreated()])
-    .when(updatePool({ title: 'Prêt', status: 'OPEN' }))
-    .then([draftUpdated({ title: 'Prêt' }, T2), { type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: T2 } }]);
-});
-
-draft('patch status OPEN without changes only publishes', () => {
-  given([poolCreated()])
-    .when(updatePool({ status: 'OPEN', title: groupsFields().title }))
-    .then([{ type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: T2 } }]);
-});
-
-draft('patch status OPEN checks completeness on the patched pool (the patch may complete it)', () => {
-  given([poolCreated(fundingFields({ targetAmount: null }), 'FUNDING')])
-    .when(updatePool({ targetAmount: '100', status: 'OPEN' }))
-    .then([draftUpdated({ targetAmount: '100' }, T2), { type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: T2 } }]);
-});
-
-draft('patch status OPEN on an incomplete pool is refused with pool_incomplete', () => {
-  const error = given([poolCreated(groupsFields({ config: {} }))])
-    .when(updatePool({ title: 'Pas prêt', status: 'OPEN' }))
-    .thenThrows(ValidationError, 'pool_incomplete');
-  assert.equal(fieldErrorKeys(error), ['config.units']);
-});
-
-draft('patch status OPEN that empties the units is refused with pool_incomplete', () => {
-  given([poolCreated()])
-    .when(updatePool({ config: { units: [] }, status: 'OPEN' }))
-    .thenThrows(ValidationError, 'pool_incomplete');
+draft('PATCH leaves a DRAFT pool DRAFT: status OPEN is refused with status_not_patchable, alone or with changes', () => {
+  for (const patch of [{ status: 'OPEN' as const }, { title: 'Prêt', status: 'OPEN' as const }, { targetAmount: '100', status: 'OPEN' as const }]) {
+    const error = given([poolCreated()]).when(updatePool(patch)).thenThrows(ValidationError, 'status_not_patchable');
+    assert.equal(fieldErrorKeys(error), ['status']);
+  }
 });
 
 draft('any other status through update is refused', () => {
-  const error = given([poolCreated()]).when(updatePool({ status: 'CANCELLED' })).thenThrows(ValidationError, 'validation_failed');
-  assert.equal(fieldErrorKeys(error), ['status']);
+  for (const status of ['CANCELLED', 'LOCKED', 'COMPLETED'] as const) {
+    const error = given([poolCreated()]).when(updatePool({ status })).thenThrows(ValidationError, 'status_not_patchable');
+    assert.equal(fieldErrorKeys(error), ['status']);
+  }
 });
 
 draft('patch status DRAFT on a DRAFT pool changes nothing', () => {
@@ -483,6 +461,7 @@ published('the country compared against is the latest one', () => {
 published('sending the unchanged values of every other field is accepted and emits nothing', () => {
   const fields = groupsFields({ sellerId: SELLER_ID, payoutAccount: PAYOUT_ACCOUNT, organiserCommissionPercent: '5', targetAmount: '80' });
   given(openPool(fields)).when(updatePool({ ...fields, status: 'OPEN' })).then([]);
+  given(openPool(fields)).when(updatePool({ status: 'OPEN' })).then([]);
 });
 
 published('unchanged values alongside a country change: only PoolCountryChanged', () => {
@@ -509,7 +488,7 @@ for (const visibility of ['LISTED', 'FEATURED'] as const) {
 }
 
 published('moving a published pool back to DRAFT through update is refused', () => {
-  const error = given(openPool()).when(updatePool({ status: 'DRAFT' })).thenThrows(ValidationError, 'validation_failed');
+  const error = given(openPool()).when(updatePool({ status: 'DRAFT' })).thenThrows(ValidationError, 'status_not_patchable');
   assert.equal(fieldErrorKeys(error), ['status']);
 });
 
@@ -633,9 +612,16 @@ for (const [name, command] of ownerCommands) {
       .thenThrows(NotFoundError, 'pool_not_found');
   });
 
-  access(`${name} by another user without capability: still pool_not_found, no hint it exists`, () => {
-    given([poolCreated()]).when(command(plainUser)).thenThrows(NotFoundError, 'pool_not_found');
-  });
+  if (name === 'archive' || name === 'unarchive') {
+    access(`${name} by a user without the organise capability: forbidden (the role is checked before ownership)`, () => {
+      given([poolCreated(), ...(name === 'unarchive' ? [poolArchived()] : [])]).when(command(plainUser)).thenThrows(ForbiddenError, 'organise_capability_required');
+      given([]).when(command(plainUser)).thenThrows(ForbiddenError, 'organise_capability_required');
+    });
+  } else {
+    access(`${name} by another user without capability: still pool_not_found, no hint it exists`, () => {
+      given([poolCreated()]).when(command(plainUser)).thenThrows(NotFoundError, 'pool_not_found');
+    });
+  }
 
   access(`${name} on a missing pool: pool_not_found`, () => {
     given([]).when(command(organiser)).thenThrows(NotFoundError, 'pool_not_found');
@@ -653,6 +639,35 @@ for (const [name, command] of ownerCommands) {
 }
 
 access.run();
+
+// ---------------------------------------------------------------------------------------------
+// Secret keys
+// ---------------------------------------------------------------------------------------------
+
+const secrets = suite('pool: secret keys are never stored');
+const SEED = `S${'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.repeat(2).slice(0, 55)}`;
+
+secrets('a Stellar secret seed anywhere in a create command is refused with secret_key_refused, naming each field', () => {
+  const fields = groupsFields({
+    description: `my key: ${SEED}`,
+    config: { units: [{ id: 'u1', label: SEED, price: '1' }], notes: SEED, links: [`https://x.test/?k=${SEED}`] },
+  });
+  const error = given([]).when(createPool({ fields })).thenThrows(ValidationError, 'secret_key_refused');
+  assert.equal(fieldErrorKeys(error), ['config.links.0', 'config.notes', 'config.units.0.label', 'description']);
+});
+
+secrets('a secret seed in an update is refused, draft or published', () => {
+  for (const history of [[poolCreated()], openPool()]) {
+    const error = given(history).when(updatePool({ config: { notes: SEED } })).thenThrows(ValidationError, 'secret_key_refused');
+    assert.equal(fieldErrorKeys(error), ['config.notes']);
+  }
+});
+
+secrets('account ids (G…), longer base32 runs and lower case are not secret seeds', () => {
+  given([]).when(createPool({ fields: groupsFields({ payoutAccount: PAYOUT_ACCOUNT, description: `${SEED}A ${SEED.toLowerCase()}` }) })).then([poolCreated(groupsFields({ payoutAccount: PAYOUT_ACCOUNT, description: `${SEED}A ${SEED.toLowerCase()}` }))]);
+});
+
+secrets.run();
 
 // ---------------------------------------------------------------------------------------------
 // evolvePool / foldPool

@@ -16,7 +16,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict',
   413: 'Request body too large',
   429: 'Rate limit exceeded (see Retry-After)',
-  503: 'A dependency (the ledger) did not answer: retry shortly',
+  503: 'A dependency (the ledger, the database) did not answer: retry shortly',
 };
 
 export interface OpenApiInfo {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ExistingMerchant, ExistingPool } from '@cagnotte/domain';
-import { GroupBuy, redactConfig } from './pools';
+import { GroupBuy, PublicPoolConfig, publicConfigView, unitView } from './pools';
 
 export const MerchantCard = z
   .object({
@@ -34,7 +34,7 @@ export const GroupBuyCard = GroupBuy.pick({
   createdAt: true,
 })
   .extend({
-    config: z.record(z.string(), z.unknown()).describe('Redacted: seller phone, notes, links and escrow keys removed'),
+    config: PublicPoolConfig.describe('Units and relais only: seller phone, notes, links and escrow are never on a card'),
     units: z.array(z.object({ id: z.string(), label: z.string(), price: z.string(), quantity: z.number().nullable().optional() })),
     members: z.array(z.object({ displayName: z.string() })).describe('Member names only'),
   })
@@ -80,9 +80,26 @@ export const toMerchantCard = (m: ExistingMerchant): MerchantCard => ({
   categories: m.profile.categories,
 });
 
-/** A public card: never the owner-only config, the payout account or member ids. */
+const pickupPointOf = (r: Record<string, unknown>) => {
+  const s = (v: unknown) => (typeof v === 'string' ? v : null);
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    address: s(r.address),
+    postalCode: s(r.postalCode),
+    city: s(r.city),
+    country: s(r.country),
+    lat: n(r.lat),
+    lng: n(r.lng),
+    openingHours: s(r.openingHours),
+  };
+};
+
+/** A public card, from an allowlist: never the owner-only config, the payout account or member ids. */
 export const toGroupBuyCard = (p: ExistingPool, memberNames: string[]): GroupBuyCard => {
   const f = p.fields;
+  const config = publicConfigView(f.config);
   return {
     id: p.id,
     type: p.type,
@@ -95,22 +112,40 @@ export const toGroupBuyCard = (p: ExistingPool, memberNames: string[]): GroupBuy
     organiserName: p.organiserName,
     targetAmount: f.targetAmount,
     deadline: f.deadline,
-    config: redactConfig(f.config as Record<string, unknown>, false),
-    units: f.config.units ?? [],
-    pickupPoints: (p.type === 'GROUPS' ? (f.config.relais ?? []) : []).map((r) => ({
-      id: r.id,
-      name: r.name,
-      address: r.address ?? null,
-      postalCode: r.postalCode ?? null,
-      city: r.city ?? null,
-      country: r.country ?? null,
-      lat: r.lat ?? null,
-      lng: r.lng ?? null,
-      openingHours: r.openingHours ?? null,
-    })),
+    config,
+    units: config.units ?? [],
+    pickupPoints: (p.type === 'GROUPS' ? (config.relais ?? []) : []).map(pickupPointOf),
     members: memberNames.map((displayName) => ({ displayName })),
     publishedAt: p.publishedAt,
     createdAt: p.createdAt,
+  };
+};
+
+/**
+ * A card as the search index stored it, picked again through the same allowlist: an index written before
+ * config was closed may hold more than a card may show.
+ */
+export const groupBuyCardFromStored = (card: Record<string, unknown>): GroupBuyCard => {
+  const config = publicConfigView(card.config);
+  const nullableString = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    id: String(card.id),
+    type: card.type as GroupBuyCard['type'],
+    status: card.status as GroupBuyCard['status'],
+    title: String(card.title),
+    description: String(card.description ?? ''),
+    country: String(card.country),
+    currency: String(card.currency),
+    marketplaceVisibility: card.marketplaceVisibility as GroupBuyCard['marketplaceVisibility'],
+    organiserName: String(card.organiserName ?? ''),
+    targetAmount: nullableString(card.targetAmount),
+    deadline: nullableString(card.deadline),
+    config,
+    units: (Array.isArray(card.units) ? (card.units as Record<string, unknown>[]) : []).map(unitView),
+    pickupPoints: (Array.isArray(card.pickupPoints) ? (card.pickupPoints as Record<string, unknown>[]) : []).map(pickupPointOf),
+    members: (Array.isArray(card.members) ? (card.members as Record<string, unknown>[]) : []).map((m) => ({ displayName: String(m?.displayName ?? '') })),
+    publishedAt: nullableString(card.publishedAt),
+    createdAt: String(card.createdAt),
   };
 };
 

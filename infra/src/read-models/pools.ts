@@ -62,6 +62,29 @@ export const PickupPoint = z.object({
   openingHours: z.string().nullable(),
 });
 
+const UnitView = z.object({ id: z.string(), label: z.string(), price: z.string(), quantity: z.number().int().nullable().optional() });
+const RelaisView = z.object({
+  id: z.string(),
+  name: z.string(),
+  address: z.string().optional(),
+  postalCode: z.string().optional(),
+  city: z.string().optional(),
+  country: z.string().optional(),
+  lat: z.number().optional(),
+  lng: z.number().optional(),
+  openingHours: z.string().optional(),
+});
+
+/** The part of `config` anyone who may read the pool sees. */
+export const PublicPoolConfig = z.object({ units: z.array(UnitView).optional(), relais: z.array(RelaisView).optional() }).describe('PublicPoolConfig');
+/** The owner's view of `config`: the public part plus seller phone, notes, links and the escrow account. */
+export const OwnerPoolConfig = PublicPoolConfig.extend({
+  sellerPhone: z.string().optional(),
+  notes: z.string().optional(),
+  links: z.array(z.string()).optional(),
+  escrow: z.object({ accountId: z.string() }).optional(),
+}).describe('OwnerPoolConfig');
+
 export const GroupBuy = z
   .object({
     id: z.string().uuid(),
@@ -81,7 +104,7 @@ export const GroupBuy = z
     organiserCommissionPercent: z.string().nullable(),
     targetAmount: z.string().nullable(),
     deadline: z.string().nullable(),
-    config: z.record(z.string(), z.unknown()).describe('Escrow secrets are never served; sellerPhone, notes, links and escrow are owner-only'),
+    config: OwnerPoolConfig.describe('Built from an allowlist: units and relais for everyone; sellerPhone, notes, links and escrow (its account id only) for the owner. Never a secret.'),
     pickupPoints: z.array(PickupPoint),
     members: z.array(PoolMember).describe('Empty for anonymous viewers'),
     myReservations: z.array(z.unknown()).describe('The viewer\'s own reservations; empty for anonymous viewers'),
@@ -92,33 +115,84 @@ export const GroupBuy = z
   })
   .describe('GroupBuy');
 export type GroupBuy = z.infer<typeof GroupBuy>;
+export type PublicPoolConfig = z.infer<typeof PublicPoolConfig>;
+export type OwnerPoolConfig = z.infer<typeof OwnerPoolConfig>;
 
 export interface Viewer {
   userId: string | null;
 }
 
-const SECRET_KEY = /secret|seed|private|mnemonic|password/i;
-const OWNER_ONLY_CONFIG = ['sellerPhone', 'notes', 'links', 'escrow'];
+/*
+ * Views are built from allowlists: every field served is named below, so whatever else a stored document
+ * holds (keys of old free-form configs, secrets written before config was closed) is never served.
+ */
 
-/** Removes secret-named keys at any depth (objects inside arrays included). */
-const withoutSecrets = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(withoutSecrets);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([k]) => !SECRET_KEY.test(k)).map(([k, v]) => [k, withoutSecrets(v)]));
+type Loose = Record<string, unknown> | null | undefined;
+const str = (v: unknown): v is string => typeof v === 'string';
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const list = (v: unknown): Loose[] => (Array.isArray(v) ? (v as Loose[]).filter((x) => x !== null && typeof x === 'object') : []);
+
+export const unitView = (u: Loose): z.infer<typeof UnitView> => ({
+  id: String(u?.id),
+  label: String(u?.label),
+  price: String(u?.price),
+  ...(u?.quantity === null || num(u?.quantity) ? { quantity: u.quantity as number | null } : {}),
+});
+
+const relaisView = (r: Loose): z.infer<typeof RelaisView> => ({
+  id: String(r?.id),
+  name: String(r?.name),
+  ...(str(r?.address) ? { address: r.address } : {}),
+  ...(str(r?.postalCode) ? { postalCode: r.postalCode } : {}),
+  ...(str(r?.city) ? { city: r.city } : {}),
+  ...(str(r?.country) ? { country: r.country } : {}),
+  ...(num(r?.lat) ? { lat: r.lat } : {}),
+  ...(num(r?.lng) ? { lng: r.lng } : {}),
+  ...(str(r?.openingHours) ? { openingHours: r.openingHours } : {}),
+});
+
+/** `config` for anyone who may read the pool: units and relais, each field picked. */
+export const publicConfigView = (config: unknown): PublicPoolConfig => {
+  const c = (config ?? {}) as Record<string, unknown>;
+  return {
+    ...(Array.isArray(c.units) ? { units: list(c.units).map(unitView) } : {}),
+    ...(Array.isArray(c.relais) ? { relais: list(c.relais).map(relaisView) } : {}),
+  };
 };
 
-/** Secrets go for everyone, wherever they sit; owner-only keys go for everyone but the owner. */
-export const redactConfig = (config: Record<string, unknown>, isOwner: boolean): Record<string, unknown> => {
-  const out = withoutSecrets(config) as Record<string, unknown>;
-  if (!isOwner) for (const k of OWNER_ONLY_CONFIG) delete out[k];
-  return out;
+/** `config` for the owner: the public part, seller phone, notes, links, and of `escrow` only its account id. */
+export const ownerConfigView = (config: unknown): OwnerPoolConfig => {
+  const c = (config ?? {}) as Record<string, unknown>;
+  const escrow = (c.escrow ?? null) as Loose;
+  return {
+    ...publicConfigView(c),
+    ...(str(c.sellerPhone) ? { sellerPhone: c.sellerPhone } : {}),
+    ...(str(c.notes) ? { notes: c.notes } : {}),
+    ...(Array.isArray(c.links) ? { links: c.links.filter(str) } : {}),
+    ...(escrow && typeof escrow === 'object' && str(escrow.accountId) && /^G[A-Z2-7]{55}$/.test(escrow.accountId) ? { escrow: { accountId: escrow.accountId } } : {}),
+  };
 };
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
-export const toGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[], viewer: Viewer): GroupBuy => {
+const pickupPointsView = (points: PickupPointRow[]) =>
+  [...points]
+    .sort((a, b) => a.sort_order - b.sort_order)
+    .map((p) => ({
+      id: p.point_id,
+      name: p.name,
+      address: p.address,
+      postalCode: p.postal_code,
+      city: p.city,
+      country: p.country,
+      lat: p.lat,
+      lng: p.lng,
+      openingHours: p.opening_hours,
+    }));
+
+/** Anonymous readers: the public fields, public config, no payout account, no members. */
+export const publicGroupBuy = (row: PoolRow, points: PickupPointRow[]): GroupBuy => {
   const pool = row.doc;
-  const isOwner = viewer.userId !== null && viewer.userId === row.organiser_id;
   const f = pool.fields;
   return {
     id: row.id,
@@ -134,39 +208,45 @@ export const toGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPoi
     organiserId: pool.organiserId,
     organiserName: pool.organiserName,
     sellerId: f.sellerId,
-    payoutAccount: isOwner ? f.payoutAccount : null,
+    payoutAccount: null,
     organiserCommissionPercent: f.organiserCommissionPercent,
     targetAmount: f.targetAmount,
     deadline: f.deadline,
-    config: redactConfig(f.config as Record<string, unknown>, isOwner),
-    pickupPoints: points
-      .sort((a, b) => a.sort_order - b.sort_order)
-      .map((p) => ({
-        id: p.point_id,
-        name: p.name,
-        address: p.address,
-        postalCode: p.postal_code,
-        city: p.city,
-        country: p.country,
-        lat: p.lat,
-        lng: p.lng,
-        openingHours: p.opening_hours,
-      })),
-    members:
-      viewer.userId === null
-        ? []
-        : members.map((m) => ({
-            ...(isOwner || m.user_id === viewer.userId ? { userId: m.user_id } : {}),
-            displayName: m.display_name,
-            role: m.role,
-            joinedAt: iso(m.joined_at)!,
-          })),
+    config: publicConfigView(f.config),
+    pickupPoints: pickupPointsView(points),
+    members: [],
     myReservations: [],
     publishedAt: pool.publishedAt,
     createdAt: pool.createdAt,
     updatedAt: pool.updatedAt,
     revision: Number(row.revision),
   };
+};
+
+/** A signed-in reader who is not the owner: the public view plus member names (and their own id only). */
+export const memberGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[], viewerId: string): GroupBuy => ({
+  ...publicGroupBuy(row, points),
+  members: members.map((m) => ({
+    ...(m.user_id === viewerId ? { userId: m.user_id } : {}),
+    displayName: m.display_name,
+    role: m.role,
+    joinedAt: iso(m.joined_at)!,
+  })),
+});
+
+/** The owner: every field, the payout account and owner-only config included (never a secret). */
+export const ownerGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[]): GroupBuy => ({
+  ...publicGroupBuy(row, points),
+  payoutAccount: row.doc.fields.payoutAccount,
+  config: ownerConfigView(row.doc.fields.config),
+  members: members.map((m) => ({ userId: m.user_id, displayName: m.display_name, role: m.role, joinedAt: iso(m.joined_at)! })),
+});
+
+/** The view this viewer is entitled to: owner, signed-in member/reader, or anonymous. */
+export const toGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[], viewer: Viewer): GroupBuy => {
+  if (viewer.userId === null) return publicGroupBuy(row, points);
+  if (viewer.userId === row.organiser_id) return ownerGroupBuy(row, members, points);
+  return memberGroupBuy(row, members, points, viewer.userId);
 };
 
 /**

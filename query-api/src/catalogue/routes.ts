@@ -9,6 +9,7 @@ import {
   paginated,
   pagination,
   toGroupBuyCard,
+  groupBuyCardFromStored,
   toMerchantCard,
   merchantFromRow,
   escapeLike,
@@ -186,7 +187,7 @@ export const makeCatalogueRoutes = ({ services }: { services: Services }): Route
           fusion: { method: 'rrf', k: RRF_K, arms: ['trigram', 'vector', 'structured'] },
           index: services.searchIndex.name,
           merchants: result.merchants.map(toHit),
-          pools: result.pools.map(toHit),
+          pools: result.pools.map((h) => ({ ...toHit(h), item: groupBuyCardFromStored(h.card) })),
         },
       };
     },

@@ -50,7 +50,7 @@ export const makePoolQueryRoutes = ({ services }: { services: Services }): Route
     path: '/api/pools/{id}',
     summary: 'Read a pool',
     description:
-      'Bearer optional. The owner reads any of their pools. Others read published GROUPS pools (not DRAFT, not archived) and LISTED or FEATURED FUNDING pools; anonymous viewers get empty `members` and `myReservations`; secrets and owner-only config are stripped. With `X-Service-Tenant` (or a token) the pool must belong to that tenant. ' +
+      'Bearer optional. The owner reads any of their pools. Others read published GROUPS pools (not DRAFT, not archived) and LISTED or FEATURED FUNDING pools; anonymous viewers get empty `members` and `myReservations`; secrets and owner-only config are stripped. The pool must belong to the tenant of the request: `X-Service-Tenant`, else the token\'s tenant, else the default tenant (`DEFAULT_TENANT`) for an anonymous request with neither. ' +
       minPositionDoc,
     tags: ['Pool CRUD'],
     auth: 'optional',
@@ -65,8 +65,8 @@ export const makePoolQueryRoutes = ({ services }: { services: Services }): Route
       const found = await services.pools.load(id, viewer);
       if (!found) throw new NotFoundError('pool');
       const { row } = found;
-      const scoped = ctx.req.headers['x-service-tenant'] !== undefined || ctx.auth !== null;
-      if (scoped && (!ctx.tenant || ctx.tenant.id !== row.tenant_id)) throw new NotFoundError('pool');
+      // Always scoped: the header's tenant, else the signed-in user's, else DEFAULT_TENANT (never "any tenant").
+      if (!ctx.tenant || ctx.tenant.id !== row.tenant_id) throw new NotFoundError('pool');
       const isOwner = ctx.auth?.userId === row.organiser_id;
       if (!isOwner && !isPubliclyReadable(row)) throw new NotFoundError('pool');
       return { data: toGroupBuy(row, found.members, found.points, viewer) };

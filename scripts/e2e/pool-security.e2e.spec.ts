@@ -1,0 +1,389 @@
+/**
+ * Issue 8 (pool side): what a pool may hold, who sees which of it, and the references a pool names.
+ * - every field a pool can hold, with a distinctive value, checked field by field in the anonymous, member
+ *   (signed-in, not the owner), owner and catalogue-card views;
+ * - config is closed; no secret key is ever stored; old events and stale documents never leak through a view;
+ * - sellerId / sellerMerchantSlug are checked in the tenant; a database outage during the lookup is a 503;
+ * - an anonymous read without tenant header or token is scoped to DEFAULT_TENANT.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import knexFactory from 'knex';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { makeCommandRoutes } from '@cagnotte/command-api';
+import { AccountReadModel, createApiServer, type Services } from '@cagnotte/infra';
+import { API_INFO } from '../src/api';
+import { call, groupsPool, listen, startApi, uniqueSlug, type TestApi, type TestUser } from './harness';
+
+interface Ctx {
+  api: TestApi;
+  tenant: string;
+  otherTenant: string;
+  business: TestUser;
+  organiser: TestUser;
+  seller: TestUser;
+  viewer: TestUser;
+  foreigner: TestUser;
+}
+
+const test = suite<Ctx>('pool security: views, closed config, references, tenant scoping');
+
+test.before(async (ctx) => {
+  const dflt = uniqueSlug('dflt');
+  ctx.api = await startApi({ DEFAULT_TENANT: dflt });
+  ctx.tenant = (await ctx.api.tenant({ slug: dflt })).slug;
+  ctx.otherTenant = (await ctx.api.tenant()).slug;
+  ctx.business = await ctx.api.user(ctx.tenant, { role: 'organiser', accountType: 'BUSINESS', name: 'VIEW-organiser-name' });
+  ctx.organiser = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Plain Organiser' });
+  ctx.seller = await ctx.api.user(ctx.tenant, { role: 'user', name: 'Seller Sam' });
+  ctx.viewer = await ctx.api.user(ctx.tenant, { role: 'user', name: 'Viewer Val' });
+  ctx.foreigner = await ctx.api.user(ctx.otherTenant, { role: 'organiser', name: 'Foreign Fred' });
+});
+
+test.after(async (ctx) => ctx.api.stop());
+
+const expectError = (res: { status: number; body: any; text: string }, status: number, code?: string) => {
+  assert.is(res.status, status, res.text);
+  assert.is(res.body.success, false);
+  if (code) assert.is(res.body.code, code, res.text);
+};
+
+const base32 = (seed: string) => seed.replace(/[^A-Z2-7]/g, '').repeat(20).slice(0, 55);
+const PAYOUT = `G${base32('PAYOUTVIEW')}`;
+const ESCROW = `G${base32('ESCROWVIEWACCOUNT')}`;
+const SEED = `S${base32('SECRETSEEDVIEW')}`;
+
+/** A value in every field a pool can hold, each one distinctive. */
+const everyField = (sellerId: string) => ({
+  type: 'GROUPS',
+  title: 'VIEW-title',
+  description: 'VIEW-description',
+  country: 'LU',
+  currency: 'EUR',
+  marketplaceVisibility: 'LISTED',
+  sellerId,
+  payoutAccount: PAYOUT,
+  organiserCommissionPercent: '12.5',
+  targetAmount: '777.77',
+  deadline: '2031-01-02T03:04:05.000Z',
+  config: {
+    units: [{ id: 'u-view', label: 'VIEW-unit', price: '9.99', quantity: 42 }],
+    relais: [
+      { id: 'r-view', name: 'VIEW-relais', address: 'VIEW-address', postalCode: '69009', city: 'VIEW-city', country: 'FR', lat: 45.1, lng: 4.2, openingHours: 'VIEW-hours' },
+    ],
+    sellerPhone: '+33611223344',
+    notes: 'VIEW-notes',
+    links: ['https://view.example.test/VIEW-link'],
+    escrow: { accountId: ESCROW },
+  },
+});
+
+type View = 'anon' | 'member' | 'owner' | 'card';
+const ALL: View[] = ['anon', 'member', 'owner', 'card'];
+const READERS: View[] = ['anon', 'member', 'owner'];
+
+const at = (obj: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+
+test('every field a pool can hold, field by field: anonymous, member, owner and card views (allowlists)', async (ctx) => {
+  const body = everyField(ctx.seller.id);
+  const created = await ctx.api.call('POST', '/api/pools', { token: ctx.business.token, tenant: ctx.tenant, body });
+  assert.is(created.status, 201, created.text);
+  const id = created.body.data.id as string;
+  const pub = await ctx.api.call('POST', `/api/pools/${id}/publish`, { token: ctx.business.token, tenant: ctx.tenant });
+  assert.is(pub.status, 200, pub.text);
+  await ctx.api.runner.catchUp();
+
+  const anon = await ctx.api.call('GET', `/api/pools/${id}`, { tenant: ctx.tenant });
+  const member = await ctx.api.call('GET', `/api/pools/${id}`, { token: ctx.viewer.token, tenant: ctx.tenant });
+  const owner = await ctx.api.call('GET', `/api/pools/${id}`, { token: ctx.business.token, tenant: ctx.tenant });
+  const list = await ctx.api.call('GET', '/api/tenant/group-buys?q=VIEW-title', { tenant: ctx.tenant });
+  const search = await ctx.api.call('GET', '/api/tenant/search?q=VIEW-title&type=pools', { tenant: ctx.tenant });
+  for (const r of [anon, member, owner, list, search]) assert.is(r.status, 200, r.text);
+  const card = list.body.data.items.find((c: { id: string }) => c.id === id);
+  assert.ok(card, 'the listed pool has a card');
+  const hit = search.body.data.pools.find((h: { id: string }) => h.id === id);
+  assert.ok(hit, 'and a search hit');
+  assert.equal(hit.item, card, 'the search hit carries the same card');
+  const views: Record<View, { data: unknown; text: string }> = {
+    anon: { data: anon.body.data, text: anon.text },
+    member: { data: member.body.data, text: member.text },
+    owner: { data: owner.body.data, text: owner.text },
+    card: { data: card, text: JSON.stringify(card) + search.text },
+  };
+
+  // [path in the view, expected value, views that show it]. Absent elsewhere (null for GroupBuy's nullable fields).
+  const c = body.config;
+  const expected: Array<[string, unknown, View[]]> = [
+    ['id', id, ALL],
+    ['tenantId', owner.body.data.tenantId, READERS],
+    ['type', 'GROUPS', ALL],
+    ['status', 'OPEN', ALL],
+    ['title', body.title, ALL],
+    ['description', body.description, ALL],
+    ['country', body.country, ALL],
+    ['currency', 'EUR', ALL],
+    ['marketplaceVisibility', 'LISTED', ALL],
+    ['archivedAt', null, READERS],
+    ['organiserId', ctx.business.id, READERS],
+    ['organiserName', 'VIEW-organiser-name', ALL],
+    ['sellerId', ctx.seller.id, READERS],
+    ['payoutAccount', PAYOUT, ['owner']],
+    ['organiserCommissionPercent', '12.5', READERS],
+    ['targetAmount', body.targetAmount, ALL],
+    ['deadline', body.deadline, ALL],
+    ['config.units', c.units, ALL],
+    ['config.relais', c.relais, ALL],
+    ['config.sellerPhone', c.sellerPhone, ['owner']],
+    ['config.notes', c.notes, ['owner']],
+    ['config.links', c.links, ['owner']],
+    ['config.escrow', c.escrow, ['owner']],
+    ['units', c.units, ['card']],
+    ['pickupPoints', [{ ...c.relais[0] }], ALL],
+    ['publishedAt', owner.body.data.publishedAt, ALL],
+    ['createdAt', owner.body.data.createdAt, ALL],
+    ['updatedAt', owner.body.data.updatedAt, READERS],
+    ['revision', 1, READERS],
+    ['myReservations', [], READERS],
+  ];
+  for (const [path, value, shownIn] of expected) {
+    for (const view of ALL) {
+      const got = at(views[view].data, path);
+      if (shownIn.includes(view)) assert.equal(got, value, `${view}: ${path}`);
+      else assert.ok(got === undefined || (got === null && path === 'payoutAccount'), `${view} must not show ${path}: ${JSON.stringify(got)}`);
+    }
+  }
+  assert.ok(owner.body.data.publishedAt && owner.body.data.createdAt, 'the dates compared against are real');
+  // Owner-only values appear nowhere in the other views, not even under another key.
+  for (const secretish of [PAYOUT, ESCROW, c.sellerPhone, c.notes, c.links[0]!]) {
+    for (const view of ['anon', 'member', 'card'] as View[]) assert.not.ok(views[view].text.includes(secretish), `${view} leaks ${secretish}`);
+  }
+  // Members: none for anonymous readers; names for a signed-in reader; ids for the owner only; names on cards.
+  assert.equal(anon.body.data.members, []);
+  assert.equal(member.body.data.members.map((m: Record<string, unknown>) => [m.userId, m.displayName, m.role]), [[undefined, 'VIEW-organiser-name', 'organiser']]);
+  assert.equal(owner.body.data.members.map((m: Record<string, unknown>) => [m.userId, m.displayName, m.role]), [[ctx.business.id, 'VIEW-organiser-name', 'organiser']]);
+  assert.equal(card.members, [{ displayName: 'VIEW-organiser-name' }]);
+  // No view has a key beyond its allowlist.
+  const groupBuyKeys = [
+    'archivedAt', 'config', 'country', 'createdAt', 'currency', 'deadline', 'description', 'id', 'marketplaceVisibility', 'members', 'myReservations',
+    'organiserCommissionPercent', 'organiserId', 'organiserName', 'payoutAccount', 'pickupPoints', 'publishedAt', 'revision', 'sellerId', 'status',
+    'targetAmount', 'tenantId', 'title', 'type', 'updatedAt',
+  ];
+  for (const view of READERS) assert.equal(Object.keys(views[view].data as object).sort(), groupBuyKeys, `${view} keys`);
+  assert.equal(Object.keys(card).sort(), [
+    'config', 'country', 'createdAt', 'currency', 'deadline', 'description', 'id', 'marketplaceVisibility', 'members', 'organiserName', 'pickupPoints',
+    'publishedAt', 'status', 'targetAmount', 'title', 'type', 'units',
+  ]);
+  assert.equal(Object.keys(owner.body.data.config).sort(), ['escrow', 'links', 'notes', 'relais', 'sellerPhone', 'units']);
+  for (const view of ['anon', 'member', 'card'] as View[]) assert.equal(Object.keys(at(views[view].data, 'config') as object).sort(), ['relais', 'units'], `${view} config keys`);
+});
+
+test('config is closed: an unknown key (config.reclaimXdr, escrow.secret) is a 400 naming it, on create and PATCH', async (ctx) => {
+  const create = (config: Record<string, unknown>) => ctx.api.call('POST', '/api/pools', { token: ctx.organiser.token, tenant: ctx.tenant, body: groupsPool({ config }) });
+  const xdr = await create({ ...groupsPool().config, reclaimXdr: 'AAAAAgAAAAB' });
+  expectError(xdr, 400, 'validation_failed');
+  assert.equal(Object.keys(xdr.body.errors), ['config.reclaimXdr'], xdr.text);
+  const secret = await create({ escrow: { accountId: ESCROW, secret: 'whatever' } });
+  expectError(secret, 400, 'validation_failed');
+  assert.equal(Object.keys(secret.body.errors), ['config.escrow.secret'], secret.text);
+  const notAnAccount = await create({ escrow: { accountId: 'GPUBLIC' } });
+  assert.ok(notAnAccount.body.errors['config.escrow.accountId'], notAnAccount.text);
+  const id = (await create({ units: [{ id: 'u', label: 'u', price: '1' }] })).body.data.id;
+  for (const path of [`/api/pools/${id}`, `/api/merchant/pools/${id}`]) {
+    const res = await ctx.api.call('PATCH', path, { token: ctx.organiser.token, tenant: ctx.tenant, body: { config: { partnerKey: 1 } } });
+    expectError(res, 400, 'validation_failed');
+    assert.equal(Object.keys(res.body.errors), ['config.partnerKey']);
+  }
+});
+
+test('a Stellar secret seed anywhere in a pool command is a 400 secret_key_refused, and nothing is stored', async (ctx) => {
+  const before = await ctx.api.services.knex('es_events').count<{ count: string }[]>({ count: '*' });
+  for (const body of [
+    groupsPool({ description: `key ${SEED}` }),
+    groupsPool({ config: { ...groupsPool().config, notes: SEED } }),
+    groupsPool({ config: { units: [{ id: 'u', label: SEED, price: '1' }] } }),
+  ]) {
+    const res = await ctx.api.call('POST', '/api/pools', { token: ctx.organiser.token, tenant: ctx.tenant, body });
+    expectError(res, 400, 'secret_key_refused');
+    assert.ok(Object.keys(res.body.errors).length === 1, res.text);
+  }
+  const id = (await ctx.api.call('POST', '/api/pools', { token: ctx.organiser.token, tenant: ctx.tenant, body: groupsPool() })).body.data.id;
+  const patch = await ctx.api.call('PATCH', `/api/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { title: SEED } });
+  expectError(patch, 400, 'secret_key_refused');
+  assert.equal(Object.keys(patch.body.errors), ['title']);
+  const after = await ctx.api.services.knex('es_events').count<{ count: string }[]>({ count: '*' });
+  assert.ok(Number(after[0]!.count) - Number(before[0]!.count) <= 2, 'only the valid pool was written');
+  const stored = await ctx.api.services.knex('es_events').whereRaw('data::text LIKE ?', [`%${SEED}%`]).count<{ count: string }[]>({ count: '*' });
+  assert.is(Number(stored[0]!.count), 0, 'no event holds the seed');
+});
+
+test('old events (v1 free-form config with secrets) and stale read-model documents never reach a view', async (ctx) => {
+  const tenant = (await ctx.api.services.tenants.bySlug(ctx.tenant))!;
+  const poolId = randomUUID();
+  const now = new Date().toISOString();
+  const metadata = { tenantId: tenant.id, actor: { kind: 'user' as const, id: ctx.organiser.id }, correlationId: randomUUID(), causationId: null, occurredAt: now };
+  const v1Config = {
+    units: [{ id: 'u1', label: 'Old unit', price: '5' }],
+    notes: 'old note',
+    reclaimXdr: 'OLD-RECLAIM-XDR',
+    partnerKey: 'OLD-PARTNER-KEY',
+    escrow: { accountId: ESCROW, secret: SEED, signerSecret: 'OLD-SIGNER-SECRET' },
+  };
+  const { position } = await ctx.api.services.store.append(
+    `pool-${poolId}`,
+    [
+      {
+        id: randomUUID(),
+        type: 'PoolCreated',
+        schemaVersion: 1,
+        data: {
+          poolId, tenantId: tenant.id, type: 'GROUPS', organiserId: ctx.organiser.id, organiserName: 'Plain Organiser', createdAt: now,
+          title: 'Old pool', description: '', country: 'FR', currency: 'EUR', marketplaceVisibility: 'LISTED', config: v1Config,
+          sellerId: null, payoutAccount: null, organiserCommissionPercent: null, targetAmount: null, deadline: null,
+        },
+        metadata,
+      },
+      { id: randomUUID(), type: 'PoolPublished', schemaVersion: 1, data: { poolId, publishedAt: now }, metadata },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  await ctx.api.runner.catchUp(position);
+  const leaks = ['OLD-RECLAIM-XDR', 'OLD-PARTNER-KEY', 'OLD-SIGNER-SECRET', SEED];
+  const read = async () => {
+    const owner = await ctx.api.call('GET', `/api/pools/${poolId}`, { token: ctx.organiser.token, tenant: ctx.tenant });
+    const anon = await ctx.api.call('GET', `/api/pools/${poolId}`, { tenant: ctx.tenant });
+    const cards = await ctx.api.call('GET', '/api/tenant/group-buys?q=Old%20pool', { tenant: ctx.tenant });
+    for (const r of [owner, anon, cards]) {
+      assert.is(r.status, 200, r.text);
+      for (const leak of leaks) assert.not.ok(r.text.includes(leak), `served ${leak}: ${r.text}`);
+    }
+    assert.equal(owner.body.data.config, { units: v1Config.units, notes: 'old note', escrow: { accountId: ESCROW } });
+    assert.equal(anon.body.data.config, { units: v1Config.units });
+    assert.ok(cards.body.data.items.some((c: { id: string }) => c.id === poolId));
+  };
+  await read();
+  const doc = await ctx.api.services.knex('rm_pools').where({ id: poolId }).first();
+  for (const leak of leaks) assert.not.ok(JSON.stringify(doc.doc).includes(leak), `the upcast fold keeps ${leak} out of rm_pools.doc`);
+  // A document projected before config was closed (not rebuilt since): the allowlists still serve nothing of it.
+  await ctx.api.services.knex.raw(
+    `UPDATE rm_pools SET doc = jsonb_set(jsonb_set(doc, '{fields,config,reclaimXdr}', '"OLD-RECLAIM-XDR"'), '{fields,config,escrow}', ?::jsonb) WHERE id = ?`,
+    [JSON.stringify(v1Config.escrow), poolId],
+  );
+  await read();
+});
+
+test('sellerId must be a user of the tenant (400 sellerId), on create, merchant create and PATCH', async (ctx) => {
+  const create = (body: Record<string, unknown>, path = '/api/pools') => ctx.api.call('POST', path, { token: ctx.organiser.token, tenant: ctx.tenant, body: groupsPool(body) });
+  for (const sellerId of [ctx.foreigner.id, randomUUID()]) {
+    for (const path of ['/api/pools', '/api/merchant/pools']) {
+      const res = await create({ sellerId }, path);
+      expectError(res, 400, 'validation_failed');
+      assert.equal(Object.keys(res.body.errors), ['sellerId'], res.text);
+    }
+  }
+  const ok = await create({ sellerId: ctx.seller.id });
+  assert.is(ok.status, 201, ok.text);
+  assert.is(ok.body.data.sellerId, ctx.seller.id);
+  const id = ok.body.data.id;
+  const patch = await ctx.api.call('PATCH', `/api/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { sellerId: ctx.foreigner.id } });
+  expectError(patch, 400, 'validation_failed');
+  assert.equal(Object.keys(patch.body.errors), ['sellerId']);
+  // Under another tenant's header the pool is not the caller's (404): no answer about that tenant's users.
+  expectError(await ctx.api.call('PATCH', `/api/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.otherTenant, body: { sellerId: ctx.foreigner.id } }), 404, 'pool_not_found');
+  expectError(await ctx.api.call('PATCH', `/api/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.otherTenant, body: { sellerId: randomUUID() } }), 404, 'pool_not_found');
+  const cleared = await ctx.api.call('PATCH', `/api/pools/${id}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { sellerId: null } });
+  assert.is(cleared.status, 200, cleared.text);
+  assert.is(cleared.body.data.sellerId, null);
+  const foreignIdentifier = await create({ sellerIdentifier: ctx.foreigner.email }, '/api/merchant/pools');
+  expectError(foreignIdentifier, 400);
+  assert.ok(foreignIdentifier.body.errors.sellerIdentifier);
+});
+
+test('sellerMerchantSlug: a merchant of this tenant owned by the caller; another owner\'s, an ownerless or another tenant\'s is a 400', async (ctx) => {
+  const own = await ctx.api.merchant(ctx.tenant, { name: 'My Shop', ownerEmail: ctx.organiser.email });
+  const others = await ctx.api.merchant(ctx.tenant, { name: 'Their Shop', ownerEmail: ctx.business.email });
+  const ownerless = await ctx.api.merchant(ctx.tenant, { name: 'Nobody\'s Shop' });
+  const foreign = await ctx.api.merchant(ctx.otherTenant, { name: 'Foreign Shop', ownerEmail: ctx.foreigner.email });
+  const create = (body: Record<string, unknown>) => ctx.api.call('POST', '/api/merchant/pools', { token: ctx.organiser.token, tenant: ctx.tenant, body: groupsPool(body) });
+  const ok = await create({ sellerMerchantSlug: own.slug });
+  assert.is(ok.status, 201, ok.text);
+  assert.is(ok.body.data.sellerId, ctx.organiser.id);
+  for (const [slug, message] of [
+    [others.slug, /you can name only a merchant you own/],
+    [ownerless.slug, /no owner/],
+    [foreign.slug, /no active merchant/],
+    ['no-such-shop', /no active merchant/],
+  ] as const) {
+    const res = await create({ sellerMerchantSlug: slug });
+    expectError(res, 400, 'validation_failed');
+    assert.equal(Object.keys(res.body.errors), ['sellerMerchantSlug'], res.text);
+    assert.match(res.body.errors.sellerMerchantSlug[0], message);
+  }
+  const mismatch = await create({ sellerMerchantSlug: own.slug, sellerId: ctx.seller.id });
+  expectError(mismatch, 400);
+  assert.ok(mismatch.body.errors.sellerId, mismatch.text);
+  const draft = ok.body.data.id;
+  const patch = await ctx.api.call('PATCH', `/api/merchant/pools/${draft}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { sellerMerchantSlug: others.slug } });
+  expectError(patch, 400);
+  assert.ok(patch.body.errors.sellerMerchantSlug, patch.text);
+});
+
+const QUIET = { warn: () => {}, error: () => {}, debug: () => {}, deprecate: () => {} };
+
+/** A TCP port nothing listens on: connecting to it is refused, as when the database is down. */
+const closedPort = async (): Promise<number> => {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+};
+
+test('a database outage during a reference lookup is a 503 service_unavailable, never a 400', async (ctx) => {
+  // The lookups of this app go to a database that refuses connections; auth, tenants and the event store stay up.
+  const down = knexFactory({ client: 'pg', connection: { host: '127.0.0.1', port: await closedPort(), user: 'postgres', database: 'down' }, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 20_000, log: QUIET });
+  const services: Services = { ...ctx.api.services, knex: down, accounts: new AccountReadModel(down) };
+  const app = createApiServer({ services, routes: makeCommandRoutes({ services }), projections: [], info: API_INFO });
+  const { server, url } = await listen(app);
+  try {
+    const as = { token: ctx.organiser.token, tenant: ctx.tenant };
+    const merchant = await ctx.api.merchant(ctx.tenant, { name: 'Outage Shop', ownerEmail: ctx.organiser.email });
+    const cases: Array<[string, string, Record<string, unknown>]> = [
+      ['POST', '/api/pools', groupsPool({ sellerId: ctx.seller.id })],
+      ['POST', '/api/merchant/pools', groupsPool({ sellerIdentifier: ctx.seller.email })],
+      ['POST', '/api/merchant/pools', groupsPool({ sellerMerchantSlug: merchant.slug })],
+    ];
+    for (const [method, path, body] of cases) {
+      const res = await call(url, method, path, { ...as, body });
+      expectError(res, 503, 'service_unavailable');
+    }
+    const id = (await ctx.api.call('POST', '/api/pools', { ...as, body: groupsPool() })).body.data.id;
+    expectError(await call(url, 'PATCH', `/api/pools/${id}`, { ...as, body: { sellerId: ctx.seller.id } }), 503, 'service_unavailable');
+    // The same requests against the live database succeed: the 503 was the outage, not the input.
+    assert.is((await ctx.api.call('POST', '/api/merchant/pools', { ...as, body: groupsPool({ sellerMerchantSlug: merchant.slug }) })).status, 201);
+  } finally {
+    await new Promise<void>((r) => server.close(() => r()));
+    server.closeAllConnections?.();
+    await down.destroy();
+  }
+});
+
+test('an anonymous GET /api/pools/{id} with neither tenant header nor token is scoped to DEFAULT_TENANT', async (ctx) => {
+  const publish = async (user: TestUser) => {
+    const created = await ctx.api.call('POST', '/api/pools', { token: user.token, tenant: user.tenant, body: groupsPool() });
+    assert.is(created.status, 201, created.text);
+    const id = created.body.data.id as string;
+    assert.is((await ctx.api.call('POST', `/api/pools/${id}/publish`, { token: user.token, tenant: user.tenant })).status, 200);
+    return id;
+  };
+  const inDefault = await publish(ctx.organiser);
+  const inOther = await publish(ctx.foreigner);
+  assert.is((await ctx.api.call('GET', `/api/pools/${inDefault}`)).status, 200, 'a default-tenant pool reads without header');
+  expectError(await ctx.api.call('GET', `/api/pools/${inOther}`), 404, 'pool_not_found');
+  expectError(await ctx.api.call('GET', `/api/pools/${inOther}`, { headers: { authorization: 'Bearer not.a.jwt' } }), 404, 'pool_not_found');
+  assert.is((await ctx.api.call('GET', `/api/pools/${inOther}`, { tenant: ctx.otherTenant })).status, 200, 'readable in its own tenant');
+  assert.is((await ctx.api.call('GET', `/api/pools/${inOther}`, { token: ctx.viewer.token })).status, 404, 'a token scopes to its own tenant');
+});
+
+test.run();

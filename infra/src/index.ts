@@ -27,6 +27,7 @@ export type { FieldErrors, ExistingMerchant, ExistingPool } from '@cagnotte/doma
 export * from './http/server';
 export * from './boot';
 export * from './http/idempotency';
+export * from './concurrency/keyed-queue';
 export * from './read-models/catalogue';
 export * from './search/port';
 export * from './search/embeddings';

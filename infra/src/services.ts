@@ -9,6 +9,7 @@ import { createLogger, type Logger } from './logger';
 import { createRedis, type Redis } from './redis';
 import { RateLimiter } from './http/rate-limit';
 import { IdempotencyStore } from './http/idempotency';
+import { KeyedQueue } from './concurrency/keyed-queue';
 import type { AuthContext, Authenticator, HttpKit } from './http/route';
 import { TokenService } from './auth/tokens';
 import { SessionStore } from './auth/sessions';
@@ -33,6 +34,8 @@ export interface Services {
   pgPool: pg.Pool;
   redis: Redis;
   store: EventStore;
+  /** Commands on one stream run one at a time in this process (see command-api runCommand). */
+  commandQueue: KeyedQueue;
   tokens: TokenService;
   sessions: SessionStore;
   credentials: CredentialStore;
@@ -142,6 +145,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     pgPool,
     redis,
     store,
+    commandQueue: new KeyedQueue(),
     tokens,
     sessions,
     credentials: new CredentialStore(knex),
@@ -161,7 +165,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
       authenticator: new SessionAuthenticator(tokens, sessions),
       tenants,
       rateLimiter,
-      idempotency: new IdempotencyStore(redis),
+      idempotency: new IdempotencyStore(pgPool, redis, logger),
       defaultTenantSlug: config.DEFAULT_TENANT,
     },
     async close() {

@@ -26,7 +26,7 @@ export const onboardMerchant = async (services: Services, input: OnboardMerchant
   const aggregate = { initial: initialMerchant, evolve: evolveMerchant };
   const now = metadata.occurredAt;
   const outcome = await runCommand(
-    services.store,
+    services,
     merchantStream(input.tenantId, input.slug),
     aggregate,
     (state) => {

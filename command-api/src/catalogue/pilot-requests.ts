@@ -5,6 +5,7 @@ import { Attribution, parseEvent, type DomainEvent } from '@cagnotte/event-schem
 import { WrongExpectedRevisionError, defineRoute, type RouteDef, type Services } from '@cagnotte/infra';
 import { metadataFor } from '../shared/context';
 import { toNewEvents } from '../shared/new-events';
+import { appendWithAnswer } from '../shared/run-command';
 
 const utm = {
   utm_source: z.string().trim().max(200).optional(),
@@ -109,8 +110,9 @@ export const makePilotRequestRoutes = ({ services, clock }: { services: Services
           requestedAt: now,
         },
       };
-      await services.store.append(`lead-${leadId}`, toNewEvents([lead], metadata), { expectedRevision: 'no_stream' });
-      return { status: 201, data: { id: leadId, message: 'Thank you: we will get back to you shortly.' } };
+      // Under an Idempotency-Key the lead and the answer commit together: a retry after a crash replays, never duplicates.
+      const answer = { status: 201, data: { id: leadId, message: 'Thank you: we will get back to you shortly.' } };
+      return appendWithAnswer(services, `lead-${leadId}`, toNewEvents([lead], metadata), 'no_stream', ctx.idempotency, () => answer);
     },
   }),
 ];

@@ -21,7 +21,7 @@ export const onAccount = async <T>(
 ): Promise<{ result: T; state: Account | null; position: Position | null }> => {
   let result: T | undefined;
   const outcome = await runCommand(
-    services.store,
+    services,
     accountStream(ctx.auth!.userId),
     accountAggregate,
     (state) => {

@@ -13,9 +13,11 @@ import {
 import {
   GroupBuy,
   formatPosition,
-  toGroupBuy,
+  groupBuyOfPool,
   type AuthContext,
-  type PoolRow,
+  type IdempotencyClaim,
+  type Position,
+  type RouteAnswer,
   type RouteDef,
   type Services,
   defineRoute,
@@ -35,54 +37,51 @@ export interface PoolRouteDeps {
   clock: () => Date;
 }
 
-/** Answers from the read model once its projector has caught up (read-your-writes); from the fold if it is slow. */
-const respondWithPool = async (deps: PoolRouteDeps, outcome: CommandOutcome<Pool>, auth: AuthContext, status = 200, extra: Record<string, unknown> = {}) => {
-  const pool = outcome.state as ExistingPool;
-  const headers: Record<string, string> = {};
-  if (outcome.position) {
-    headers[POSITION_HEADER] = formatPosition(outcome.position);
-    await deps.services.waiter.waitFor(READ_PROJECTIONS, outcome.position, deps.services.config.READ_YOUR_WRITES_TIMEOUT_MS);
-  }
-  const row = await deps.services.pools.find(pool.id);
-  const view = row
-    ? await deps.services.pools.view(row, { userId: auth.userId })
-    : toGroupBuy(
-        {
-          id: pool.id,
-          tenant_id: pool.tenantId,
-          organiser_id: pool.organiserId,
-          type: pool.type,
-          status: pool.status,
-          marketplace_visibility: pool.fields.marketplaceVisibility,
-          archived_at: null,
-          country: pool.fields.country,
-          title: pool.fields.title,
-          doc: pool,
-          created_at: new Date(pool.createdAt),
-          updated_at: new Date(pool.updatedAt),
-          revision: '0',
-        } satisfies PoolRow,
-        [],
-        [],
-        { userId: auth.userId },
-      );
-  return { status, data: { ...view, ...extra }, headers };
+const positionHeaders = (position: Position | null): Record<string, string> => (position ? { [POSITION_HEADER]: formatPosition(position) } : {});
+
+/** Read-your-writes: the answer goes out once the pools projection shows the write, so any read after it does too. */
+const awaitProjection = async (deps: PoolRouteDeps, position: Position | null) => {
+  if (position) await deps.services.waiter.waitFor(READ_PROJECTIONS, position, deps.services.config.READ_YOUR_WRITES_TIMEOUT_MS);
 };
+
+/**
+ * The answer of a pool command: the pool as of the command's own revision, rendered from the fold (never from the
+ * read model, which may already show a later writer). Pure, so it can be written with the events under an
+ * Idempotency-Key and replayed unchanged.
+ */
+const poolAnswer =
+  (auth: AuthContext, status = 200, extra: (outcome: CommandOutcome<Pool>) => Record<string, unknown> = () => ({})) =>
+  (outcome: CommandOutcome<Pool>): RouteAnswer => ({
+    status,
+    data: { ...groupBuyOfPool(outcome.state as ExistingPool, outcome.revision, { userId: auth.userId }), ...extra(outcome) },
+    headers: positionHeaders(outcome.position),
+  });
 
 const omitType = <T extends { type: unknown }>(f: T): Omit<T, 'type'> => {
   const { type: _type, ...rest } = f;
   return rest;
 };
 
-/** Runs a pool command as the signed-in user, inside the resolved tenant. */
-const poolCommand = async (deps: PoolRouteDeps, ctx: { auth: AuthContext | null; tenant: { id: string } | null; requestId: string; ip: string }, poolId: string, build: (meta: PoolCommand['metadata']) => PoolCommand) => {
+type CommandCtx = { auth: AuthContext | null; tenant: { id: string } | null; requestId: string; ip: string; idempotency: IdempotencyClaim | null };
+
+/**
+ * Runs a pool command as the signed-in user, inside the resolved tenant, and answers with `respond` (written with
+ * the events when the request has an Idempotency-Key), once the read side shows the write.
+ */
+const poolCommand = async (
+  deps: PoolRouteDeps,
+  ctx: CommandCtx,
+  poolId: string,
+  build: (meta: PoolCommand['metadata']) => PoolCommand,
+  respond: (outcome: CommandOutcome<Pool>) => RouteAnswer,
+): Promise<RouteAnswer> => {
   const auth = ctx.auth!;
   const actor = await loadActor(deps.services.store, auth);
   const now = deps.clock().toISOString();
   const tenantId = ctx.tenant?.id ?? auth.tenantId;
   const command = build({ actor, now, ip: ctx.ip });
-  return runCommand(
-    deps.services.store,
+  const outcome = await runCommand(
+    deps.services,
     poolStream(poolId),
     aggregate,
     (state) => {
@@ -90,7 +89,10 @@ const poolCommand = async (deps: PoolRouteDeps, ctx: { auth: AuthContext | null;
       return decidePool(command, state.status !== 'none' && state.tenantId !== tenantId ? initialPool() : state);
     },
     metadataFor(ctx, tenantId, now),
+    { respond, idempotency: ctx.idempotency },
   );
+  await awaitProjection(deps, outcome.position);
+  return outcome.answer!;
 };
 
 export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
@@ -100,7 +102,7 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
       path: merchant ? '/api/merchant/pools' : '/api/pools',
       summary: merchant ? 'Create a pool (merchant path: seller resolved from sellerIdentifier or sellerMerchantSlug)' : 'Create a pool',
       description:
-        'Needs the organise capability. Pools start as DRAFT. `config` is closed: an unknown key is a 400 naming it. `sellerId` must be a user of the tenant (else 400 on `sellerId`); on the merchant path `sellerIdentifier` must find a user of the tenant and `sellerMerchantSlug` an ACTIVE merchant of the tenant that the caller owns (else 400 on that field). A value shaped like a Stellar secret key anywhere is refused (400 `secret_key_refused`). 503 `service_unavailable` when a lookup cannot reach the database. Answers the GroupBuy from the read model (read-your-writes).',
+        'Needs the organise capability. Pools start as DRAFT. `config` is closed: an unknown key is a 400 naming it. `sellerId` must be a user of the tenant (else 400 on `sellerId`); on the merchant path `sellerIdentifier` must find a user of the tenant and `sellerMerchantSlug` an ACTIVE merchant of the tenant that the caller owns (else 400 on that field). A value shaped like a Stellar secret key anywhere is refused (400 `secret_key_refused`). 503 `service_unavailable` when a lookup cannot reach the database. Answers the GroupBuy as of its own revision, once the read model shows it (read-your-writes).',
       tags: ['Pool CRUD'],
       auth: 'required',
       tenant: 'optional',
@@ -116,7 +118,7 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
         const { acceptCommissionMandate, sellerIdentifier, sellerMerchantSlug, ...fields } = body;
         const sellerId = await resolveSeller(deps.services, tenant.id, auth.userId, { sellerId: fields.sellerId, sellerIdentifier, sellerMerchantSlug });
         const poolId = randomUUID();
-        const outcome = await poolCommand(deps, { ...ctx, tenant }, poolId, (metadata) => ({
+        return poolCommand(deps, { ...ctx, tenant }, poolId, (metadata) => ({
           type: 'CreatePool',
           data: {
             poolId,
@@ -126,8 +128,7 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
             commissionMandate: acceptCommissionMandate ? commissionMandate() : null,
           },
           metadata,
-        }));
-        return respondWithPool(deps, outcome, auth, 201);
+        }), poolAnswer(auth, 201));
       },
     });
 
@@ -158,10 +159,16 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
         if (patch.sellerId || sellerIdentifier !== undefined || sellerMerchantSlug !== undefined) {
           patch.sellerId = await resolveSeller(deps.services, tenantId, auth.userId, { sellerId: patch.sellerId, sellerIdentifier, sellerMerchantSlug });
         }
-        const outcome = await poolCommand(deps, ctx, id, (metadata) => ({ type: 'UpdatePool', data: { patch: patch as PoolPatch }, metadata }));
-        const change = outcome.events.find((e) => e.type === 'PoolVisibilityChanged');
-        const refund = change?.type === 'PoolVisibilityChanged' ? change.data.refund : null;
-        return respondWithPool(deps, outcome, auth, 200, { refund });
+        return poolCommand(
+          deps,
+          ctx,
+          id,
+          (metadata) => ({ type: 'UpdatePool', data: { patch: patch as PoolPatch }, metadata }),
+          poolAnswer(auth, 200, ({ events }) => {
+            const change = events.find((e) => e.type === 'PoolVisibilityChanged');
+            return { refund: change?.type === 'PoolVisibilityChanged' ? change.data.refund : null };
+          }),
+        );
       },
     });
 
@@ -178,18 +185,19 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
       auth: 'required',
       tenant: 'optional',
       params: PoolIdParams,
+      idempotent: true,
       success: { status: 200, description: 'The pool id and its archivedAt', schema: ArchiveResult },
       responseHeaders: { [POSITION_HEADER]: 'Feed position of the write' },
       errors: [400, 401, 403, 404],
       handler: async (ctx) => {
         const { id } = ctx.params as { id: string };
-        const outcome = await poolCommand(deps, ctx, id, (metadata) => ({ type: method === 'post' ? 'ArchivePool' : 'UnarchivePool', data: {}, metadata }));
-        const headers: Record<string, string> = {};
-        if (outcome.position) {
-          headers[POSITION_HEADER] = formatPosition(outcome.position);
-          await deps.services.waiter.waitFor(READ_PROJECTIONS, outcome.position, deps.services.config.READ_YOUR_WRITES_TIMEOUT_MS);
-        }
-        return { data: { id, archivedAt: (outcome.state as ExistingPool).archivedAt }, headers };
+        return poolCommand(
+          deps,
+          ctx,
+          id,
+          (metadata) => ({ type: method === 'post' ? 'ArchivePool' : 'UnarchivePool', data: {}, metadata }),
+          (outcome) => ({ data: { id, archivedAt: (outcome.state as ExistingPool).archivedAt }, headers: positionHeaders(outcome.position) }),
+        );
       },
     });
 
@@ -203,12 +211,12 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
       auth: 'required',
       tenant: 'optional',
       params: PoolIdParams,
+      idempotent: true,
       success: { status: 200, description: 'The published pool', schema: GroupBuy },
       errors: [400, 401, 403, 404],
       handler: async (ctx) => {
         const { id } = ctx.params as { id: string };
-        const outcome = await poolCommand(deps, ctx, id, (metadata) => ({ type: 'PublishPool', data: {}, metadata }));
-        return respondWithPool(deps, outcome, ctx.auth!);
+        return poolCommand(deps, ctx, id, (metadata) => ({ type: 'PublishPool', data: {}, metadata }), poolAnswer(ctx.auth!));
       },
     });
 

@@ -1,7 +1,17 @@
-import { ConflictError } from '@cagnotte/domain';
+import type pg from 'pg';
+import { UnavailableError } from '@cagnotte/domain';
 import { parseEvent, type DomainEvent, type EventMetadata } from '@cagnotte/event-schemas';
 import { toNewEvents } from './new-events';
-import { WrongExpectedRevisionError, type EventStore, type Position } from '@cagnotte/infra';
+import {
+  PostgresEventStore,
+  WrongExpectedRevisionError,
+  type EventStore,
+  type IdempotencyClaim,
+  type KeyedQueue,
+  type NewEvent,
+  type Position,
+  type RouteAnswer,
+} from '@cagnotte/infra';
 
 export interface Aggregate<S> {
   initial: () => S;
@@ -9,37 +19,138 @@ export interface Aggregate<S> {
 }
 
 export interface CommandOutcome<S> {
-  /** The state after the new events. */
+  /** The state after the new events: the state as of this command's own revision. */
   state: S;
   events: DomainEvent[];
   /** Where the last new event sits in the feed; null when the command changed nothing. */
   position: Position | null;
+  /** The stream's revision after the command (its own last event), or the current one when it changed nothing; -1 for no stream. */
+  revision: bigint;
 }
 
+/** What a command needs from the process: the event store, its connection pool (shared transactions), the per-stream queue. */
+export interface CommandRuntime {
+  store: EventStore;
+  pgPool: pg.Pool;
+  commandQueue: KeyedQueue;
+}
+
+export interface CommandOptions<S> {
+  /**
+   * Renders the route's answer from the outcome. With an idempotency claim it is computed before the commit and
+   * written with the events, so a retry after a crash replays exactly what the first request would have answered.
+   */
+  respond?: (outcome: CommandOutcome<S>) => RouteAnswer;
+  /** The request's Idempotency-Key (ctx.idempotency). */
+  idempotency?: IdempotencyClaim | null;
+  /** How long the command may wait for its turn and retry conflicts with other processes (ms). */
+  deadlineMs?: number;
+}
+
+/** Queueing and conflict retries together stay under this; then 503, and the client retries (with its key). */
+export const COMMAND_DEADLINE_MS = 10_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Full jitter over an exponential ceiling: writers from several processes spread out instead of colliding again. */
+const backoff = (attempt: number) => Math.random() * Math.min(250, 10 * 2 ** attempt);
+
+const busy = () => new UnavailableError('concurrent_modification', 'The resource is busy with other changes; retry shortly');
+
 /**
- * Read, fold, decide, append with the expected revision. A concurrent writer makes the append fail:
- * the whole cycle runs again on the fresh stream, a few times, then the caller gets a 409.
+ * Read, fold, decide, append with the expected revision. Commands on one stream take turns in this process, so
+ * each is decided on the state its predecessor left and none fails for having raced it. Another process may
+ * still append first: then the whole cycle runs again on the fresh stream, after a jittered pause, until the
+ * deadline (then 503). With an Idempotency-Key, the events and the answer commit in one transaction.
  */
 export const runCommand = async <S>(
-  store: EventStore,
+  runtime: CommandRuntime,
   streamId: string,
   aggregate: Aggregate<S>,
   decide: (state: S) => DomainEvent[],
   metadata: EventMetadata,
-  attempts = 4,
-): Promise<CommandOutcome<S>> => {
-  for (let attempt = 1; ; attempt++) {
-    const recorded = await store.readStream(streamId);
-    const state = recorded.map((r) => parseEvent(r) as DomainEvent).reduce(aggregate.evolve, aggregate.initial());
-    const events = decide(state);
-    if (events.length === 0) return { state, events, position: null };
-    const expectedRevision = recorded.length === 0 ? ('no_stream' as const) : recorded[recorded.length - 1]!.revision;
-    try {
-      const result = await store.append(streamId, toNewEvents(events, metadata), { expectedRevision });
-      return { state: events.reduce(aggregate.evolve, state), events, position: result.position };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (attempt >= attempts) throw new ConflictError('concurrent_modification', 'The resource was changed concurrently; retry');
-    }
+  options: CommandOptions<S> = {},
+): Promise<CommandOutcome<S> & { answer: RouteAnswer | null }> => {
+  const until = Date.now() + (options.deadlineMs ?? COMMAND_DEADLINE_MS);
+  const withAnswer = (outcome: CommandOutcome<S>) => ({ ...outcome, answer: options.respond ? options.respond(outcome) : null });
+  return runtime.commandQueue.run(
+    streamId,
+    async () => {
+      for (let attempt = 1; ; attempt++) {
+        const recorded = await runtime.store.readStream(streamId);
+        const state = recorded.map((r) => parseEvent(r) as DomainEvent).reduce(aggregate.evolve, aggregate.initial());
+        const head = recorded.length === 0 ? -1n : recorded[recorded.length - 1]!.revision;
+        const events = decide(state);
+        if (events.length === 0) return withAnswer({ state, events, position: null, revision: head });
+        const expectedRevision = head < 0n ? ('no_stream' as const) : head;
+        const after = events.reduce(aggregate.evolve, state);
+        const newEvents = toNewEvents(events, metadata);
+        try {
+          const claim = options.idempotency;
+          if (claim && options.respond && runtime.store instanceof PostgresEventStore) {
+            return await appendAnswered(runtime.pgPool, runtime.store, streamId, newEvents, expectedRevision, claim, (position, revision) =>
+              withAnswer({ state: after, events, position, revision }),
+            );
+          }
+          const result = await runtime.store.append(streamId, newEvents, { expectedRevision });
+          return withAnswer({ state: after, events, position: result.position, revision: result.nextExpectedRevision });
+        } catch (error) {
+          if (!(error instanceof WrongExpectedRevisionError)) throw error;
+          if (Date.now() >= until) throw busy();
+          await sleep(backoff(attempt));
+        }
+      }
+    },
+    { until, timeout: busy },
+  );
+};
+
+/**
+ * One transaction: the events first (appendWithin must be the transaction's first write), then the request's
+ * answer under its Idempotency-Key. Both commit or neither does; a request with the same key that committed
+ * first makes recordWithin throw, and this one rolls back.
+ */
+const appendAnswered = async <T extends { answer: RouteAnswer | null }>(
+  pool: pg.Pool,
+  store: PostgresEventStore,
+  streamId: string,
+  events: NewEvent[],
+  expectedRevision: bigint | 'no_stream',
+  claim: IdempotencyClaim,
+  outcomeAt: (position: Position, revision: bigint) => T,
+): Promise<T> => {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await store.appendWithin(client, streamId, events, { expectedRevision });
+    const outcome = outcomeAt(result.position, result.nextExpectedRevision);
+    await claim.recordWithin(client, claim.answerOf(outcome.answer!));
+    await client.query('COMMIT');
+    store.signalAppended();
+    claim.committed();
+    return outcome;
+  } catch (error) {
+    // A connection that cannot even roll back is dropped from the pool, not handed to the next request.
+    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+    throw error;
+  } finally {
+    client.release(broken);
   }
+};
+
+/** Appends prepared events under an Idempotency-Key: in one transaction with the answer when the store allows it. */
+export const appendWithAnswer = async (
+  runtime: CommandRuntime,
+  streamId: string,
+  events: NewEvent[],
+  expectedRevision: bigint | 'no_stream',
+  claim: IdempotencyClaim | null,
+  respond: (position: Position) => RouteAnswer,
+): Promise<RouteAnswer> => {
+  if (claim && runtime.store instanceof PostgresEventStore) {
+    const { answer } = await appendAnswered(runtime.pgPool, runtime.store, streamId, events, expectedRevision, claim, (position) => ({ answer: respond(position) }));
+    return answer!;
+  }
+  const result = await runtime.store.append(streamId, events, { expectedRevision });
+  return respond(result.position);
 };

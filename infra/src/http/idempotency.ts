@@ -1,33 +1,111 @@
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { ConflictError, ValidationError } from '@cagnotte/domain';
+import type { Logger } from '../logger';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
-const TTL_SECONDS = 24 * 3600;
-const PENDING_TTL_SECONDS = 60;
+/** How long an answer is kept, and replayed to a retry with its key. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+/** Expired rows are deleted in the background after every this many recorded answers. */
+const PURGE_EVERY = 200;
+const PURGE_BATCH = 5000;
 
-interface Stored {
-  state: 'pending' | 'done';
-  fingerprint: string;
-  status?: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
+/** An answer as it went out: the status, the envelope and the headers worth replaying (X-Event-Position). */
 export interface Replay {
   status: number;
   body: unknown;
   headers: Record<string, string>;
 }
 
+interface Stored extends Replay {
+  fingerprint: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+interface Row {
+  fingerprint: string;
+  status_code: number;
+  body: unknown;
+  headers: Record<string, string>;
+  expires_at: Date;
+}
+
 /**
- * `Idempotency-Key` on commands: the first request with a key runs and its answer is kept 24 hours, per
- * user (or IP when anonymous); a retry with the same key and the same request gets that answer again,
- * marked `Idempotent-Replayed: true`. The same key with another request is a 409, and so is a retry
- * that arrives while the first is still running. Failed requests (4xx/5xx) are not kept: they can be retried.
+ * Thrown by a command whose key turned out to be answered already: another request with the same key
+ * committed first (its events and its answer). The command rolled back; the route replays that answer.
+ */
+export class IdempotencyKeyAnswered extends Error {
+  constructor() {
+    super('another request with this Idempotency-Key committed first');
+    this.name = 'IdempotencyKeyAnswered';
+  }
+}
+
+/**
+ * One request's hold on its `Idempotency-Key`. A command that appends events records its answer with
+ * `recordWithin` in the transaction of those events, after them; the route records any other answer
+ * (a command that changed nothing, an event store without shared transactions) once it has it.
+ */
+export class IdempotencyClaim {
+  private pending: Replay | null = null;
+  private kept = false;
+
+  constructor(
+    private readonly store: IdempotencyStore,
+    readonly scope: string,
+    readonly key: string,
+    readonly fingerprint: string,
+    /** The route's success status, for answers that do not name one. */
+    private readonly successStatus: number,
+  ) {}
+
+  /** The answer as it will be sent and replayed. */
+  answerOf(result: { status?: number; data: unknown; headers?: Record<string, string> }): Replay {
+    return { status: result.status ?? this.successStatus, body: { success: true, data: result.data }, headers: result.headers ?? {} };
+  }
+
+  /**
+   * Writes the answer inside the caller's transaction, after its events, so that it commits or rolls back with
+   * them. Throws `IdempotencyKeyAnswered` when another request with this key committed first: roll back.
+   * Call `committed()` once the transaction has committed.
+   */
+  async recordWithin(client: pg.ClientBase, answer: Replay): Promise<void> {
+    if (!(await this.store.insert(client, this, answer))) throw new IdempotencyKeyAnswered();
+    this.pending = answer;
+  }
+
+  /** The transaction that ran `recordWithin` committed: the answer is kept (and cached). */
+  committed(): void {
+    if (!this.pending) return;
+    this.kept = true;
+    this.store.afterRecord(this, this.pending);
+  }
+
+  /** Whether the answer was kept with the command's events. */
+  get recorded(): boolean {
+    return this.kept;
+  }
+}
+
+/**
+ * `Idempotency-Key` on commands. The answer to the first request with a key is kept 24 hours, per user (or IP
+ * when anonymous), in PostgreSQL, written in the same transaction as the events it reports (see
+ * docs/idempotency.md): after a crash the key is there if and only if the events are. A retry with the same key
+ * and request gets that answer again (`Idempotent-Replayed: true`); the same key with another request is a 409
+ * `idempotency_key_reused`. There is no "pending" state: concurrent duplicates both run, the unique key lets one
+ * commit and the other rolls back and replays. Failed requests (4xx/5xx) are not kept: they can be retried.
+ * Redis caches kept answers in front of PostgreSQL.
  */
 export class IdempotencyStore {
-  constructor(private readonly redis: Redis) {}
+  private recordsSincePurge = 0;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly redis: Redis | null = null,
+    private readonly logger: Logger | null = null,
+  ) {}
 
   static validKey(raw: string): string {
     if (!/^[A-Za-z0-9_.:-]{8,128}$/.test(raw)) throw new ValidationError({ 'Idempotency-Key': ['8 to 128 characters of letters, digits, _ . : -'] });
@@ -38,33 +116,97 @@ export class IdempotencyStore {
     return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest('hex');
   }
 
-  private key(scope: string, key: string) {
+  claim(scope: string, key: string, fingerprint: string, successStatus: number): IdempotencyClaim {
+    return new IdempotencyClaim(this, scope, key, fingerprint, successStatus);
+  }
+
+  private cacheKey(scope: string, key: string) {
     return `idem:${scope}:${key}`;
   }
 
-  /** Claims the key, or returns the kept answer for a replay. Throws 409 on a mismatch or a request in flight. */
-  async begin(scope: string, key: string, fingerprint: string): Promise<Replay | null> {
-    const k = this.key(scope, key);
-    const claimed = await this.redis.set(k, JSON.stringify({ state: 'pending', fingerprint } satisfies Stored), 'EX', PENDING_TTL_SECONDS, 'NX');
-    if (claimed) return null;
-    const raw = await this.redis.get(k);
-    if (!raw) return this.begin(scope, key, fingerprint);
-    const stored = JSON.parse(raw) as Stored;
-    if (stored.fingerprint !== fingerprint) throw new ConflictError('idempotency_key_reused', 'This Idempotency-Key was used for another request');
-    if (stored.state === 'pending') throw new ConflictError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still running; retry shortly');
-    return { status: stored.status!, body: stored.body, headers: stored.headers ?? {} };
+  /** The kept answer for this claim's key, or null. Throws 409 `idempotency_key_reused` when it answered another request. */
+  async replayFor(claim: IdempotencyClaim): Promise<Replay | null> {
+    const stored = await this.find(claim.scope, claim.key);
+    if (!stored) return null;
+    if (stored.fingerprint !== claim.fingerprint) throw new ConflictError('idempotency_key_reused', 'This Idempotency-Key was used for another request');
+    return { status: stored.status, body: stored.body, headers: stored.headers };
   }
 
-  async complete(scope: string, key: string, fingerprint: string, answer: Replay): Promise<void> {
-    const k = this.key(scope, key);
-    if (answer.status >= 400) {
-      await this.redis.del(k);
-      return;
+  private async find(scope: string, key: string): Promise<Stored | null> {
+    const cached = await this.redis?.get(this.cacheKey(scope, key)).catch(() => null);
+    if (cached) {
+      const stored = JSON.parse(cached) as Stored;
+      if (stored.expiresAt > Date.now()) return stored;
     }
-    await this.redis.set(k, JSON.stringify({ state: 'done', fingerprint, status: answer.status, body: answer.body, headers: answer.headers } satisfies Stored), 'EX', TTL_SECONDS);
+    const r = await this.pool.query<Row>({
+      name: 'idem_find',
+      text: 'SELECT fingerprint, status_code, body, headers, expires_at FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at > now()',
+      values: [scope, key],
+    });
+    const row = r.rows[0];
+    if (!row) return null;
+    const stored: Stored = { fingerprint: row.fingerprint, status: row.status_code, body: row.body, headers: row.headers, expiresAt: row.expires_at.getTime() };
+    this.cache(scope, key, stored);
+    return stored;
   }
 
-  async abandon(scope: string, key: string): Promise<void> {
-    await this.redis.del(this.key(scope, key));
+  /**
+   * Inserts the answer (in the caller's transaction when `client` holds one). An expired row of the same key is
+   * replaced. False when a live row exists: if another transaction is writing the key, this waits for it to end.
+   */
+  async insert(client: pg.ClientBase | pg.Pool, claim: IdempotencyClaim, answer: Replay): Promise<boolean> {
+    const r = await client.query({
+      name: 'idem_insert',
+      text: `INSERT INTO idempotency_keys (scope, key, fingerprint, status_code, body, headers, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
+             ON CONFLICT (scope, key) DO UPDATE
+               SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code, body = EXCLUDED.body,
+                   headers = EXCLUDED.headers, created_at = now(), expires_at = EXCLUDED.expires_at
+               WHERE idempotency_keys.expires_at <= now()
+             RETURNING 1`,
+      values: [claim.scope, claim.key, claim.fingerprint, answer.status, JSON.stringify(answer.body), JSON.stringify(answer.headers), IDEMPOTENCY_TTL_SECONDS],
+    });
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Keeps an answer that no command transaction recorded (the command changed nothing, or the event store
+   * cannot share a transaction). Returns the answer to send: this one, or the one of a request with the same
+   * key that was kept first.
+   */
+  async record(claim: IdempotencyClaim, answer: Replay): Promise<Replay> {
+    if (answer.status >= 400) return answer;
+    if (await this.insert(this.pool, claim, answer)) {
+      this.afterRecord(claim, answer);
+      return answer;
+    }
+    return (await this.replayFor(claim)) ?? answer;
+  }
+
+  /** A kept answer: cached, and now and then the expired rows are deleted. */
+  afterRecord(claim: IdempotencyClaim, answer: Replay): void {
+    this.cache(claim.scope, claim.key, { ...answer, fingerprint: claim.fingerprint, expiresAt: Date.now() + IDEMPOTENCY_TTL_SECONDS * 1000 });
+    if (++this.recordsSincePurge >= PURGE_EVERY) {
+      this.recordsSincePurge = 0;
+      void this.purgeExpired().catch((err: Error) => this.logger?.warn({ err: err.message }, 'idempotency purge failed'));
+    }
+  }
+
+  private cache(scope: string, key: string, stored: Stored): void {
+    const ttl = stored.expiresAt - Date.now();
+    if (!this.redis || ttl <= 0) return;
+    void this.redis.set(this.cacheKey(scope, key), JSON.stringify(stored), 'PX', ttl).catch(() => undefined);
+  }
+
+  /** Deletes expired answers, a batch at a time; returns how many. */
+  async purgeExpired(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const r = await this.pool.query(
+        `DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT ${PURGE_BATCH})`,
+      );
+      total += r.rowCount ?? 0;
+      if ((r.rowCount ?? 0) < PURGE_BATCH) return total;
+    }
   }
 }

@@ -52,15 +52,22 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
         ...(def.success.schema
           ? { content: { 'application/json': { schema: successEnvelope(def.success.schema) } } }
           : {}),
-        ...(def.responseHeaders
-          ? { headers: Object.fromEntries(Object.entries(def.responseHeaders).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) }
+        ...(def.responseHeaders || def.idempotent
+          ? {
+              headers: Object.fromEntries(
+                Object.entries({
+                  ...def.responseHeaders,
+                  ...(def.idempotent ? { 'Idempotent-Replayed': '`true` when this is the kept answer to an earlier request with the same Idempotency-Key' } : {}),
+                }).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }]),
+              ),
+            }
           : {}),
       },
     };
-    for (const status of [...new Set([...def.errors, 413])]) {
+    for (const status of [...new Set([...def.errors, 413, ...(def.idempotent ? [409] : [])])]) {
       if (status === 413 && !def.body) continue;
       responses[status] = {
-        description: STATUS_TEXT[status] ?? 'Error',
+        description: status === 409 && def.idempotent && !def.errors.includes(409) ? 'The Idempotency-Key was used for another request (`idempotency_key_reused`)' : (STATUS_TEXT[status] ?? 'Error'),
         content: { 'application/json': { schema: ErrorEnvelope } },
         ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } } } } : {}),
       };
@@ -84,7 +91,7 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
               headers: z.object({
                 ...(def.tenant ? tenantHeader(false).shape : {}),
                 ...(def.idempotent
-                  ? { 'idempotency-key': z.string().optional().describe('Retry-safe: the same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409') }
+                  ? { 'idempotency-key': z.string().optional().describe('Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : -') }
                   : {}),
               }),
             }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { NotFoundError, UnauthorizedError, ValidationError } from '@cagnotte/domain';
 import { fieldErrorsFromZod } from './envelope';
 import type { RateLimiter, RateLimitRule } from './rate-limit';
-import { IDEMPOTENCY_HEADER, IdempotencyStore } from './idempotency';
+import { IDEMPOTENCY_HEADER, IdempotencyKeyAnswered, IdempotencyStore, type IdempotencyClaim, type Replay } from './idempotency';
 import { isApprovedOrigin } from './gates';
 
 export interface AuthContext {
@@ -40,11 +40,18 @@ export interface RequestContext<B, Q, P> {
   tenant: TenantRef | null;
   ip: string;
   requestId: string;
+  /**
+   * The request's `Idempotency-Key` on an idempotent route, else null. A command records its answer with it in
+   * the transaction of its events (see IdempotencyClaim.recordWithin).
+   */
+  idempotency: IdempotencyClaim | null;
   req: Request;
   res: Response;
 }
 
-export type RouteResult = { status?: number; data: unknown; headers?: Record<string, string> } | { redirect: string; headers?: Record<string, string> };
+/** A success answer: its status (the route's success status when absent), its payload and headers. */
+export type RouteAnswer = { status?: number; data: unknown; headers?: Record<string, string> };
+export type RouteResult = RouteAnswer | { redirect: string; headers?: Record<string, string> };
 
 export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
   method: 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -181,33 +188,38 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
         body = parsed.data;
       }
 
-      const run = () => def.handler({ body, query: query.data, params: params.data, auth, tenant, ip, requestId, req, res });
+      const run = (idempotency: IdempotencyClaim | null) =>
+        def.handler({ body, query: query.data, params: params.data, auth, tenant, ip, requestId, idempotency, req, res });
+      const send = (answer: Replay, replayed: boolean) => {
+        for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
+        if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+        return res.status(answer.status).json(answer.body);
+      };
       const rawKey = req.headers[IDEMPOTENCY_HEADER];
       if (def.idempotent && typeof rawKey === 'string') {
         const key = IdempotencyStore.validKey(rawKey);
         const scope = auth ? `u:${auth.userId}` : `ip:${ip}`;
-        const fingerprint = IdempotencyStore.fingerprint(def.method, req.originalUrl, body);
-        const replay = await kit.idempotency.begin(scope, key, fingerprint);
-        if (replay) {
-          for (const [k, v] of Object.entries(replay.headers)) res.setHeader(k, v);
-          res.setHeader('Idempotent-Replayed', 'true');
-          return res.status(replay.status).json(replay.body);
-        }
+        const claim = kit.idempotency.claim(scope, key, IdempotencyStore.fingerprint(def.method, req.originalUrl, body), def.success.status);
+        const kept = await kit.idempotency.replayFor(claim);
+        if (kept) return send(kept, true);
         let result: RouteResult;
         try {
-          result = await run();
+          result = await run(claim);
         } catch (e) {
-          await kit.idempotency.abandon(scope, key);
+          // Another request with this key committed first (this one rolled back), or got there between our look-up
+          // and our decision (which then refused, e.g. "already archived"): its answer is the answer.
+          const first = await kit.idempotency.replayFor(claim);
+          if (first) return send(first, true);
+          if (e instanceof IdempotencyKeyAnswered) throw new Error('an answered Idempotency-Key has no answer', { cause: e });
           throw e;
         }
         if ('redirect' in result) throw new Error('idempotent routes do not redirect');
-        const status = result.status ?? def.success.status;
-        const envelope = { success: true, data: result.data };
-        await kit.idempotency.complete(scope, key, fingerprint, { status, body: envelope, headers: result.headers ?? {} });
-        for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-        return res.status(status).json(envelope);
+        const answer = claim.answerOf(result);
+        if (claim.recorded) return send(answer, false);
+        const sent = await kit.idempotency.record(claim, answer);
+        return send(sent, sent !== answer);
       }
-      const result = await run();
+      const result = await run(null);
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
       if ('redirect' in result) return res.redirect(307, result.redirect);
       return res.status(result.status ?? def.success.status).json({ success: true, data: result.data });

@@ -249,6 +249,55 @@ export const toGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPoi
   return memberGroupBuy(row, members, points, viewer.userId);
 };
 
+/**
+ * The pick-up point rows a GROUPS pool shows: one per `config.relais` entry, in order (ids are unique by rule;
+ * should an old event break it, the last point of an id wins). FUNDING pools have none. The projector writes
+ * exactly these rows, so a view rendered from the fold equals the one read from the read model.
+ */
+export const pickupPointRowsOf = (pool: ExistingPool): PickupPointRow[] => {
+  const relais = pool.type === 'GROUPS' ? (pool.fields.config.relais ?? []) : [];
+  return [...new Map(relais.map((r) => [r.id, r])).values()].map((r, i) => ({
+    pool_id: pool.id,
+    point_id: r.id,
+    sort_order: i,
+    name: r.name,
+    address: r.address ?? null,
+    postal_code: r.postalCode ?? null,
+    city: r.city ?? null,
+    country: r.country ?? null,
+    lat: r.lat ?? null,
+    lng: r.lng ?? null,
+    opening_hours: r.openingHours ?? null,
+  }));
+};
+
+/**
+ * The GroupBuy of a pool as its stream folds it at `revision`: what a command answers, so that each answer
+ * shows the state its own event produced, never a later writer's. It equals the read model's view of the same
+ * revision (members are the organiser, whom the pools projection records at creation).
+ */
+export const groupBuyOfPool = (pool: ExistingPool, revision: bigint, viewer: Viewer): GroupBuy =>
+  toGroupBuy(
+    {
+      id: pool.id,
+      tenant_id: pool.tenantId,
+      organiser_id: pool.organiserId,
+      type: pool.type,
+      status: pool.status,
+      marketplace_visibility: pool.fields.marketplaceVisibility,
+      archived_at: pool.archivedAt === null ? null : new Date(pool.archivedAt),
+      country: pool.fields.country,
+      title: pool.fields.title,
+      doc: pool,
+      created_at: new Date(pool.createdAt),
+      updated_at: new Date(pool.updatedAt),
+      revision: revision.toString(),
+    },
+    [{ pool_id: pool.id, user_id: pool.organiserId, display_name: pool.organiserName, role: 'organiser', joined_at: new Date(pool.createdAt) }],
+    pickupPointRowsOf(pool),
+    viewer,
+  );
+
 /** Anyone may read: published GROUPS pools (not DRAFT, not archived) and LISTED or FEATURED FUNDING pools. */
 export const isPubliclyReadable = (row: PoolRow): boolean =>
   row.archived_at === null &&

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { POOL_TABLES, type PoolRow } from '@cagnotte/infra';
+import { POOL_TABLES, pickupPointRowsOf, type PoolRow } from '@cagnotte/infra';
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
-import { foldPoolDoc, pickupPointsOf, relaisChanged, type PoolDoc } from './fold';
+import { foldPoolDoc, relaisChanged, type PoolDoc } from './fold';
 
 const HANDLED = new Set(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolVisibilityChanged', 'PoolCountryChanged', 'PoolArchived', 'PoolUnarchived']);
 
@@ -23,22 +23,7 @@ const rowValues = ({ pool: p, revision }: PoolDoc) => ({
   revision: revision.toString(),
 });
 
-const pointRows = ({ pool: p }: PoolDoc) =>
-  // Ids are unique by rule; should an old event break it, the last point wins instead of jamming the feed.
-  [...new Map(pickupPointsOf(p).map((r) => [r.id, r])).values()].map((r, i) => ({
-    pool_id: p.id,
-    point_id: r.id,
-    tenant_id: p.tenantId,
-    sort_order: i,
-    name: r.name,
-    address: r.address ?? null,
-    postal_code: r.postalCode ?? null,
-    city: r.city ?? null,
-    country: r.country ?? null,
-    lat: r.lat ?? null,
-    lng: r.lng ?? null,
-    opening_hours: r.openingHours ?? null,
-  }));
+const pointRows = ({ pool: p }: PoolDoc) => pickupPointRowsOf(p).map((row) => ({ ...row, tenant_id: p.tenantId }));
 
 /**
  * Folds a batch in memory over the rows it touches, then writes each table once: one select, one

@@ -12,6 +12,7 @@ import knexFactory from 'knex';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeCommandRoutes } from '@cagnotte/command-api';
+import { makeQueryRoutes } from '@cagnotte/query-api';
 import { AccountReadModel, createApiServer, type Services } from '@cagnotte/infra';
 import { API_INFO } from '../src/api';
 import { call, groupsPool, listen, startApi, uniqueSlug, type TestApi, type TestUser } from './harness';
@@ -362,6 +363,24 @@ test('a database outage during a reference lookup is a 503 service_unavailable, 
     expectError(await call(url, 'PATCH', `/api/pools/${id}`, { ...as, body: { sellerId: ctx.seller.id } }), 503, 'service_unavailable');
     // The same requests against the live database succeed: the 503 was the outage, not the input.
     assert.is((await ctx.api.call('POST', '/api/merchant/pools', { ...as, body: groupsPool({ sellerMerchantSlug: merchant.slug }) })).status, 201);
+  } finally {
+    await new Promise<void>((r) => server.close(() => r()));
+    server.closeAllConnections?.();
+    await down.destroy();
+  }
+});
+
+test('a database outage on any route (a read of a read model) is a 503 with Retry-After, never a 500', async (ctx) => {
+  const down = knexFactory({ client: 'pg', connection: { host: '127.0.0.1', port: await closedPort(), user: 'postgres', database: 'down' }, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 20_000, log: QUIET });
+  const services: Services = { ...ctx.api.services, knex: down, accounts: new AccountReadModel(down) };
+  const app = createApiServer({ services, routes: makeQueryRoutes({ services }), projections: [], info: API_INFO });
+  const { server, url } = await listen(app);
+  try {
+    const res = await call(url, 'GET', '/api/tenant/group-buys', { tenant: ctx.tenant });
+    expectError(res, 503, 'service_unavailable');
+    assert.ok(Number(res.headers.get('retry-after')) >= 1, 'Retry-After');
+    assert.not.match(res.text, /ECONNREFUSED|127\.0\.0\.1|stack/i, 'nothing of the failure leaks');
+    assert.is((await ctx.api.call('GET', '/api/tenant/group-buys', { tenant: ctx.tenant })).status, 200, 'the live database answers');
   } finally {
     await new Promise<void>((r) => server.close(() => r()));
     server.closeAllConnections?.();

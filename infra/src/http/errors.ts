@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '@cagnotte/domain';
 import { errorBody } from './envelope';
+import { isDatabaseOutage } from '../db/outage';
 import type { Logger } from '../logger';
 
 export class RateLimitedError extends AppError {
@@ -32,7 +33,10 @@ interface BodyParserError {
   statusCode?: number;
 }
 
-/** The one place an error becomes an HTTP answer. Unknown errors are logged and answered 500 without detail. */
+/**
+ * The one place an error becomes an HTTP answer. A database outage is a 503 with Retry-After; unknown errors are
+ * logged and answered 500 without detail.
+ */
 export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
   (err: unknown, req, res, next) => {
@@ -63,6 +67,12 @@ export const errorHandler =
       return res.status(status).json(errorBody('Bad request', status === 415 ? 'unsupported_media_type' : 'bad_request'));
     }
     if (err instanceof URIError) return res.status(400).json(errorBody('Malformed URL', 'malformed_url'));
+    // The database could not be reached (on any route, not only where a lookup says so): the client's to retry.
+    if (isDatabaseOutage(err)) {
+      logger.warn({ err, method: req.method, path: req.path }, 'database unreachable');
+      res.setHeader('Retry-After', '5');
+      return res.status(503).json(errorBody('The database could not be reached: retry shortly', 'service_unavailable'));
+    }
     logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
     return res.status(500).json(errorBody('Internal error', 'internal_error'));
   };

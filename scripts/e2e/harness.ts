@@ -68,6 +68,17 @@ export interface TestUser {
   tenant: string;
 }
 
+/** Polls `probe` until it answers something truthy, or fails after `timeoutMs` (generous: the machine may be loaded). */
+export const eventually = async <T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 10; ; wait = Math.min(wait * 2, 250)) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, wait));
+  }
+};
+
 export const uniqueSlug = (prefix = 't') => `${prefix}-${randomUUID().slice(0, 8)}`;
 
 const testConfig = (overrides: Partial<Config>): Config => ({

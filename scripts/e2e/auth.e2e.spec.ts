@@ -120,7 +120,8 @@ test('logout answers 200 whatever it is sent (contract rule 9): malformed JSON, 
     const anonymous = await ctx.api.call('POST', `/api/auth/logout${v.query ?? ''}`, { rawBody: v.rawBody, contentType: v.contentType, headers: v.headers });
     assert.is(anonymous.status, 200, `${label} without a token: ${anonymous.status}`);
   }
-  for (const headers of [{ authorization: 'Bearer' }, { authorization: 'Bearer ' }, { authorization: 'Basic Zm9vOmJhcg==' }, { authorization: 'Bearer a b c' }, { cookie: 'service_session=garbage' }, { cookie: '=;;=' }]) {
+  const oddHeaders: Array<Record<string, string>> = [{ authorization: 'Bearer' }, { authorization: 'Bearer ' }, { authorization: 'Basic Zm9vOmJhcg==' }, { authorization: 'Bearer a b c' }, { cookie: 'service_session=garbage' }, { cookie: '=;;=' }];
+  for (const headers of oddHeaders) {
     const out = await ctx.api.call('POST', '/api/auth/logout', { headers, rawBody: '{bad' });
     assert.is(out.status, 200, `${JSON.stringify(headers)}: ${out.status} ${out.text.slice(0, 200)}`);
   }

@@ -281,7 +281,6 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
     ].join('\n\n'),
     tags: ['Auth'],
     auth: 'none',
-    tenant: 'optional',
     gate: ssoGate,
     query: z.object({
       code: z.string().min(1).max(4096),

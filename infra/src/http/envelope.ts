@@ -62,11 +62,10 @@ export const pagination = (page: number, limit: number, total: number) => ({
  * `1e3`, `+1`, ` 1` or `1.0` (Number() does), so one value would have several spellings: refused as a 400.
  */
 export const decimalInt = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,9}$/, 'must be written in decimal digits only')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^[0-9]{1,9}$/.test(v) ? Number(v) : v),
+    z.number({ error: 'must be a whole number written in decimal digits only' }).int().min(min).max(max),
+  );
 
 /** page ≥ 1 (default 1, at most 10 000), limit 1–100 (default 20). Out-of-range values are a 400, not clamped. */
 export const PageQuery = z.object({

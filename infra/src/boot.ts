@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createServices, type Services } from './services';
+import { serveApp } from './http/listen';
 
 /** Loads the config or exits with a readable list of what is wrong (never a stack trace). */
 export const loadConfigOrExit = (): Config => {
@@ -36,9 +37,7 @@ export const boot = async (
   let server: Server | null = null;
   if (started.app) {
     const app = started.app;
-    server = await new Promise<Server>((resolve) => {
-      const s = app.listen(config.PORT, config.HOST, () => resolve(s));
-    });
+    server = await serveApp(app, config.PORT, config.HOST);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     services.logger.info({ port, env: config.APP_ENV, eventStore: services.store.name }, `${name} listening on http://localhost:${port}`);

@@ -3,7 +3,7 @@ import jwt from 'jsonwebtoken';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTenant } from '@cagnotte/command-api';
-import { startApi, uniqueSlug, type TestApi } from './harness';
+import { eventually, startApi, uniqueSlug, type TestApi } from './harness';
 
 interface Ctx {
   api: TestApi;
@@ -126,8 +126,8 @@ test('forgot-password: always 200; the token only for a real account, outside pr
   const claims = jwt.decode(token) as jwt.JwtPayload;
   assert.is(claims.kind, 'password-reset');
   assert.is(claims.exp! - claims.iat!, 30 * 60);
-  const [mail] = await ctx.api.services.mail.list({ to: e });
-  assert.ok(mail, 'a mail is queued');
+  // The mail is queued once the answer is out (so both answers take as long): wait for it.
+  const mail = await eventually(async () => (await ctx.api.services.mail.list({ to: e }))[0], 'the reset mail in the outbox');
   assert.ok(mail!.text.includes(token), 'the mail carries the reset link');
   assert.is(mail!.kind, 'password-reset');
   assert.is((await ctx.api.call('POST', '/api/auth/forgot-password', { tenant: ctx.closed, body: { email: e } })).status, 404);
@@ -248,6 +248,114 @@ test('SSO: returnTo must be an approved origin exactly; dest must be an internal
   assert.is((await ssoStart(ctx, { code: code3, returnTo: 'http://localhost:5173/app' })).headers.get('location'), 'http://localhost:5173/app');
 });
 
+/** `dest` forms that a browser would resolve to another host (or that hide such a path under encodings). */
+const EVIL_DEST = [
+  '/..//evil.example',
+  '/../..//evil.example/path',
+  '/./..//evil.example',
+  '/a/../..//evil.example',
+  '/%2e%2e//evil.example',
+  '/%2E%2E//evil.example',
+  '/.%2e//evil.example',
+  '/%2e.//evil.example',
+  '/.%2E/.%2e//evil.example',
+  '/a/%2e%2e/%2e%2e//evil.example',
+  '/..%2f/evil.example',
+  '/..%2F%2Fevil.example',
+  '/%2e%2e%2f%2fevil.example',
+  '/%2e%2e%5c%5cevil.example',
+  '/%2f%2fevil.example',
+  '/%2F/evil.example',
+  '/%5cevil.example',
+  '/%5C%5Cevil.example',
+  '/%252e%252e//evil.example',
+  '/%252f%252fevil.example',
+  '/%25252f%25252fevil.example',
+  '/%2525252f%2525252fevil.example',
+  '/\t/evil.example',
+  '/\n/evil.example',
+  '/\r\n/evil.example',
+  '/%09/evil.example',
+  '/%0a/evil.example',
+  '/%00/evil.example',
+  '/ /evil.example',
+  '\\/evil.example',
+  '/\\evil.example',
+  '//evil.example',
+  '///evil.example',
+  'https://evil.example',
+  'javascript:alert(1)',
+  '%2f%2fevil.example',
+  '/.../..//evil.example',
+  '/%u002e%u002e//evil.example',
+];
+
+/** Internal paths and where they lead once normalised. */
+const GOOD_DEST: Array<[string, string]> = [
+  ['/pools/123?tab=members', '/pools/123?tab=members'],
+  ['/a/./b/../c', '/a/c'],
+  ['/a/%2e%2e/pools', '/pools'],
+  ['/..', '/'],
+  ['/pools/../onboarding?next=//x', '/onboarding?next=//x'],
+  ['/pools/123#members', '/pools/123#members'],
+];
+
+/** Checks the dest rules against a running API (sandbox or production mode). */
+const destRules = async (api: TestApi, tenantSlug: string) => {
+  const user = await api.user(tenantSlug);
+  const tenant = (await api.services.tenants.bySlug(tenantSlug))!;
+  const mint = () => api.services.tokens.signPurpose('partner-sso', { sub: user.id, tid: tenant.id }, 120).token;
+  const start = (query: Record<string, string>) => api.call('GET', `/api/auth/sso/start?${new URLSearchParams(query).toString()}`);
+  const code = mint();
+  for (const dest of EVIL_DEST) {
+    const r = await start({ code, dest });
+    assert.is(r.status, 400, `${JSON.stringify(dest)}: ${r.status} → ${r.headers.get('location')}`);
+    assert.is(r.headers.get('location'), null, dest);
+    assert.is(r.headers.get('set-cookie'), null, dest);
+    assert.is(r.body.code, 'invalid_redirect', dest);
+  }
+  const kept = await start({ code, dest: '/pools/1' });
+  assert.is(kept.status, 307, 'a refused dest does not spend the code');
+  for (const [dest, location] of GOOD_DEST) {
+    const r = await start({ code: mint(), dest });
+    assert.is(r.status, 307, `${dest}: ${r.text}`);
+    assert.is(r.headers.get('location'), location, dest);
+    assert.match(r.headers.get('set-cookie') ?? '', /^service_session=/);
+  }
+};
+
+test(`SSO dest: ${EVIL_DEST.length} off-site forms (dot segments, encodings, whitespace, backslashes) are 400 with no Location; internal paths are normalised`, async (ctx) => {
+  await destRules(ctx.api, ctx.tenant);
+});
+
+test('SSO: a code works only in the tenant it was minted for; another tenant\'s header (toggle on or off, or unknown) is a 404', async (ctx) => {
+  const other = (await ctx.api.tenant({ whiteLabel: true })).slug;
+  const reg = await register(ctx, { email: email(), password: 'long enough pw' });
+  const code = await handoff(ctx, reg.body.data.token);
+  for (const tenant of [other, ctx.closed, 'no-such-tenant', other.toUpperCase(), `${other}, ${ctx.tenant}`]) {
+    const r = await ssoStart(ctx, { code }, { 'x-service-tenant': tenant });
+    assert.is(r.status, 404, `${tenant}: ${r.status} ${r.headers.get('location')}`);
+    assert.is(r.headers.get('set-cookie'), null);
+  }
+  const own = await ssoStart(ctx, { code }, { 'x-service-tenant': ctx.tenant.toUpperCase() });
+  assert.is(own.status, 307, 'its own tenant (any case): the code was not spent by the refusals');
+  const browser = await ssoStart(ctx, { code: await handoff(ctx, reg.body.data.token) });
+  assert.is(browser.status, 307, 'a browser navigation sends no tenant header');
+  // The other way round: a code of the other tenant under this tenant's header.
+  const there = await ctx.api.user(other);
+  const theirs = await handoff(ctx, there.token);
+  assert.is((await ssoStart(ctx, { code: theirs }, { 'x-service-tenant': ctx.tenant })).status, 404);
+  // A code minted for a tenant whose toggle is off (handoff itself refuses it; a code signed directly must fail too).
+  const closedUser = await ctx.api.user(ctx.closed);
+  const closedTenant = (await ctx.api.services.tenants.bySlug(ctx.closed))!;
+  const closedCode = ctx.api.services.tokens.signPurpose('partner-sso', { sub: closedUser.id, tid: closedTenant.id }, 120).token;
+  assert.is((await ssoStart(ctx, { code: closedCode })).status, 404);
+  assert.is((await ssoStart(ctx, { code: closedCode }, { 'x-service-tenant': ctx.closed })).status, 404);
+  // A code naming this tenant for a user of another tenant is refused too.
+  const mixed = ctx.api.services.tokens.signPurpose('partner-sso', { sub: there.id, tid: (await ctx.api.services.tenants.bySlug(ctx.tenant))!.id }, 120).token;
+  assert.is((await ssoStart(ctx, { code: mixed })).status, 404);
+});
+
 test('SSO: expired, forged and wrong-kind codes are 404; handoff needs a token (401) and the toggle (404)', async (ctx) => {
   const reg = await register(ctx, { email: email(), password: 'long enough pw' });
   const p = jwt.decode(reg.body.data.token) as jwt.JwtPayload;
@@ -262,7 +370,7 @@ test('SSO: expired, forged and wrong-kind codes are 404; handoff needs a token (
   ]) {
     assert.is((await ssoStart(ctx, { code })).status, 404);
   }
-  assert.is((await ssoStart(ctx, {})).status, 400, 'code is required');
+  assert.is((await ssoStart(ctx, {})).status, 404, 'no code: no tenant to pass the gate with');
   assert.is((await ctx.api.call('POST', '/api/auth/sso/handoff')).status, 401);
   const closed = await ctx.api.user(ctx.closed);
   assert.is((await ctx.api.call('POST', '/api/auth/sso/handoff', { token: closed.token })).status, 404);
@@ -392,6 +500,20 @@ limited('register, forgot, reset and organiser activation: 429 with Retry-After 
   assert.is(recovered.status, 400, 'recovered');
 });
 
+const production = suite<{ api: TestApi; tenant: string }>('SSO dest rules with APP_ENV=production');
+
+production.before(async (ctx) => {
+  ctx.api = await startApi({ APP_ENV: 'production' });
+  ctx.tenant = (await ctx.api.tenant({ whiteLabel: true })).slug;
+});
+
+production.after(async (ctx) => ctx.api.stop());
+
+production('the same off-site dest forms are refused, and internal paths normalised, in production', async (ctx) => {
+  assert.is(ctx.api.services.config.APP_ENV, 'production');
+  await destRules(ctx.api, ctx.tenant);
+});
+
 const fallback = suite<{ api: TestApi; slug: string }>('register-simple without X-Service-Tenant');
 
 fallback.before(async (ctx) => {
@@ -414,4 +536,5 @@ fallback('the default tenant applies, and is the signupSource', async (ctx) => {
 
 test.run();
 limited.run();
+production.run();
 fallback.run();

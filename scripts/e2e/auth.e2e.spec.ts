@@ -92,6 +92,41 @@ test('logout revokes the session: the old token gets 401; logout is always 200',
   assert.is((await ctx.api.call('POST', '/api/auth/logout', { token: 'garbage' })).status, 200, 'invalid token');
 });
 
+test('logout answers 200 whatever it is sent (contract rule 9): malformed JSON, hostile bodies, odd headers; it still revokes', async (ctx) => {
+  const big = `{"a":"${'x'.repeat(ctx.api.services.config.BODY_LIMIT_BYTES + 10)}"}`;
+  const variants: Array<[string, { rawBody?: string; contentType?: string; headers?: Record<string, string>; query?: string }]> = [
+    ['malformed JSON', { rawBody: '{bad' }],
+    ['unterminated string', { rawBody: '"abc' }],
+    ['JSON with trailing garbage', { rawBody: '{"a":1}garbage' }],
+    ['NUL in a string', { rawBody: '{"a":"\u0000"}' }],
+    ['lone surrogate', { rawBody: '{"a":"\ud800"}' }],
+    ['too deep', { rawBody: `${'['.repeat(200)}${']'.repeat(200)}` }],
+    ['too large', { rawBody: big }],
+    ['gzip that is not', { rawBody: '{}', headers: { 'content-encoding': 'gzip' } }],
+    ['unknown encoding', { rawBody: '{}', headers: { 'content-encoding': 'br2' } }],
+    ['bad charset', { rawBody: '{}', contentType: 'application/json; charset=klingon' }],
+    ['text/plain', { rawBody: 'hello', contentType: 'text/plain' }],
+    ['a real body', { rawBody: '{"everything":true}' }],
+    ['NUL in the query', { query: '?x=%00' }],
+    ['bad escape in the query', { query: '?x=%E0%A4%A' }],
+  ];
+  for (const [label, v] of variants) {
+    const fresh = await login(ctx, { email: ctx.user.email, password: ctx.user.password });
+    const token = fresh.body.data.token as string;
+    const out = await ctx.api.call('POST', `/api/auth/logout${v.query ?? ''}`, { token, rawBody: v.rawBody, contentType: v.contentType, headers: v.headers });
+    assert.is(out.status, 200, `${label}: ${out.status} ${out.text.slice(0, 200)}`);
+    assert.is(out.body.success, true, label);
+    assert.is((await ctx.api.call('GET', '/api/auth/me', { token })).status, 401, `${label}: the session is revoked all the same`);
+    const anonymous = await ctx.api.call('POST', `/api/auth/logout${v.query ?? ''}`, { rawBody: v.rawBody, contentType: v.contentType, headers: v.headers });
+    assert.is(anonymous.status, 200, `${label} without a token: ${anonymous.status}`);
+  }
+  const oddHeaders: Array<Record<string, string>> = [{ authorization: 'Bearer' }, { authorization: 'Bearer ' }, { authorization: 'Basic Zm9vOmJhcg==' }, { authorization: 'Bearer a b c' }, { cookie: 'service_session=garbage' }, { cookie: '=;;=' }];
+  for (const headers of oddHeaders) {
+    const out = await ctx.api.call('POST', '/api/auth/logout', { headers, rawBody: '{bad' });
+    assert.is(out.status, 200, `${JSON.stringify(headers)}: ${out.status} ${out.text.slice(0, 200)}`);
+  }
+});
+
 test('GET /api/auth/me: the full context; 401 without or with a forged token; 404 when the account is gone', async (ctx) => {
   const me = await ctx.api.call('GET', '/api/auth/me', { token: ctx.user.token });
   assert.is(me.status, 200, me.text);

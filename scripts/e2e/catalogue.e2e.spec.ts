@@ -156,6 +156,31 @@ test('search bounds: 400 with per-field errors outside them', async (ctx) => {
   assert.is((await get(ctx, '/api/tenant/search?q=miel')).body.data.query.limit, 8, 'default 8');
 });
 
+test('page and limit take decimal digits only: hex, exponent, sign, spaces and fractions are a 400 naming the field', async (ctx) => {
+  const bad = ['0x10', '1e3', '1e1', '+1', '-1', '%201', '1%20', '%091', '1.0', '1.', '.5', '0b1', '0o7', 'Infinity', 'NaN', '1_0', '%EF%BC%91', '', '0'];
+  for (const path of ['/api/tenant/merchants', '/api/tenant/group-buys']) {
+    for (const field of ['page', 'limit']) {
+      for (const v of bad) {
+        const res = await get(ctx, `${path}?${field}=${v}`);
+        assert.is(res.status, 400, `${path}?${field}=${v}: ${res.status} ${res.text}`);
+        assert.ok(res.body.errors?.[field], `${path}?${field}=${v} names ${field}: ${res.text}`);
+      }
+    }
+    // Control: the plain decimal spelling of the same values is accepted.
+    const ok = await get(ctx, `${path}?page=16&limit=10`);
+    assert.is(ok.status, 200, ok.text);
+    assert.equal([ok.body.data.pagination.page, ok.body.data.pagination.limit], [16, 10]);
+    const padded = await get(ctx, `${path}?page=01&limit=001`);
+    assert.equal([padded.body.data.pagination.page, padded.body.data.pagination.limit], [1, 1]);
+  }
+  for (const v of ['0x10', '1e1', '+1', '%201', '1.0']) {
+    const res = await get(ctx, `/api/tenant/search?q=miel&limit=${v}`);
+    assert.is(res.status, 400, `search limit=${v}: ${res.text}`);
+    assert.ok(res.body.errors?.limit);
+  }
+  assert.is((await get(ctx, '/api/tenant/search?q=miel&limit=16')).body.data.query.limit, 16);
+});
+
 test('POST /api/tenant/pilot-requests: 404 when the white-label toggle is off; 201 with a uuid; first touch kept per visitor', async (ctx) => {
   const lead = (over: Record<string, unknown> = {}) => ({
     contactName: 'Claire',

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { createTenant, onboardMerchant, registerUser } from '@cagnotte/command-api';
 import type { AccountType, Role } from '@cagnotte/event-schemas';
-import { createServices, loadConfig, type Config, type Services } from '@cagnotte/infra';
+import { createServices, loadConfig, serveApp, type Config, type Services } from '@cagnotte/infra';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import type { ProjectorRunner } from '@cagnotte/projectors';
 import { createEmbedded } from '../src/api';
@@ -68,6 +68,17 @@ export interface TestUser {
   tenant: string;
 }
 
+/** Polls `probe` until it answers something truthy, or fails after `timeoutMs` (generous: the machine may be loaded). */
+export const eventually = async <T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 10; ; wait = Math.min(wait * 2, 250)) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, wait));
+  }
+};
+
 export const uniqueSlug = (prefix = 't') => `${prefix}-${randomUUID().slice(0, 8)}`;
 
 const testConfig = (overrides: Partial<Config>): Config => ({
@@ -78,14 +89,13 @@ const testConfig = (overrides: Partial<Config>): Config => ({
   ...overrides,
 });
 
-export const listen = (app: Express): Promise<{ server: Server; url: string }> =>
-  new Promise((resolve) => {
-    const server = app.listen(0, '127.0.0.1', () => {
-      const addr = server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      resolve({ server, url: `http://127.0.0.1:${port}` });
-    });
-  });
+/** Listens the way boot does (serveApp: parser errors answered in the envelope), on a random port. */
+export const listen = async (app: Express): Promise<{ server: Server; url: string }> => {
+  const server = await serveApp(app, 0, '127.0.0.1');
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return { server, url: `http://127.0.0.1:${port}` };
+};
 
 export const call = async <T = any>(base: string, method: string, path: string, o: CallOptions = {}): Promise<ApiResponse<T>> => {
   const headers: Record<string, string> = { ...(o.headers ?? {}) };

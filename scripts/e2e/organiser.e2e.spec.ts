@@ -73,8 +73,18 @@ const prepare = async (ctx: Ctx, user: TestUser, body: unknown = {}) => {
 
 const submit = (ctx: Ctx, user: TestUser, body: unknown) => ctx.api.call('POST', '/api/me/become-organiser/submit', { token: user.token, body });
 
-/** A payment the test builds itself (the forgeries), signed by `kp`. */
-const pay = async (ctx: Ctx, kp: Keypair, o: { to?: string; asset?: Asset; amount?: string; memoHash?: string | null; submit?: boolean }) => {
+/** What the ledger said to a submission: `null` when it was applied, else its result codes (transaction, then operations). */
+const ledgerVerdict = (e: unknown): string[] => {
+  const codes = (e as { response?: { data?: { extras?: { result_codes?: { transaction?: string; operations?: string[] } } } } }).response?.data?.extras?.result_codes;
+  return codes ? [codes.transaction ?? '?', ...(codes.operations ?? [])] : [`no result codes: ${String((e as Error)?.message ?? e)}`];
+};
+
+/**
+ * A payment the test builds itself (the forgeries), signed by `kp`. Submitted unless `submit: false`, and the
+ * ledger's verdict is asserted: applied, or refused with exactly `refusedWith`. A forgery that never reached the
+ * ledger would otherwise be "refused" by the service for the wrong reason and the spec would prove nothing.
+ */
+const pay = async (ctx: Ctx, kp: Keypair, o: { to?: string; asset?: Asset; amount?: string; memoHash?: string | null; submit?: boolean; refusedWith?: string[] }) => {
   const account = await ctx.horizon.loadAccount(kp.publicKey());
   const b = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: ctx.passphrase })
     .addOperation(Operation.payment({ destination: o.to ?? ctx.api.services.ledger.settings.platformAccount, asset: o.asset ?? ctx.eurc, amount: o.amount ?? '1' }))
@@ -83,7 +93,10 @@ const pay = async (ctx: Ctx, kp: Keypair, o: { to?: string; asset?: Asset; amoun
   const tx = b.build();
   tx.sign(kp);
   const hash = Buffer.from(tx.hash()).toString('hex');
-  if (o.submit !== false) await ctx.horizon.submitTransaction(tx).catch(() => undefined);
+  if (o.submit !== false) {
+    const verdict = await ctx.horizon.submitTransaction(tx).then(() => null, ledgerVerdict);
+    assert.equal(verdict, o.refusedWith ?? null, `the ledger's verdict on ${hash}`);
+  }
   return { tx, hash };
 };
 
@@ -213,11 +226,13 @@ test('forged payments never grant: wrong amount, wrong asset (code or issuer), s
   const { user, kp } = await buyer(ctx);
   const grant = await prepare(ctx, user);
   const memoHash = grant.payment.memoHash as string;
-  const refuse = async (what: string, body: Record<string, unknown>, field?: string) => {
+  /** The service refuses with this code, naming this field: the reason is the forgery, not some other failure. */
+  const refuse = async (what: string, body: Record<string, unknown>, field: string, code = 'payment_mismatch') => {
     const res = await submit(ctx, user, { grantId: grant.grantId, ...body });
     assert.is(res.status, 400, `${what}: ${res.text}`);
     assert.is(res.body.success, false);
-    if (field) assert.ok(res.body.errors?.[field], `${what} names ${field}: ${res.text}`);
+    assert.is(res.body.code, code, `${what}: ${res.text}`);
+    assert.ok(res.body.errors?.[field], `${what} names ${field}: ${res.text}`);
     assert.is(await role(ctx, user), 'user', `${what} granted nothing`);
   };
 
@@ -246,11 +261,11 @@ test('forged payments never grant: wrong amount, wrong asset (code or issuer), s
   await refuse('paid by another account', { txHash: (await pay(ctx, stranger, { memoHash })).hash }, 'source');
 
   const broke = await fundedWallet(ctx);
-  const brokeTrustless = await pay(ctx, broke, { amount: '5000', memoHash });
-  await refuse('paid by another account and failed', { txHash: brokeTrustless.hash });
+  const brokeTrustless = await pay(ctx, broke, { amount: '5000', memoHash, refusedWith: ['tx_failed', 'op_underfunded'] });
+  await refuse('paid by another account and failed', { txHash: brokeTrustless.hash }, 'transaction');
 
   // The user's own payment that failed on the ledger (more than the balance): included, successful=false.
-  const failed = await pay(ctx, kp, { amount: '50000', memoHash });
+  const failed = await pay(ctx, kp, { amount: '50000', memoHash, refusedWith: ['tx_failed', 'op_underfunded'] });
   const failedRecord = await ctx.horizon.transactions().transaction(failed.hash).call();
   assert.is(failedRecord.successful, false);
   await refuse('a failed transaction', { txHash: failed.hash }, 'transaction');
@@ -263,7 +278,7 @@ test('forged payments never grant: wrong amount, wrong asset (code or issuer), s
   await ctx.horizon.submitTransaction(otherTx);
   const otherHash = Buffer.from(otherTx.hash()).toString('hex');
   assert.is((await submit(ctx, other.user, { grantId: otherGrant.grantId, txHash: otherHash })).body.data.settled, true);
-  await refuse('a replayed hash of another grant', { txHash: otherHash });
+  await refuse('a replayed hash of another grant', { txHash: otherHash }, 'memo');
 
   // signedXdr forgeries are refused before anything reaches the ledger.
   const wrong = await pay(ctx, kp, { amount: '3', memoHash, submit: false });
@@ -274,9 +289,9 @@ test('forged payments never grant: wrong amount, wrong asset (code or issuer), s
   assert.is(rejected.status, 400);
   assert.is(rejected.body.code, 'ledger_rejected');
   assert.ok(rejected.body.errors.signedXdr.includes('tx_bad_auth'), rejected.text);
-  await refuse('not an envelope', { signedXdr: 'AAAA' }, 'signedXdr');
-  await refuse('a malformed hash', { txHash: 'xyz' }, 'txHash');
-  await refuse('neither', {}, 'txHash');
+  await refuse('not an envelope', { signedXdr: 'AAAA' }, 'signedXdr', 'invalid_xdr');
+  await refuse('a malformed hash', { txHash: 'xyz' }, 'txHash', 'validation_failed');
+  await refuse('neither', {}, 'txHash', 'validation_failed');
 
   // After all that, the genuine payment still settles.
   const genuine = new Transaction((await ctx.api.call('GET', `/api/me/become-organiser/${grant.grantId}`, { token: user.token })).body.data.xdr, ctx.passphrase);

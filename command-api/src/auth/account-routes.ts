@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { MANDATE_TEXTS, mandateHash } from '../identity/mandates';
 import { NotFoundError, ValidationError, checkBusinessIdentity, type BusinessIdentity } from '@cagnotte/domain';
@@ -10,12 +10,14 @@ import {
   hashPassword,
   type RouteDef,
   type Services,
+  type TenantRef,
 } from '@cagnotte/infra';
+import type { Request } from 'express';
 import { registerUser } from '../identity/register';
 import { positionHeader } from '../me/account-command';
 import { accountStream, metadataFor } from '../shared/context';
 import { toNewEvents } from '../shared/new-events';
-import { AuthTokenResponse, gatedPublicTenant, gatedUserTenant, issueSession } from './session';
+import { AuthTokenResponse, issueSession } from './session';
 import { checkDest, checkReturnTo, sessionCookie } from './redirects';
 
 /** Roles a partner may give at signup. Anything more (organiser) is earned through its own flow. */
@@ -55,6 +57,12 @@ export const SimpleRegisterInput = z
 
 const MessageResponse = z.object({ message: z.string() });
 
+/** Fingerprinted in place of a password hash when there is no account, so both paths hash the same. */
+const DECOY_HASH = '$2b$12$' + 'x'.repeat(53);
+
+/** forgot-password never answers sooner than this after it starts, account or not. */
+export const FORGOT_PASSWORD_FLOOR_MS = 40;
+
 const fingerprint = (passwordHash: string) => createHash('sha256').update(passwordHash).digest('hex').slice(0, 16);
 
 export const makeAccountRoutes = ({ services, clock }: { services: Services; clock: () => Date }): RouteDef[] => {
@@ -74,12 +82,13 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
     tags: ['Auth'],
     auth: 'none',
     tenant: 'optional',
+    gate: 'tenant',
     body: SimpleRegisterInput,
     rateLimit: limit('register', cfg.RATE_LIMIT_REGISTER_PER_MINUTE),
     success: { status: 200, description: 'Account created, session issued', schema: AuthTokenResponse },
     errors: [400, 404, 409, 429],
     handler: async (ctx) => {
-      const tenant = gatedPublicTenant(ctx.tenant);
+      const tenant = ctx.tenant!;
       const b = ctx.body;
       const role = b.role ?? 'user';
       if (!(SIGNUP_ROLES as readonly string[]).includes(role)) {
@@ -137,25 +146,42 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
     tags: ['Auth'],
     auth: 'none',
     tenant: 'optional',
+    gate: 'tenant',
     body: z.object({ email: Email }),
     rateLimit: limit('forgot-password', cfg.RATE_LIMIT_PASSWORD_RESET_PER_MINUTE),
     success: { status: 200, description: 'Accepted', schema: z.object({ message: z.string(), resetToken: z.string().optional() }) },
     errors: [400, 404, 429],
     handler: async (ctx) => {
-      const tenant = gatedPublicTenant(ctx.tenant);
+      const started = performance.now();
+      const tenant = ctx.tenant!;
       const message = 'If an account exists for this email, a reset link has been sent.';
       const cred = await services.credentials.byEmail(tenant.id, ctx.body.email);
-      if (!cred || cred.blocked_at) return { data: { message } };
-      const { token } = services.tokens.signPurpose('password-reset', { sub: cred.user_id, tid: tenant.id, pwf: fingerprint(cred.password_hash) }, PASSWORD_RESET_TTL_SECONDS);
+      const real = cred && !cred.blocked_at ? cred : null;
+      // The same work whether or not the account exists (a token signed, a mail written), and the mail is queued
+      // only once the answer is out: the answer takes as long either way, so its timing tells nobody anything.
+      const { token } = services.tokens.signPurpose(
+        'password-reset',
+        { sub: real?.user_id ?? randomUUID(), tid: tenant.id, pwf: fingerprint(real?.password_hash ?? DECOY_HASH) },
+        PASSWORD_RESET_TTL_SECONDS,
+      );
       const link = new URL(cfg.PASSWORD_RESET_URL);
       link.searchParams.set('token', token);
-      await services.mail.enqueue({
+      const mail = {
         tenantId: tenant.id,
         kind: 'password-reset',
-        to: cred.email,
+        to: real?.email ?? ctx.body.email,
         subject: `${tenant.name}: reset your password`,
         text: `Someone asked to reset the password of your ${tenant.name} account.\n\nTo choose a new password, open this link within 30 minutes (it works once):\n${link.toString()}\n\nIf it was not you, ignore this message: your password stays as it is.`,
+      };
+      // Queued (or, without an account, the same statement run to insert nothing) once the answer is out: a
+      // write that commits costs the database a WAL flush that one inserting nothing does not.
+      ctx.res.once('finish', () => {
+        services.mail.enqueueWhen(real !== null, mail).catch((err: unknown) => services.logger.error({ err, userId: real?.user_id }, 'password reset mail not queued'));
       });
+      // And no answer before a fixed floor: what is left of a difference (a row read or not) disappears under it.
+      const wait = FORGOT_PASSWORD_FLOOR_MS - (performance.now() - started);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (!real) return { data: { message } };
       return { data: cfg.APP_ENV === 'production' ? { message } : { message, resetToken: token } };
     },
   });
@@ -169,12 +195,13 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
     tags: ['Auth'],
     auth: 'none',
     tenant: 'optional',
+    gate: 'tenant',
     body: z.object({ token: z.string().min(1).max(4096), password: z.string().min(8).max(1024) }),
     rateLimit: limit('reset-password', cfg.RATE_LIMIT_PASSWORD_RESET_PER_MINUTE),
     success: { status: 200, description: 'Password changed; all sessions revoked', schema: MessageResponse },
     errors: [400, 404, 429],
     handler: async (ctx) => {
-      const tenant = gatedPublicTenant(ctx.tenant);
+      const tenant = ctx.tenant!;
       const invalid = () => new ValidationError({ token: ['is invalid, expired or already used'] }, 'Invalid or expired reset token', 'invalid_reset_token');
       const claims = services.tokens.verifyPurpose('password-reset', ctx.body.token);
       if (!claims || claims.tid !== tenant.id) throw invalid();
@@ -214,15 +241,34 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
       'Bearer, gated by the user\'s tenant. Answers a 2-minute single-use `partner-sso` code; the front end then navigates the browser (not XHR) to `GET /api/auth/sso/start?code=…`.',
     tags: ['Auth'],
     auth: 'required',
+    gate: 'user',
     success: { status: 200, description: 'The code', schema: z.object({ code: z.string(), expiresAt: z.string() }) },
     errors: [401, 404],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      const tenant = await gatedUserTenant(services, auth);
+      const tenant = ctx.tenant!;
       const { token, expiresAt } = services.tokens.signPurpose('partner-sso', { sub: auth.userId, tid: tenant.id }, SSO_CODE_TTL_SECONDS);
       return { data: { code: token, expiresAt: expiresAt.toISOString() } };
     },
   });
+
+  /**
+   * SSO start is gated by the tenant the code was minted for (a browser navigation carries no tenant header). A
+   * code that does not verify, whose tenant has the toggle off, or that comes with another tenant's header is a
+   * 404 before anything else is looked at.
+   */
+  const ssoGate = async (req: Request): Promise<TenantRef> => {
+    const gone = () => new NotFoundError('sso_code');
+    const code = req.query.code;
+    const claims = typeof code === 'string' && code.length <= 4096 ? services.tokens.verifyPurpose('partner-sso', code) : null;
+    if (!claims) throw gone();
+    const tenant = await services.tenants.byId(claims.tid);
+    if (!tenant || !tenant.whiteLabel) throw gone();
+    const header = req.headers['x-service-tenant'];
+    const named = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
+    if (named && named !== tenant.slug) throw gone();
+    return tenant;
+  };
 
   const start = defineRoute({
     method: 'get',
@@ -231,10 +277,11 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
     description: [
       'Public, gated, a top-level browser navigation. Verifies the code (signature, kind `partner-sso`, 2-minute expiry, single use), mints a fresh session and sets it as the first-party cookie `service_session` (HttpOnly; Secure; SameSite=None; Path=/; 7 days), then answers **307** with `Location`:',
       '`returnTo` when given (an absolute URL whose scheme, host and port equal one of the tenant\'s approved origins), else `dest` (an internal path such as `/pools/123`: no scheme, no `//`, no backslash, no encoded tricks), else `/onboarding`.',
-      'A `returnTo` or `dest` that fails those rules is a 400 (the code is not spent); an unknown, expired or replayed code is a 404. No envelope on success.',
+      'A `returnTo` or `dest` that fails those rules is a 400 (the code is not spent). An unknown, expired or replayed code is a 404, and so is a code sent with the `X-Service-Tenant` of another tenant than the one it was minted for, or whose tenant has the white-label toggle off. No envelope on success.',
     ].join('\n\n'),
     tags: ['Auth'],
     auth: 'none',
+    gate: ssoGate,
     query: z.object({
       code: z.string().min(1).max(4096),
       returnTo: z.string().max(2048).optional(),
@@ -245,15 +292,14 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
     responseHeaders: { Location: 'Where the browser goes next', 'Set-Cookie': 'service_session=<token>; Path=/; HttpOnly; Secure; SameSite=None' },
     handler: async (ctx) => {
       const q = ctx.query;
-      const claims = services.tokens.verifyPurpose('partner-sso', q.code);
+      const tenant = ctx.tenant!;
       const gone = () => new NotFoundError('sso_code');
-      if (!claims) throw gone();
-      const tenant = await services.tenants.byId(claims.tid);
-      if (!tenant || !tenant.whiteLabel) throw gone();
+      const claims = services.tokens.verifyPurpose('partner-sso', q.code);
+      if (!claims || claims.tid !== tenant.id) throw gone();
       const target = q.returnTo !== undefined ? checkReturnTo(q.returnTo, tenant.approvedOrigins) : q.dest !== undefined ? checkDest(q.dest) : '/onboarding';
       const account = await services.accounts.find(claims.sub);
       const cred = await services.credentials.byUser(claims.sub);
-      if (!account || !cred || cred.blocked_at) throw gone();
+      if (!account || !cred || cred.blocked_at || cred.tenant_id !== tenant.id) throw gone();
       const ttl = claims.exp - Math.floor(Date.now() / 1000);
       if (!(await services.oneTime.consume('partner-sso', claims.jti, ttl + 5))) throw gone();
       const session = await issueSession(services, account, tenant, ctx);

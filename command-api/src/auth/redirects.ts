@@ -31,27 +31,52 @@ export const checkReturnTo = (raw: string, approvedOrigins: string[]): string =>
   return url.toString();
 };
 
+const INTERNAL_BASE = 'http://internal.invalid';
+
 /**
- * `dest` must be a path on this service: it starts with one `/`, never `//` or `/\`, carries no scheme,
- * and stays so once percent-decoded (up to three times, against double encoding).
+ * `path` resolved the way a browser resolves a Location (WHATWG URL: dot segments, `%2e`, a `\` as `/`),
+ * or null unless it starts with one `/` and stays a path on this service that does not start with `//`.
+ */
+const resolveInternal = (path: string): URL | null => {
+  if (UNSAFE.test(path) || !path.startsWith('/') || path.startsWith('//')) return null;
+  let url: URL;
+  try {
+    url = new URL(path, INTERNAL_BASE);
+  } catch {
+    return null;
+  }
+  if (url.origin !== INTERNAL_BASE || url.pathname.startsWith('//') || url.pathname.includes('\\')) return null;
+  return url;
+};
+
+/** More layers of percent-encoding than any honest link carries. */
+const MAX_DECODING_ROUNDS = 3;
+
+/**
+ * `dest` must be a path on this service. It is normalised first (dot segments resolved as a browser would:
+ * `/..//evil.example` becomes `//evil.example`), and the normalised form must start with one `/`, never `//`,
+ * and carry no scheme, backslash, whitespace or control character; so must every percent-decoding of it (up to
+ * three rounds, against double encoding). Answers the normalised path, which is what the Location carries.
  */
 export const checkDest = (raw: string): string => {
-  let decoded = raw;
-  for (let i = 0; i < 3; i++) {
-    if (UNSAFE.test(decoded) || !decoded.startsWith('/') || decoded.startsWith('//')) {
-      throw reject('dest', 'must be an internal path such as /pools/123');
-    }
+  const bad = () => reject('dest', 'must be an internal path such as /pools/123');
+  const url = resolveInternal(raw);
+  if (!url) throw bad();
+  let layer = raw;
+  for (let round = 0; ; round++) {
     let next: string;
     try {
-      next = decodeURIComponent(decoded);
+      next = decodeURIComponent(layer);
     } catch {
       throw reject('dest', 'is not validly percent-encoded');
     }
-    if (next === decoded) break;
-    decoded = next;
+    if (next === layer) break;
+    if (round === MAX_DECODING_ROUNDS || !resolveInternal(next)) throw bad();
+    layer = next;
   }
-  const base = 'http://internal.invalid';
-  const url = new URL(raw, base);
-  if (url.origin !== base) throw reject('dest', 'must be an internal path such as /pools/123');
-  return `${url.pathname}${url.search}${url.hash}`;
+  const normalised = `${url.pathname}${url.search}${url.hash}`;
+  // The emitted form must be a fixed point: resolving it again gives itself, so no browser reads it otherwise.
+  const again = resolveInternal(normalised);
+  if (!again || `${again.pathname}${again.search}${again.hash}` !== normalised) throw bad();
+  return normalised;
 };

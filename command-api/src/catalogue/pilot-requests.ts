@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError } from '@cagnotte/domain';
 import { Attribution, parseEvent, type DomainEvent } from '@cagnotte/event-schemas';
 import { WrongExpectedRevisionError, defineRoute, type RouteDef, type Services } from '@cagnotte/infra';
 import { metadataFor } from '../shared/context';
@@ -50,6 +49,7 @@ export const makePilotRequestRoutes = ({ services, clock }: { services: Services
     tags: ['Catalogue'],
     auth: 'none',
     tenant: 'required',
+    gate: 'tenant',
     query: PilotQuery,
     body: PilotRequestInput,
     idempotent: true,
@@ -58,7 +58,6 @@ export const makePilotRequestRoutes = ({ services, clock }: { services: Services
     errors: [400, 404, 429],
     handler: async (ctx) => {
       const tenant = ctx.tenant!;
-      if (!tenant.whiteLabel) throw new NotFoundError('feature');
       const body = ctx.body as PilotRequestInput;
       const query = ctx.query as z.infer<typeof PilotQuery>;
       const header = ctx.req.headers['x-visitor-id'];

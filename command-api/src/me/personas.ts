@@ -30,7 +30,6 @@ import {
   type Services,
 } from '@cagnotte/infra';
 import { MANDATE_TEXTS, mandateHash } from '../identity/mandates';
-import { gatedUserTenant } from '../auth/session';
 import { loadAccount } from '../shared/context';
 import { onAccount as accountCommand, positionHeader } from './account-command';
 
@@ -90,6 +89,7 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
       'Bearer, gated. Records the business identity for DAC7: `companyName` plus a `siret` (France, the default) or a `taxCountry` with a `taxId` (elsewhere). The role is unchanged. An account that is already BUSINESS answers `alreadyBusiness: true` and nothing changes (not even the mandate).',
     tags: ['Auth'],
     auth: 'required',
+    gate: 'user',
     body: z.object({
       companyName: z.string().trim().min(1).max(120),
       siret: z.string().regex(/^\d{14}$/, 'must be exactly 14 digits').optional(),
@@ -110,7 +110,7 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     errors: [400, 401, 404],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      const tenant = await gatedUserTenant(services, auth);
+      const tenant = ctx.tenant!;
       const now = clock().toISOString();
       const { result, state, position } = await onAccount(ctx, tenant.id, (account) => {
         if (account?.accountType === 'BUSINESS') return { events: [], result: { already: true } };
@@ -188,13 +188,14 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
       'Bearer, gated, rate-limited. For buyers (CONSUMER, role `user`) with a linked ledger account (400 `ledger_account_required` otherwise). Answers an unsigned payment of exactly 1 unit of the euro stablecoin from your linked account to the platform account, bound to a new grant by its MEMO_HASH. The same `nonce` answers the same grant; without one, an open grant is reused. An organiser gets `{alreadyOrganiser: true}`.',
     tags: ['Auth'],
     auth: 'required',
+    gate: 'user',
     body: z.object({ nonce: z.string().uuid().optional() }),
     rateLimit: organiserLimit('prepare'),
     success: { status: 200, description: 'The grant, or alreadyOrganiser', schema: PrepareResult },
     errors: [400, 401, 404, 429, 503],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      const tenant = await gatedUserTenant(services, auth);
+      const tenant = ctx.tenant!;
       const current = await loadOwn(auth);
       if (current.role === 'organiser') return { data: { alreadyOrganiser: true as const } };
       const grantId = randomUUID();
@@ -231,6 +232,7 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     ].join('\n\n'),
     tags: ['Auth'],
     auth: 'required',
+    gate: 'user',
     body: z
       .object({ grantId: z.string().min(1).max(64), txHash: TxHash.optional(), signedXdr: z.string().min(1).max(20_000).optional() })
       .refine((b) => b.txHash !== undefined || b.signedXdr !== undefined, { message: 'give txHash or signedXdr', path: ['txHash'] }),
@@ -239,7 +241,7 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     errors: [400, 401, 404, 429, 503],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      const tenant = await gatedUserTenant(services, auth);
+      const tenant = ctx.tenant!;
       const account = await loadOwn(auth);
       const grant = findGrant(account, ctx.body.grantId);
       if (!grant) throw new NotFoundError('grant');

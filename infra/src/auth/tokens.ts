@@ -5,6 +5,8 @@ import { UnauthorizedError } from '@cagnotte/domain';
 export const ACCESS_TOKEN_TTL_SECONDS = 7 * 24 * 3600;
 export const PASSWORD_RESET_TTL_SECONDS = 30 * 60;
 export const SSO_CODE_TTL_SECONDS = 2 * 60;
+/** How far in the future a token's `iat` may be (clocks of two servers disagree a little, not more). */
+export const CLOCK_SKEW_SECONDS = 30;
 
 /** Short-lived tokens bound to one purpose: a reset token is no access token, and the other way round. */
 export type PurposeKind = 'password-reset' | 'partner-sso';
@@ -36,7 +38,10 @@ export interface TokenSettings {
   audience: string;
 }
 
-/** HS256 access tokens: the algorithm is pinned on verify, issuer, audience and expiry are checked, `kid` names the key. */
+/**
+ * HS256 tokens: the algorithm is pinned on verify, issuer, audience and expiry are checked, `exp` and `iat` are
+ * required and `iat` may not lie in the future (beyond CLOCK_SKEW_SECONDS), `kid` names the key.
+ */
 export class TokenService {
   constructor(private readonly settings: TokenSettings) {}
 
@@ -77,7 +82,11 @@ export class TokenService {
     const kid = decoded?.header.kid;
     const secret = kid === this.settings.keyId ? this.settings.secret : kid ? this.settings.previousKeys?.[kid] : undefined;
     if (!secret) throw new Error('unknown key id');
-    return jwt.verify(token, secret, { algorithms: ['HS256'], issuer: this.settings.issuer, audience: this.settings.audience });
+    const payload = jwt.verify(token, secret, { algorithms: ['HS256'], issuer: this.settings.issuer, audience: this.settings.audience });
+    // jsonwebtoken accepts a token without `exp` (it never expires) and one issued in the future: we sign neither.
+    if (typeof payload !== 'object' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') throw new Error('exp and iat are required');
+    if (payload.iat > Math.floor(Date.now() / 1000) + CLOCK_SKEW_SECONDS) throw new Error('issued in the future');
+    return payload;
   }
 
   verifyAccess(token: string): AccessClaims {

@@ -1,3 +1,4 @@
+import jwt from 'jsonwebtoken';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../config';
@@ -30,6 +31,30 @@ test('purpose tokens work for their kind only, and never as access tokens', () =
   assert.throws(() => t.verifyAccess(reset.token), /Invalid or expired token/);
   assert.is(t.verifyPurpose('password-reset', t.signAccess(claims).token), null);
   assert.is(t.verifyPurpose('partner-sso', t.signPurpose('partner-sso', { sub: 'u', tid: 't' }, -1).token), null, 'expired');
+});
+
+test('a token without exp, without iat, or issued in the future (beyond the clock skew) is refused, access or purpose', () => {
+  const t = new TokenService({ ...base, secret: NEW, keyId: 'k1' });
+  const now = Math.floor(Date.now() / 1000);
+  const sign = (payload: object, opts: jwt.SignOptions = {}) =>
+    jwt.sign(payload, NEW, { algorithm: 'HS256', keyid: 'k1', issuer: base.issuer, audience: base.audience, ...opts });
+  const access = { ...claims, kind: 'access' };
+  const sso = { sub: 'u', tid: 't', kind: 'partner-sso', jti: 'j' };
+  // Control: the same hand-made tokens with exp and a current iat are accepted, so the refusals below are about those claims.
+  assert.is(t.verifyAccess(sign(access, { expiresIn: 60 })).sub, 'u');
+  assert.is(t.verifyPurpose('partner-sso', sign(sso, { expiresIn: 60 }))?.sub, 'u');
+  assert.is(t.verifyAccess(sign({ ...access, iat: now + 20 }, { expiresIn: 60 })).sub, 'u', 'within the 30 s skew');
+
+  const noExp = sign(access);
+  assert.is((jwt.decode(noExp) as jwt.JwtPayload).exp, undefined);
+  assert.throws(() => t.verifyAccess(noExp), /Invalid or expired token/, 'no exp');
+  assert.is(t.verifyPurpose('partner-sso', sign(sso)), null, 'purpose token without exp');
+  assert.throws(() => t.verifyAccess(sign(access, { expiresIn: 60, noTimestamp: true })), /Invalid or expired token/, 'no iat');
+  for (const ahead of [31, 3600, 10 * 365 * 86400]) {
+    const future = sign({ ...access, iat: now + ahead, exp: now + ahead + 600 });
+    assert.throws(() => t.verifyAccess(future), /Invalid or expired token/, `iat ${ahead}s ahead`);
+    assert.is(t.verifyPurpose('partner-sso', sign({ ...sso, iat: now + ahead, exp: now + ahead + 60 })), null, `purpose iat ${ahead}s ahead`);
+  }
 });
 
 test('JWT_PREVIOUS_KEYS is JSON of kid to secret (at least 32 characters)', () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type Router } from 'express';
 import { errorHandler, notFoundHandler } from './errors';
 import { sanitizeInput } from './sanitize';
+import { deferInputError, rethrowDeferredInput } from './deferred-input';
 import type { Logger } from '../logger';
 
 export interface BaseAppOptions {
@@ -34,10 +35,20 @@ export const createBaseApp = (o: BaseAppOptions, mount: (app: Express) => void):
     }
     next();
   });
-  app.use(express.json({ limit: o.bodyLimitBytes, strict: false, type: ['application/json', 'application/*+json'] }));
+  const json = express.json({ limit: o.bodyLimitBytes, strict: false, type: ['application/json', 'application/*+json'] });
+  // A body that does not parse is held back (see deferred-input.ts); body-parser has read it off the socket already.
+  app.use((req, res, next) =>
+    json(req, res, (err?: unknown) => {
+      if (err) {
+        deferInputError(req, 'body', err);
+        req.body = undefined;
+      }
+      next();
+    }),
+  );
   app.use(sanitizeInput);
   mount(app);
-  app.use(notFoundHandler);
+  app.use(rethrowDeferredInput, notFoundHandler);
   app.use(errorHandler(o.logger));
   return app;
 };

@@ -57,8 +57,18 @@ export const pagination = (page: number, limit: number, total: number) => ({
   hasNext: page * limit < total,
 });
 
+/**
+ * A whole number written in decimal digits only, from a query string. `z.coerce.number()` would take `0x10`,
+ * `1e3`, `+1`, ` 1` or `1.0` (Number() does), so one value would have several spellings: refused as a 400.
+ */
+export const decimalInt = (min: number, max: number) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^[0-9]{1,9}$/.test(v) ? Number(v) : v),
+    z.number({ error: 'must be a whole number written in decimal digits only' }).int().min(min).max(max),
+  );
+
 /** page ≥ 1 (default 1, at most 10 000), limit 1–100 (default 20). Out-of-range values are a 400, not clamped. */
 export const PageQuery = z.object({
-  page: z.coerce.number().int().min(1).max(10_000).default(1).describe('1-based page, default 1, at most 10000'),
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('page size, 1 to 100, default 20'),
+  page: decimalInt(1, 10_000).default(1).describe('1-based page, default 1, at most 10000'),
+  limit: decimalInt(1, 100).default(20).describe('page size, 1 to 100, default 20'),
 });

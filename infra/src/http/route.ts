@@ -5,7 +5,8 @@ import { NotFoundError, UnauthorizedError, ValidationError } from '@cagnotte/dom
 import { fieldErrorsFromZod } from './envelope';
 import type { RateLimiter, RateLimitRule } from './rate-limit';
 import { IDEMPOTENCY_HEADER, IdempotencyKeyAnswered, IdempotencyStore, type IdempotencyClaim, type Replay } from './idempotency';
-import { isApprovedOrigin } from './gates';
+import { gatedPublicTenant, isApprovedOrigin } from './gates';
+import { deferredInputError } from './deferred-input';
 
 export interface AuthContext {
   userId: string;
@@ -69,6 +70,13 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   success: { status: number; description: string; schema: z.ZodType | null };
   errors: number[];
   rateLimit?: RateLimitRule;
+  /**
+   * The white-label gate. It runs right after authentication and before the rate limit and any validation,
+   * so with the toggle off the route answers 404 whatever its body, query or request rate. `tenant`: the tenant
+   * of `X-Service-Tenant` (else the default); `user`: the signed-in user's tenant; a function finds the tenant
+   * itself and throws to refuse. The gated tenant is `ctx.tenant`.
+   */
+  gate?: 'tenant' | 'user' | ((req: Request) => Promise<TenantRef>);
   /** Honour an `Idempotency-Key` header (commands that create or change something). */
   idempotent?: boolean;
   /** Extra response headers worth documenting. */
@@ -135,13 +143,33 @@ const resolveTenant = async (kit: HttpKit, req: Request, auth: AuthContext | nul
   return kit.tenants.bySlug(kit.defaultTenantSlug);
 };
 
-/** Mounts route definitions: rate limit, authentication, tenant, then zod validation, then the handler. */
+const tenantHeaderGiven = (req: Request) => {
+  const header = req.headers['x-service-tenant'];
+  return header !== undefined && (Array.isArray(header) ? header.length > 0 : header.trim() !== '');
+};
+
+/** The gated tenant, or a 404: an unknown tenant named in the header is `tenant_not_found`, a toggle that is off `resource_not_found`. */
+const passGate = async (kit: HttpKit, gate: NonNullable<RouteDef['gate']>, req: Request, auth: AuthContext | null): Promise<TenantRef> => {
+  if (typeof gate === 'function') return gate(req);
+  if (gate === 'user') {
+    if (!auth) throw new UnauthorizedError();
+    return gatedPublicTenant(await kit.tenants.byId(auth.tenantId));
+  }
+  const tenant = await resolveTenant(kit, req, null);
+  if (!tenant && tenantHeaderGiven(req)) throw new NotFoundError('tenant');
+  return gatedPublicTenant(tenant);
+};
+
+/**
+ * Mounts route definitions: rate limit, authentication, tenant, then zod validation, then the handler. A gated
+ * route checks its gate before everything but authentication, and its rate limit after the gate.
+ */
 export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): void => {
   for (const def of defs) {
     router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
       const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
       const requestId = (res.getHeader('X-Request-Id') as string | undefined) ?? randomUUID();
-      if (def.rateLimit) await kit.rateLimiter.hit(def.rateLimit, ip);
+      if (def.rateLimit && !def.gate) await kit.rateLimiter.hit(def.rateLimit, ip);
 
       let auth: AuthContext | null = null;
       const token = bearer(req);
@@ -170,11 +198,18 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
       if (def.auth === 'required' && !auth) throw new UnauthorizedError();
 
       let tenant: TenantRef | null = null;
-      if (def.tenant) {
+      if (def.gate) {
+        tenant = await passGate(kit, def.gate, req, auth);
+        if (def.rateLimit) await kit.rateLimiter.hit(def.rateLimit, ip);
+      } else if (def.tenant) {
         tenant = await resolveTenant(kit, req, auth);
         // A tenant named in the header that does not exist is always a 404, whatever the route's mode.
         if (!tenant && (def.tenant === 'required' || req.headers['x-service-tenant'] !== undefined)) throw new NotFoundError('tenant');
       }
+
+      // A body or query that did not parse or sanitise counts only where the route reads it (logout reads neither).
+      const inputError = (def.body ? deferredInputError(req, 'body') : undefined) ?? (def.query ? deferredInputError(req, 'query') : undefined);
+      if (inputError) throw inputError;
 
       const params = def.params ? def.params.safeParse(req.params) : { success: true as const, data: undefined };
       if (!params.success) throw new NotFoundError('resource');

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ValidationError, type FieldErrors } from '@cagnotte/domain';
+import { deferInputError } from './deferred-input';
 
 export const MAX_JSON_DEPTH = 32;
 const BAD_STRING = 'must not contain NUL characters or unpaired surrogates';
@@ -35,10 +36,11 @@ export const checkJsonInput = (value: unknown, root: string): FieldErrors => {
   return errors;
 };
 
+/** Checks body and query; a failure is deferred to the route (see deferred-input.ts). */
 export const sanitizeInput: RequestHandler = (req, _res, next) => {
   const bodyErrors = req.body === undefined ? {} : checkJsonInput(req.body, 'body');
+  if (Object.keys(bodyErrors).length > 0) deferInputError(req, 'body', new ValidationError(bodyErrors, 'Invalid characters or nesting in the request'));
   const queryErrors = checkJsonInput(req.query, 'query');
-  const errors = { ...bodyErrors, ...queryErrors };
-  if (Object.keys(errors).length > 0) return next(new ValidationError(errors, 'Invalid characters or nesting in the request'));
+  if (Object.keys(queryErrors).length > 0) deferInputError(req, 'query', new ValidationError(queryErrors, 'Invalid characters or nesting in the request'));
   next();
 };

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { createBaseApp, newRouter } from './app';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
+import { rethrowDeferredInput } from './deferred-input';
 import { formatPosition } from '../event-store/port';
 import { projectionLag } from '../projections/checkpoints';
 import type { Services } from '../services';
@@ -70,7 +71,7 @@ export const createApiServer = (o: ApiServerOptions): Express => {
       const ledger = services.sandboxLedger;
       // Genesis runs once, on the first request to the network (idempotent across processes).
       const genesis: express.RequestHandler = (_req, _res, next) => void ledger.ensureGenesis().then(() => next(), next);
-      app.use('/sandbox/horizon', genesis, createSandboxHorizonRouter(ledger, { onError: (err) => services.logger.error({ err }, 'sandbox ledger error') }));
+      app.use('/sandbox/horizon', rethrowDeferredInput, genesis, createSandboxHorizonRouter(ledger, { onError: (err) => services.logger.error({ err }, 'sandbox ledger error') }));
     }
     app.get('/openapi.json', (_req, res) => res.json(doc));
     app.use('/docs', swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: `${o.info.title} – API reference` }));

@@ -22,6 +22,20 @@ const rendering = (): MailTransport & { sent: string[] } => {
 const test = suite('mail outbox and worker');
 const logger = createLogger('silent');
 
+test('enqueueWhen queues the mail when asked, and otherwise runs the same statement to insert nothing', async () => {
+  const knex = testKnex();
+  const outbox = new MailOutbox(knex);
+  const to = `${Math.random().toString(36).slice(2)}@example.test`;
+  const mail = { tenantId: null, kind: 'password-reset', to, subject: 'Reset', text: 'https://x.test/r?token=abc' };
+  assert.is(await outbox.enqueueWhen(false, mail), null);
+  assert.is((await outbox.list({ to })).length, 0, 'a decoy leaves no row');
+  const id = await outbox.enqueueWhen(true, mail);
+  assert.ok(id);
+  const [queued] = await outbox.list({ to });
+  assert.is(queued?.id, id);
+  assert.equal([queued?.kind, queued?.subject, queued?.text, queued?.sentAt], ['password-reset', 'Reset', 'https://x.test/r?token=abc', null]);
+});
+
 test('queued mail is delivered once, marked sent, and stays readable', async () => {
   const knex = testKnex();
   const outbox = new MailOutbox(knex);

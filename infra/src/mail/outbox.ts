@@ -60,6 +60,19 @@ export class MailOutbox {
     return id;
   }
 
+  /**
+   * Queues the mail when `send`, else runs the very same statement and inserts nothing: the caller does the same
+   * work whether or not a mail goes out (forgot-password must not tell, by its cost, whether an account exists).
+   */
+  async enqueueWhen(send: boolean, mail: OutgoingMail): Promise<string | null> {
+    const id = randomUUID();
+    const result = await this.knex.raw<{ rowCount: number }>(
+      'INSERT INTO mail_outbox (id, tenant_id, kind, to_address, subject, body_text) SELECT ?, ?, ?, ?, ?, ? WHERE ?',
+      [id, mail.tenantId, mail.kind, mail.to, mail.subject, mail.text, send],
+    );
+    return result.rowCount === 1 ? id : null;
+  }
+
   async list(options: { to?: string; limit?: number } = {}): Promise<MailRecord[]> {
     const q = this.knex<MailRow>('mail_outbox').orderBy('created_at', 'desc').limit(Math.min(Math.max(options.limit ?? 20, 1), 500));
     if (options.to) q.whereRaw('lower(to_address) = lower(?)', [options.to]);

@@ -3,6 +3,7 @@ import {
   GroupBuyCard,
   MerchantCard,
   PageQuery,
+  decimalInt,
   RRF_K,
   ValidationError,
   defineRoute,
@@ -29,7 +30,7 @@ type CatalogueQuery = z.infer<typeof CatalogueQuery>;
 export const SearchQueryParams = z
   .object({
     q: z.string().max(200).optional().describe('Shorter than 2 characters: only the popular shelf'),
-    limit: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(50).default(8)).describe('1 to 50 per section, default 8'),
+    limit: z.preprocess(emptyToUndefined, decimalInt(1, 50).default(8)).describe('1 to 50 per section, default 8'),
     type: z.enum(['all', 'merchants', 'pools']).default('all'),
     lat: num(-90, 90),
     lng: num(-180, 180),

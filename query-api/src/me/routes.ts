@@ -6,7 +6,6 @@ import {
   OrganiserGrantSchema,
   defineRoute,
   findGrant,
-  gatedUserTenant,
   mandateTexts,
   mandateView,
   organiserGrantView,
@@ -39,12 +38,12 @@ export const makeMeQueryRoutes = ({ services }: { services: Services }): RouteDe
       "Bearer, gated, owner only (404 for anyone else). While AWAITING_SIGNATURE the unsigned XDR is rebuilt on every call, with the account's current sequence number and a fresh time bound.",
     tags: ['Auth'],
     auth: 'required',
+    gate: 'user',
     params: z.object({ grantId: z.string().uuid() }),
     success: { status: 200, description: 'The grant', schema: OrganiserGrantSchema },
     errors: [401, 404, 503],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      await gatedUserTenant(services, auth);
       const grant = findGrant(await readAccountState(services.store, auth.userId), ctx.params.grantId);
       if (!grant) throw new NotFoundError('grant');
       return { data: await organiserGrantView(services.ledger, grant) };

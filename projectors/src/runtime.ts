@@ -19,7 +19,7 @@ import {
 import { ChainChecker } from './chain-check';
 
 /** An event as a projection sees it: parsed (upcast) plus where it sits in its stream and the feed. */
-export type ProjectedEvent = ParsedEvent & { streamId: string; revision: bigint; position: Position; recordedAt: Date };
+export type ProjectedEvent = ParsedEvent & { id: string; streamId: string; revision: bigint; position: Position; recordedAt: Date };
 
 /** Maps a logical table name to the physical one: the live table, or its `__rebuild` twin during a rebuild. */
 export type TableMap = (logical: string) => string;
@@ -46,6 +46,7 @@ const rebuildName = (t: string) => `${t}__rebuild`;
 
 const toProjected = (e: RecordedEvent): ProjectedEvent => ({
   ...parseEvent({ type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata }),
+  id: e.id,
   streamId: e.streamId,
   revision: e.revision,
   position: e.position,
@@ -114,6 +115,10 @@ export class ProjectionFaultedError extends Error {
 }
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The error as a fault records it (the event is recorded beside it). */
+const faultText = (e: unknown) =>
+  e instanceof ProjectionEventError ? errorText(e.cause) : e instanceof HashChainError ? `hash chain broken: ${e.reason}` : errorText(e);
 
 interface CheckpointRow {
   c: string | null;
@@ -257,7 +262,7 @@ export class ProjectorRunner {
     const { attempts, faulted } = await recordProjectionFailure(
       this.o.knex,
       projection.name,
-      { event, error: errorText(error) },
+      { event, error: faultText(error) },
       this.maxAttempts,
       error instanceof HashChainError,
     );
@@ -412,7 +417,7 @@ export class ProjectorRunner {
         return await this.rebuildLocked(projection);
       } catch (error) {
         if (error instanceof ProjectionEventError || error instanceof HashChainError) {
-          await recordProjectionFailure(knex, name, { event: error.event, error: error.message }, 1, true);
+          await recordProjectionFailure(knex, name, { event: error.event, error: faultText(error) }, 1, true);
           this.o.logger.error({ err: error, projection: name }, 'rebuild stopped: projection faulted');
           throw await faultedError(knex, name);
         }

@@ -38,13 +38,18 @@ export class ChainChecker {
 
   /** The first broken link in `batch` (feed order), or null when every event checks out. */
   async check(batch: RecordedEvent[]): Promise<ChainBreak | null> {
-    // Predecessors neither remembered nor in this batch: look them up together, a few at a time.
-    const inBatch = new Set(batch.map((e) => key(e.streamId, e.revision)));
+    // Predecessors neither remembered nor earlier in this batch: look them up together, a few at a time. (Within a
+    // stream the feed is normally in revision order, but two appends racing on one stream can commit under
+    // transaction ids in the other order; then the predecessor comes later in the feed, or was read long ago.)
+    const earlier = new Set<string>();
     const missing = new Map<string, { streamId: string; revision: bigint }>();
     for (const e of batch) {
-      if (e.revision === 0n || this.verified.get(key(e.streamId, e.revision)) === e.hash) continue;
-      const p = key(e.streamId, e.revision - 1n);
-      if (!this.verified.has(p) && !inBatch.has(p)) missing.set(p, { streamId: e.streamId, revision: e.revision - 1n });
+      const k = key(e.streamId, e.revision);
+      if (e.revision > 0n && this.verified.get(k) !== e.hash) {
+        const p = key(e.streamId, e.revision - 1n);
+        if (!this.verified.has(p) && !earlier.has(p)) missing.set(p, { streamId: e.streamId, revision: e.revision - 1n });
+      }
+      earlier.add(k);
     }
     const fetched = new Map<string, string | undefined>();
     const todo = [...missing.entries()];
@@ -57,7 +62,7 @@ export class ChainChecker {
       let prev: string | null | undefined = null;
       if (e.revision > 0n) {
         const p = key(e.streamId, e.revision - 1n);
-        prev = this.verified.has(p) ? this.verified.get(p) : fetched.get(p);
+        prev = this.verified.has(p) ? this.verified.get(p) : fetched.has(p) ? fetched.get(p) : await this.lookup(e.streamId, e.revision - 1n);
         if (prev === undefined) return { index, event: e, reason: `previous event (revision ${e.revision - 1n}) is missing` };
       }
       if (e.prevHash !== prev) return { index, event: e, reason: 'previous hash does not match' };

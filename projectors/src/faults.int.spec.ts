@@ -6,9 +6,10 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApiServer, createServices, loadConfig, type Position, type RecordedEvent } from '@cagnotte/infra';
+import { createApiServer, createServices, eventHash, loadConfig, type Position, type RecordedEvent } from '@cagnotte/infra';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import { ProjectionFaultedError, ProjectorRunner } from './runtime';
+import { ChainChecker } from './chain-check';
 import {
   appendTo,
   checkpointOf,
@@ -275,6 +276,25 @@ test('a tampered event stops catch-up and rebuild as faulted, naming it; nothing
     await runner.stop();
     await dropTables(table, `${table}__rebuild`);
   }
+});
+
+test('the hash-link check: events of a stream out of revision order in the feed pass; a forged copy, a wrong link or a missing predecessor do not', async () => {
+  const p = newPool();
+  await appendTo(p, p.created(), p.renamed('one'), p.published(), p.archived());
+  const [e0, e1, e2, e3] = (await store().readStream(p.streamId)) as [RecordedEvent, RecordedEvent, RecordedEvent, RecordedEvent];
+  // Two appends racing on one stream can reach the feed with the later revision first.
+  assert.is(await new ChainChecker(store()).check([e0, e2, e1, e3]), null, 'out of order, all present');
+  assert.is(await new ChainChecker(store()).check([e2, e3]), null, 'mid-stream: predecessor looked up');
+  const forged = { ...e2, data: { ...(e2.data as object), publishedAt: '2030-01-01T00:00:00.000Z' } };
+  const b1 = await new ChainChecker(store()).check([e0, e1, forged, e3]);
+  assert.equal([b1?.index, b1?.event.id, b1?.reason], [2, e2.id, 'content does not match its hash']);
+  // A re-hashed forgery: its own hash recomputes, but the next event's link does not match.
+  const rehashed = { ...forged, hash: eventHash(forged.prevHash, forged) };
+  const b2 = await new ChainChecker(store()).check([e0, e1, rehashed, e3]);
+  assert.equal([b2?.index, b2?.event.id, b2?.reason], [3, e3.id, 'previous hash does not match']);
+  const ghost = { ...e3, streamId: `${p.streamId}-ghost` };
+  const b3 = await new ChainChecker(store()).check([{ ...ghost, hash: eventHash(ghost.prevHash, ghost) }]);
+  assert.match(b3?.reason ?? '', /previous event \(revision 2\) is missing/);
 });
 
 test.run();

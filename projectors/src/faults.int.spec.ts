@@ -193,6 +193,10 @@ test('a transient failure is retried and applied once without faulting; rebuild 
     assert.ok(await eventually(async () => (await counterRows(table)).length === 4));
     await sleep(100);
     assert.equal((await counterRows(table)).sort(), [0, 1, 2, 3].map((r) => `${p.streamId}@${r}`));
+    // A stopped runner still catches up on demand (the CLI and the e2e harness do that).
+    await runner.stop();
+    await appendTo(p, p.archived(5));
+    assert.ok(await eventually(async () => (await runner.catchUp(), (await counterRows(table)).length === 5)), 'catch-up on a stopped runner');
   } finally {
     await runner.stop();
     await dropTables(table);

@@ -279,9 +279,10 @@ export class ProjectorRunner {
    * Checks the hash links of a batch, then applies it, retrying with backoff; a broken link faults at once (after
    * applying the events before it), an event that keeps failing faults after maxAttempts.
    */
-  private async process(projection: Projection, batch: RecordedEvent[]): Promise<number> {
+  private async process(projection: Projection, batch: RecordedEvent[], live: boolean): Promise<number> {
     for (;;) {
-      if (this.stopping) throw new RunnerStopping();
+      // A live subscription gives up when the runner stops; a catch-up (which works on a stopped runner too) does not.
+      if (live && this.stopping) throw new RunnerStopping();
       try {
         const broken = this.checker ? await this.checker.check(batch) : null;
         if (broken) {
@@ -318,7 +319,7 @@ export class ProjectorRunner {
             // projection holds its subscription here, and the other projections' subscriptions carry on.
             for (;;) {
               try {
-                await this.process(projection, batch);
+                await this.process(projection, batch, true);
                 this.o.waiter?.notify();
                 return;
               } catch (error) {
@@ -369,7 +370,7 @@ export class ProjectorRunner {
             // Read ahead: the next page is fetched while this one is applied.
             after = batch[batch.length - 1]!.position;
             next = page(after);
-            await this.process(projection, batch);
+            await this.process(projection, batch, false);
             if (hooks) await hooks.point('between-pages', projection.name);
             continue;
           }

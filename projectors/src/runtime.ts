@@ -259,6 +259,11 @@ export class ProjectorRunner {
   /** Records a failed attempt; throws ProjectionFaultedError once the projection has stopped. Returns the attempts. */
   private async fail(projection: Projection, error: unknown): Promise<number> {
     const event = error instanceof ProjectionEventError || error instanceof HashChainError ? error.event : null;
+    if (!event) {
+      // Not tied to an event (the database unreachable, a read failing): retried without counting towards a fault.
+      this.o.logger.warn({ err: error, projection: projection.name }, 'projection batch failed; retrying');
+      return 3;
+    }
     const { attempts, faulted } = await recordProjectionFailure(
       this.o.knex,
       projection.name,

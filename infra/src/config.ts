@@ -47,6 +47,10 @@ const ConfigSchema = z
     RATE_LIMIT_LOGIN_PER_MINUTE: int(10, 1, 100_000),
     RATE_LIMIT_WINDOW_SECONDS: int(60, 1, 3600),
     PROJECTORS: z.enum(['embedded', 'off']).default('embedded'),
+    /** Failed attempts on one event before a projection stops as faulted (docs/projections.md). */
+    PROJECTION_MAX_ATTEMPTS: int(5, 1, 1000),
+    /** First retry delay of a failing projection; it doubles per attempt, up to 30 s. */
+    PROJECTION_RETRY_BASE_MS: int(200, 1, 60_000),
     RATE_LIMIT_REGISTER_PER_MINUTE: int(10, 1, 100_000),
     RATE_LIMIT_PASSWORD_RESET_PER_MINUTE: int(5, 1, 100_000),
     RATE_LIMIT_ORGANISER_PER_MINUTE: int(20, 1, 100_000),

@@ -35,5 +35,7 @@ export const createProjectorRunner = (services: Services, options: { batchSize?:
     projections: makeProjections(services),
     logger: services.logger,
     waiter: services.waiter,
+    maxAttempts: services.config.PROJECTION_MAX_ATTEMPTS,
+    retryBaseMs: services.config.PROJECTION_RETRY_BASE_MS,
     ...options,
   });

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [-- --only appends|projector|http|search]`: the event store, the pools projector, the public
+ * `pnpm bench [-- --only appends|projector|http|search|soak]`: the event store, the pools projector, the public
  * pool read and catalogue search, each beside a baseline measured in the same run, on a database of its own (BENCH_DATABASE_URL,
  * default cagnotte_bench, dropped and recreated for every part). Prints the machine, the figures and a
  * summary, and writes scripts/bench/results/latest.json. A benchmark, not a test: it never fails the build.
@@ -11,10 +11,12 @@ import { benchDatabaseUrl, describeMachine, fmtMs, table, verdict, type SummaryR
 
 process.env.LOG_LEVEL = 'silent';
 
-const PARTS = ['appends', 'projector', 'http', 'search'] as const;
+const PARTS = ['appends', 'projector', 'http', 'search', 'soak'] as const;
+/** The soak (projectors' exactly-once stress, minutes) runs only when named. */
+const DEFAULT_PARTS = PARTS.filter((p) => p !== 'soak');
 type Part = (typeof PARTS)[number];
 
-const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--keep-db]`;
+const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search|soak[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--keep-db]`;
 
 /** `--name value` and `--name=value`; a bare `--` (as pnpm may pass it) is ignored. */
 const parseArgs = (argv: string[]) => {
@@ -36,11 +38,13 @@ const parseArgs = (argv: string[]) => {
     if (!Number.isFinite(v) || v < min || v > max) throw new Error(`--${name} must be a number from ${min} to ${max}\n${USAGE}`);
     return v;
   };
-  const only = (values.only ?? PARTS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+  const only = (values.only ?? DEFAULT_PARTS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of only) if (!PARTS.includes(p as Part)) throw new Error(`--only takes ${PARTS.join('|')}, not "${p}"\n${USAGE}`);
   return {
     parts: PARTS.filter((p) => only.includes(p)),
-    seconds: num('seconds', 2, 0.5, 60),
+    seconds: num('seconds', 2, 0.5, 3600),
+    /** --seconds for the soak; 60 when not given. */
+    soakSeconds: num('seconds', 60, 1, 3600),
     events: num('events', 100_000, 100, 1_000_000),
     rate: num('rate', 500, 1, 5_000),
     openSeconds: num('open-seconds', 10, 1, 60),
@@ -81,6 +85,11 @@ const main = async () => {
       const r = await runProjector({ url, events: args.events });
       rows.push(...r.rows);
       details.projector = r.details;
+    } else if (part === 'soak') {
+      const { runSoak } = await import('./soak');
+      const r = await runSoak({ url, seconds: args.soakSeconds });
+      rows.push(...r.rows);
+      details.soak = r.details;
     } else if (part === 'search') {
       const { runSearch } = await import('./search');
       const r = await runSearch({ url, listings: args.listings, queries: args.queries });

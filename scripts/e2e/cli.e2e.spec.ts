@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { clearProjectionFault, recordProjectionFailure } from '@cagnotte/infra';
+import { testKnex } from '@cagnotte/infra/src/testing/resources';
 import { call } from './harness';
 
 const root = resolve(__dirname, '../..');
@@ -119,6 +121,36 @@ test('events anchor commits new events to the sandbox ledger; events verify chec
   const leaves = await cli('events', 'anchors', '--leaves', String(latest.anchorId));
   assert.is(leaves.code, 0, leaves.err);
   assert.is(JSON.parse(leaves.out).leaves.length, latest.leafCount);
+});
+
+test('a faulted projection: status and catch-up name the event and error and exit 1; projections retry clears it', async () => {
+  const knex = testKnex();
+  const event = { id: `spec-${randomUUID()}`, streamId: 'lead-spec', revision: 3n, position: { commit: 1n, prepare: 2n }, type: 'PilotRequested' };
+  await recordProjectionFailure(knex, 'leads', { event, error: 'spec: boom' }, 1, true);
+  try {
+    const status = await cli('projections', 'status');
+    assert.is(status.code, 1, 'exit 1 while a projection is faulted');
+    const leads = JSON.parse(status.out).find((p: { name: string }) => p.name === 'leads');
+    assert.is(leads.state, 'faulted');
+    assert.is(leads.fault.eventId, event.id);
+    assert.is(leads.fault.type, 'PilotRequested');
+    assert.is(leads.fault.revision, '3');
+    assert.is(leads.fault.error, 'spec: boom');
+    assert.is(JSON.parse(status.out).find((p: { name: string }) => p.name === 'pools').state, 'running');
+    const catchUp = await cli('projections', 'catch-up');
+    assert.is(catchUp.code, 1);
+    assert.equal(JSON.parse(catchUp.out).faulted.map((f: { name: string }) => f.name), ['leads']);
+    const retry = await cli('projections', 'retry', 'leads');
+    assert.is(retry.code, 0, retry.err);
+    assert.equal(JSON.parse(retry.out), { projection: 'leads', wasFaulted: true, state: 'running' });
+    const after = await cli('projections', 'status');
+    assert.is(after.code, 0, after.err);
+    assert.is(JSON.parse(after.out).find((p: { name: string }) => p.name === 'leads').state, 'running');
+    assert.is((await cli('projections', 'retry', 'no-such')).code, 2);
+    assert.is((await cli('projections', 'retry')).code, 2);
+  } finally {
+    await clearProjectionFault(knex, 'leads');
+  }
 });
 
 test('pnpm start in sandbox creates the default tenant once, so a fresh sandbox takes signups without a tenant header', async () => {

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { createTenant, onboardMerchant, registerUser } from '@cagnotte/command-api';
 import { AppError } from '@cagnotte/domain';
 import { AccountType, Role } from '@cagnotte/event-schemas';
-import { PROJECTION_NAMES, createProjectorRunner } from '@cagnotte/projectors';
+import { PROJECTION_NAMES, ProjectionFaultedError, createProjectorRunner } from '@cagnotte/projectors';
 import {
   LedgerRejectedError,
   LedgerUnavailableError,
@@ -31,9 +31,10 @@ const USAGE = `Usage: pnpm cli <command>
   ledger info                               network, Horizon URL, stablecoin, platform and signing accounts
   merchant create --tenant <slug> --slug <s> --name <n> [--owner-email <e>] [--lat <x> --lng <y>]
               [--postal-code <c>] [--city <c>] [--category <c>]... [--description <d>] [--website <url>] [--inactive]
-  projections status                 checkpoint, head and lag of every projection
-  projections catch-up               apply every pending event now
-  projections rebuild <name>         rebuild from position 0 into fresh tables and swap them in
+  projections status                 checkpoint, head, lag and state (running|faulted, event, error) of every projection
+  projections catch-up               apply every pending event now (exit 1 if a projection is faulted)
+  projections retry <name>           clear a fault: the projection resumes from its checkpoint
+  projections rebuild <name>         rebuild from position 0 into fresh tables and swap them in (clears a fault)
   events verify <streamId>...        recompute hash chains, check every anchor against the ledger and every
                                      anchored event against its anchor; name the first forged event
   events verify --all                every stream
@@ -52,6 +53,13 @@ const print = (v: unknown) => console.log(JSON.stringify(v, (_k, x) => (typeof x
 const runner = (s: Services) => createProjectorRunner(s);
 
 const showReceipt = (r: AnchorReceipt) => ({ ...r, from: formatPosition(r.from), to: formatPosition(r.to) });
+
+const projectionArg = (verb: string, args: string[]): string => {
+  const name = args[0];
+  if (!name) throw new UsageError(`projections ${verb} needs a name: ${PROJECTION_NAMES.join(', ')}`);
+  if (!PROJECTION_NAMES.includes(name)) throw new UsageError(`unknown projection ${name}`);
+  return name;
+};
 
 const onOff = (v: string | undefined, def: boolean) => {
   if (v === undefined) return def;
@@ -225,17 +233,33 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
   'projections status': async (s) => {
     const status = await runner(s).status();
     print(status.map((p) => ({ ...p, position: p.position && formatPosition(p.position), head: p.head && formatPosition(p.head) })));
+    if (status.some((p) => p.state === 'faulted')) process.exitCode = 1;
   },
   'projections catch-up': async (s) => {
-    await runner(s).catchUp();
-    print({ caughtUp: true });
+    try {
+      await runner(s).catchUp();
+      print({ caughtUp: true });
+    } catch (e) {
+      if (!(e instanceof ProjectionFaultedError)) throw e;
+      print({ caughtUp: false, faulted: e.faulted });
+      process.exitCode = 1;
+    }
+  },
+  'projections retry': async (s, args) => {
+    const name = projectionArg('retry', args);
+    const { wasFaulted } = await runner(s).retry(name);
+    print({ projection: name, wasFaulted, state: 'running' });
   },
   'projections rebuild': async (s, args) => {
-    const name = args[0];
-    if (!name) throw new UsageError(`projections rebuild needs a name: ${PROJECTION_NAMES.join(', ')}`);
-    if (!PROJECTION_NAMES.includes(name)) throw new UsageError(`unknown projection ${name}`);
-    const result = await runner(s).rebuild(name);
-    print({ projection: name, events: result.events, position: result.position && formatPosition(result.position) });
+    const name = projectionArg('rebuild', args);
+    try {
+      const result = await runner(s).rebuild(name);
+      print({ projection: name, events: result.events, position: result.position && formatPosition(result.position), state: 'running' });
+    } catch (e) {
+      if (!(e instanceof ProjectionFaultedError)) throw e;
+      print({ projection: name, rebuilt: false, faulted: e.faulted });
+      process.exitCode = 1;
+    }
   },
   'events verify': async (s, args) => {
     const all = args.includes('--all');
@@ -301,6 +325,10 @@ const main = async () => {
     if (e instanceof UsageError) {
       console.error(`error: ${e.message}\n\n${USAGE}`);
       process.exitCode = 2;
+    } else if (e instanceof ProjectionFaultedError) {
+      // A write went through but a read model will not show it until the operator retries or rebuilds.
+      console.error(JSON.stringify({ success: false, error: e.message, code: e.code, faulted: e.faulted }, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)));
+      process.exitCode = 1;
     } else if (e instanceof AppError) {
       console.error(JSON.stringify({ success: false, error: e.message, code: e.code }));
       process.exitCode = 1;

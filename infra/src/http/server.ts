@@ -51,7 +51,62 @@ export const createApiServer = (o: ApiServerOptions): Express => {
       for (const l of await projectionLag(services.knex, head, o.projections)) this.set({ projection: l.name }, l.lagEvents);
     },
   });
+  // A faulted projection (stopped on an event, docs/projections.md): 1 while it waits for `projections retry`/`rebuild`.
+  let faultCache: { at: number; lag: Promise<Awaited<ReturnType<typeof projectionLag>>> } | null = null;
+  /** One read of the checkpoints per scrape, shared by the gauges below. */
+  const lagNow = () => {
+    if (!faultCache || Date.now() - faultCache.at > 500) {
+      faultCache = { at: Date.now(), lag: services.store.headPosition().then((head) => projectionLag(services.knex, head, o.projections)) };
+    }
+    return faultCache.lag;
+  };
+  const faultedGauge = new client.Gauge({
+    name: 'projection_faulted',
+    help: '1 when a projection has stopped as faulted on an event (see projection_fault_info), else 0',
+    labelNames: ['projection'],
+    registers: [registry],
+    async collect() {
+      for (const l of await lagNow()) this.set({ projection: l.name }, l.state === 'faulted' ? 1 : 0);
+    },
+  });
+  const attemptsGauge = new client.Gauge({
+    name: 'projection_failed_attempts',
+    help: 'Consecutive failed attempts of a projection on its current event (0 when healthy)',
+    labelNames: ['projection'],
+    registers: [registry],
+    async collect() {
+      for (const l of await lagNow()) this.set({ projection: l.name }, l.fault?.attempts ?? 0);
+    },
+  });
+  const faultInfo = new client.Gauge({
+    name: 'projection_fault_info',
+    help: 'The event a faulted projection stopped on and the error (value 1; one series per faulted projection)',
+    labelNames: ['projection', 'event_id', 'event_type', 'stream_id', 'revision', 'position', 'error'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const l of await lagNow()) {
+        if (l.state !== 'faulted' || !l.fault) continue;
+        const f = l.fault;
+        this.set(
+          {
+            projection: l.name,
+            event_id: f.eventId ?? '',
+            event_type: f.type ?? '',
+            stream_id: f.streamId ?? '',
+            revision: f.revision === null ? '' : f.revision.toString(),
+            position: f.position ?? '',
+            error: f.error.slice(0, 200),
+          },
+          1,
+        );
+      }
+    },
+  });
   void lagGauge;
+  void faultedGauge;
+  void attemptsGauge;
+  void faultInfo;
 
   return createBaseApp({ logger: services.logger, bodyLimitBytes: services.config.BODY_LIMIT_BYTES, trustProxy: services.config.TRUST_PROXY }, (app) => {
     app.use((req, res, next) => {
@@ -80,15 +135,26 @@ export const createApiServer = (o: ApiServerOptions): Express => {
       const [db, redis, head] = checks;
       const lag = head.status === 'fulfilled' ? await projectionLag(services.knex, head.value, o.projections).catch(() => []) : [];
       const ok = db.status === 'fulfilled' && redis.status === 'fulfilled';
+      // A faulted projection degrades the service but does not take it out of rotation: writes and the other read
+      // models still work, so the answer stays 200 with status "degraded" (503 only when PostgreSQL or Redis is down).
+      const faulted = lag.filter((l) => l.state === 'faulted');
       res.status(ok ? 200 : 503).json({
         success: ok,
         data: {
-          status: ok ? 'ok' : 'degraded',
+          status: ok && faulted.length === 0 ? 'ok' : 'degraded',
           postgres: db.status === 'fulfilled' ? 'ok' : 'down',
           redis: redis.status === 'fulfilled' ? 'ok' : 'down',
           eventStore: services.store.name,
           head: head.status === 'fulfilled' && head.value ? formatPosition(head.value) : null,
-          projections: lag.map((l) => ({ name: l.name, position: l.position ? formatPosition(l.position) : null, lagEvents: l.lagEvents, lagSeconds: l.lagSeconds })),
+          projections: lag.map((l) => ({
+            name: l.name,
+            state: l.state,
+            position: l.position ? formatPosition(l.position) : null,
+            lagEvents: l.lagEvents,
+            lagSeconds: l.lagSeconds,
+            ...(l.fault ? { fault: { ...l.fault, revision: l.fault.revision === null ? null : l.fault.revision.toString() } } : {}),
+          })),
+          faulted: faulted.map((l) => ({ name: l.name, eventId: l.fault?.eventId ?? null, eventType: l.fault?.type ?? null, error: l.fault?.error ?? null })),
         },
       });
     });

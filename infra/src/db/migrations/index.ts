@@ -10,6 +10,7 @@ import * as m008 from './008-auth-personas-mail';
 import * as m009 from './009-search-per-kind-indexes';
 import * as m010 from './010-event-anchors';
 import * as m011 from './011-idempotency-keys';
+import * as m012 from './012-projection-faults';
 
 interface Migration {
   name: string;
@@ -17,7 +18,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011];
+const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012];
 
 /** Migrations are imported, not globbed from disk, so they run the same under tsx, a bundle or a test. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

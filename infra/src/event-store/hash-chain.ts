@@ -1,16 +1,34 @@
 import { createHash } from 'node:crypto';
 
-/** JSON with keys sorted at every depth, so the same content always gives the same bytes. */
+/**
+ * JSON with keys sorted at every depth (by UTF-16 code units), so the same content always gives the same bytes.
+ * `undefined` members are left out, `undefined` in an array is `null`, a bigint is its decimal string, and an
+ * object is its own enumerable keys (no `toJSON`). Written as plain loops: every read of the feed recomputes
+ * each event's hash with it (hash-chain.unit.spec.ts pins it to the straightforward definition).
+ */
 export const canonicalJson = (value: unknown): string => {
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'bigint') return JSON.stringify(value.toString());
     return JSON.stringify(value) ?? 'null';
   }
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      out += (i > 0 ? ',' : '') + (v === undefined ? 'null' : canonicalJson(v));
+    }
+    return out + ']';
+  }
+  const obj = value as Record<string, unknown>;
+  let out = '{';
+  let first = true;
+  for (const k of Object.keys(obj).sort()) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    out += (first ? '' : ',') + JSON.stringify(k) + ':' + canonicalJson(v);
+    first = false;
+  }
+  return out + '}';
 };
 
 export interface HashedContent {

@@ -98,6 +98,20 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/**
+ * The appending transaction's id is older than the one that wrote the stream's head: its events would reach the
+ * global feed (ordered by transaction id) before the head they follow. Nothing was written; retry in a new
+ * transaction (a new id is always newer). A `WrongExpectedRevisionError`, so command handlers re-read, re-decide
+ * and retry as they do for any moved head.
+ */
+export class StreamOrderError extends WrongExpectedRevisionError {
+  constructor(streamId: string, expected: ExpectedRevision, head: bigint) {
+    super(streamId, expected, head);
+    this.message = `stream ${streamId}: this transaction began before the one that wrote revision ${head}; retry in a new transaction`;
+    this.name = 'StreamOrderError';
+  }
+}
+
 export class DuplicateEventIdError extends Error {
   readonly code = 'duplicate_event_id';
   constructor(readonly eventId: string) {

@@ -12,7 +12,7 @@ import type {
   SubscriptionHandle,
   VerifyResult,
 } from './port';
-import { DuplicateEventIdError, WrongExpectedRevisionError } from './port';
+import { DuplicateEventIdError, StreamOrderError, WrongExpectedRevisionError } from './port';
 import { canonicalJson, eventHash, verifyChain } from './hash-chain';
 import { SubscriptionSet, WakeSignal } from './subscription';
 
@@ -176,8 +176,21 @@ export class PostgresEventStore implements EventStore {
     return out;
   }
 
-  /** The precise path: a transaction that locks the stream head. Also the fallback of the optimistic one. */
+  /**
+   * The precise path: a transaction that locks the stream head. Also the fallback of the optimistic one. A
+   * transaction whose id turned out older than the head's writer (StreamOrderError) wrote nothing and is run again.
+   */
   private async appendLocked(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.appendLockedOnce(streamId, events, options);
+      } catch (error) {
+        if (!(error instanceof StreamOrderError) || attempt >= 10) throw error;
+      }
+    }
+  }
+
+  private async appendLockedOnce(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -221,6 +234,7 @@ export class PostgresEventStore implements EventStore {
   ): Promise<{ result: AppendResult; lastHash: string }> {
     const head = await this.lockHead(client, streamId);
     const current = head.revision >= 0n ? head.revision : null;
+    if (current !== null) await this.checkStreamOrder(client, streamId, current, expectedRevision);
     const actual = current ?? ('no_stream' as const);
     const ok =
       expectedRevision === 'any' ||
@@ -252,6 +266,22 @@ export class PostgresEventStore implements EventStore {
     );
     const row = inserted.rows[0]!;
     return { result: { nextExpectedRevision: revision, position: { commit: BigInt(row.commit_text), prepare: BigInt(row.global_position) } }, lastHash: prev };
+  }
+
+  /**
+   * A stream's events must reach the feed in revision order, and the feed is ordered by transaction id. A
+   * transaction gets its id at its first write or row lock, possibly before it waits for the head row that
+   * another appender holds: after that one commits, the waiter would append the next revision under an OLDER
+   * id, and readers would see it first. So, with the head locked: if the head's writer is newer than this
+   * transaction, write nothing and let the caller retry in a new transaction (StreamOrderError).
+   */
+  private async checkStreamOrder(client: pg.ClientBase, streamId: string, head: bigint, expected: ExpectedRevision): Promise<void> {
+    const r = await client.query<{ behind: boolean }>({
+      name: 'es_stream_order',
+      text: 'SELECT transaction_id > pg_current_xact_id() AS behind FROM es_events WHERE stream_id = $1 AND stream_revision = $2',
+      values: [streamId, head.toString()],
+    });
+    if (r.rows[0]?.behind) throw new StreamOrderError(streamId, expected, head);
   }
 
   /**

@@ -8,6 +8,7 @@ import * as m006 from './006-search-vocabulary';
 import * as m007 from './007-ledger-sandbox';
 import * as m008 from './008-auth-personas-mail';
 import * as m009 from './009-search-per-kind-indexes';
+import * as m010 from './010-feed-horizon';
 
 interface Migration {
   name: string;
@@ -15,7 +16,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009];
+const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010];
 
 /** Migrations are imported, not globbed from disk, so they run the same under tsx, a bundle or a test. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

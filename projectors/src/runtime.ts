@@ -187,7 +187,10 @@ export class ProjectorRunner {
     // Swap: hold the checkpoint lock, copy what arrived meanwhile, rename, and move the checkpoint.
     await knex.transaction(async (trx) => {
       await readCheckpoint(trx, projection.name, true);
-      while ((await copyPage(trx)) > 0);
+      // Up to the head as of now: appends arriving meanwhile are the live runner's once the checkpoint moves
+      // (the feed does not wait for this transaction, so an unbounded drain could chase a busy writer).
+      const until = await store.headPosition();
+      while (!(until && after && comparePositions(after, until) >= 0) && (await copyPage(trx)) > 0);
       for (const t of projection.tables) {
         await trx.raw('ALTER TABLE ?? RENAME TO ??', [t, `${t}__old`]);
         await trx.raw('ALTER TABLE ?? RENAME TO ??', [rebuildName(t), t]);

@@ -127,7 +127,7 @@ export class ProjectorRunner {
   /**
    * Brings every projection up to the head now (the CLI and tests use it; safe beside a running runner).
    * With `until`, keeps going until every projection has passed that position: the feed only shows
-   * events below the oldest running writer, so a write can take a moment to become visible.
+   * events below the oldest running append, so a write can take a moment to become visible.
    */
   async catchUp(until?: Position | null, timeoutMs = 15_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;

@@ -136,6 +136,82 @@ test('write transactions held open 10 s in another database and in a read-model 
   }
 });
 
+test('appends that commit out of id order (held open for random times, every path) while foreign writers come and go: a subscriber sees each exactly once, streams in order', async () => {
+  const pool = testPgPool();
+  const writer = new PostgresEventStore({ pool, listen: false });
+  const readerPool = createPgPool(testDatabaseUrl(), 3);
+  const reader = new PostgresEventStore({ pool: readerPool, pollMs: 20 });
+  const start = await writer.headPosition();
+  const prefix = `horizon-mix-${randomUUID()}`;
+  const seen = new Map<string, number>();
+  const perStream = new Map<string, number[]>();
+  const sub = reader.subscribeToAll({
+    after: start,
+    batchSize: 5,
+    handler: async (batch) => {
+      for (const e of batch) {
+        if (!e.streamId.startsWith(prefix)) continue;
+        seen.set(e.id, (seen.get(e.id) ?? 0) + 1);
+        perStream.set(e.streamId, [...(perStream.get(e.streamId) ?? []), (e.data as { i: number }).i]);
+      }
+    },
+  });
+  let written = 0;
+  const ROUNDS = 12;
+  const writers = Array.from({ length: 6 }, async (_, w) => {
+    const s = `${prefix}-${w}`;
+    for (let i = 0; i < ROUNDS; i++) {
+      if (w % 3 === 0) {
+        // A caller-held transaction that stays open a random while after writing (its id is older than later commits).
+        const c = await pool.connect();
+        try {
+          await c.query('BEGIN');
+          await writer.appendWithin(c, s, [ev(i)], { expectedRevision: 'any' });
+          await sleep(Math.random() * 30);
+          await c.query('COMMIT');
+        } finally {
+          c.release();
+        }
+      } else if (w % 3 === 1) {
+        await writer.append(s, [ev(i)], { expectedRevision: 'any' }); // warm cache: optimistic
+      } else {
+        const cold = new PostgresEventStore({ pool, listen: false }); // cold cache: the locking path
+        await cold.append(s, [ev(i)], { expectedRevision: 'any' });
+        await cold.close();
+      }
+      written++;
+    }
+  });
+  // A foreign writer in this database that opens and closes write transactions all along.
+  let foreignRunning = true;
+  const foreignLoop = (async () => {
+    const c = await pool.connect();
+    try {
+      while (foreignRunning) {
+        await c.query('BEGIN');
+        await c.query(`INSERT INTO projection_checkpoints (name) VALUES ($1)`, [`horizon-mix-${randomUUID()}`]);
+        await sleep(Math.random() * 40);
+        await c.query('ROLLBACK');
+      }
+    } finally {
+      c.release();
+    }
+  })();
+  await Promise.all(writers);
+  foreignRunning = false;
+  await foreignLoop;
+  writer.signalAppended();
+  const deadline = Date.now() + 15_000;
+  while (seen.size < written && Date.now() < deadline) await sleep(20);
+  await sub.stop();
+  await Promise.all([writer.close(), reader.close()]);
+  await readerPool.end();
+  assert.is(written, 6 * ROUNDS);
+  assert.is(seen.size, written, 'every event delivered');
+  assert.ok([...seen.values()].every((n) => n === 1), 'exactly once');
+  for (const [s, is] of perStream) assert.equal(is, Array.from({ length: ROUNDS }, (_, i) => i), `${s} in order`);
+});
+
 test('an open append of this database still holds the feed, and /metrics-facing openAppends reports its age', async () => {
   const pool = testPgPool();
   const store = new PostgresEventStore({ pool, listen: false });

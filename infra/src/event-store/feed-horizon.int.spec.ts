@@ -122,7 +122,7 @@ test('write transactions held open 10 s in another database and in a read-model 
     const p50 = quantile(delays, 0.5);
     const p99 = quantile(delays, 0.99);
     console.log(`    feed delivery with 3 foreign write transactions open ${HOLD_MS / 1000} s: ${delays.length} events, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...delays).toFixed(1)} ms`);
-    assert.ok(delays.length >= 100, `${delays.length} appends in ${HOLD_MS} ms`);
+    assert.ok(delays.length >= 30, `${delays.length} appends in ${HOLD_MS} ms`);
     assert.ok(p99 < 100, `p99 delivery delay ${p99.toFixed(1)} ms < 100 ms`);
   } finally {
     await foreign.query('ROLLBACK').catch(() => undefined);

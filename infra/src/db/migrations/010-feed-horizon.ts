@@ -41,29 +41,29 @@ export async function up(knex: Knex): Promise<void> {
 
     -- The oldest transaction id that may still add events to the feed: the lowest id among the appenders
     -- running now in this database, or the snapshot's xmax (every id handed out later is >= it).
-    -- Order matters: the snapshot (xmax) is taken when this statement starts, the lock table and the backends'
-    -- ids are read after it. Transaction ids of backends are 32-bit: widened with xmax's epoch.
+    -- Order matters: the snapshot (xmax) is taken when the first statement starts and the lock table is read
+    -- after it; the holders' ids after that (only when there are holders). Transaction ids of backends are
+    -- 32-bit: widened with xmax's epoch.
     CREATE FUNCTION es_feed_horizon() RETURNS xid8 LANGUAGE plpgsql VOLATILE AS $$
     DECLARE
-      horizon xid8;
+      next_xid bigint;
+      holders integer[];
+      oldest bigint;
     BEGIN
-      PERFORM pg_stat_clear_snapshot(); -- backend ids are read fresh, not from this transaction's stats cache
-      WITH s AS (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax),
-      holders AS (
+      -- One statement: its snapshot (xmax) is taken before the lock table is read.
+      SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint, array(
         SELECT DISTINCT pid FROM pg_locks
         WHERE locktype = 'advisory' AND classid = ${classid} AND objid = ${objid} AND objsubid = 2
-          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-      ),
-      ids AS (
-        SELECT a.backend_xid::text::bigint AS xid32
-        FROM pg_stat_get_activity(NULL) a JOIN holders h ON h.pid = a.pid
-        WHERE a.backend_xid IS NOT NULL
-      )
-      SELECT least(s.xmax, min(s.xmax - ((((s.xmax % 4294967296) - ids.xid32 + 6442450944) % 4294967296) - 2147483648)))::text::xid8
-      INTO horizon
-      FROM s LEFT JOIN ids ON true
-      GROUP BY s.xmax;
-      RETURN horizon;
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+      INTO next_xid, holders;
+      IF cardinality(holders) = 0 THEN RETURN next_xid::text::xid8; END IF;
+      -- The holders' ids, read fresh (not from this transaction's stats cache) and after that snapshot.
+      PERFORM pg_stat_clear_snapshot();
+      SELECT min(next_xid - ((((next_xid % 4294967296) - a.backend_xid::text::bigint + 6442450944) % 4294967296) - 2147483648))
+      INTO oldest
+      FROM pg_stat_get_activity(NULL) a
+      WHERE a.pid = ANY (holders) AND a.backend_xid IS NOT NULL;
+      RETURN least(next_xid, oldest)::text::xid8;
     END $$;
 
     -- One page of the feed. The horizon is found first; the events are read by a later statement, whose

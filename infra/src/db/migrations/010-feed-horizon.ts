@@ -27,16 +27,23 @@ export async function up(knex: Knex): Promise<void> {
       PERFORM set_config('cagnotte.es_appending', 'on', true);
     END $$;
 
-    -- Enforced by the database: no statement writes es_events or es_streams outside an appender. A statement-level
-    -- BEFORE trigger fires before the statement's first row is written, so before a fresh transaction gets its id.
+    -- Enforced by the database: no statement inserts into es_events outside an appender. A statement-level
+    -- BEFORE trigger fires before the statement's first row is written, so before a fresh transaction gets its
+    -- id; in the optimistic one-statement append, the events insert's trigger fires before the head update runs
+    -- (the update is pulled by the insert's WHERE EXISTS), which the specs check. Same body as es_begin_append,
+    -- inlined: it runs on every append.
     CREATE FUNCTION es_begin_append_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      PERFORM es_begin_append();
+      IF current_setting('cagnotte.es_appending', true) = 'on' THEN RETURN NULL; END IF;
+      IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
+        RAISE EXCEPTION 'es_begin_append: this transaction wrote before it started appending events; call beginAppend right after BEGIN, before any other write'
+          USING ERRCODE = 'object_not_in_prerequisite_state';
+      END IF;
+      PERFORM pg_advisory_xact_lock_shared(${classid}, ${objid});
+      PERFORM set_config('cagnotte.es_appending', 'on', true);
       RETURN NULL;
     END $$;
     CREATE TRIGGER es_events_begin_append BEFORE INSERT ON es_events
-      FOR EACH STATEMENT EXECUTE FUNCTION es_begin_append_trigger();
-    CREATE TRIGGER es_streams_begin_append BEFORE INSERT OR UPDATE ON es_streams
       FOR EACH STATEMENT EXECUTE FUNCTION es_begin_append_trigger();
 
     -- The oldest transaction id that may still add events to the feed: the lowest id among the appenders
@@ -114,7 +121,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     DROP FUNCTION es_open_appends(); DROP FUNCTION es_head_position(); DROP FUNCTION es_read_all(xid8, bigint, integer);
     DROP FUNCTION es_feed_horizon();
-    DROP TRIGGER es_streams_begin_append ON es_streams; DROP TRIGGER es_events_begin_append ON es_events;
+    DROP TRIGGER es_events_begin_append ON es_events;
     DROP FUNCTION es_begin_append_trigger(); DROP FUNCTION es_begin_append();
   `);
 }

@@ -354,7 +354,7 @@ export class ProjectorRunner {
   /**
    * Brings every projection up to the head now (the CLI and tests use it; safe beside a running runner).
    * With `until`, keeps going until every projection has passed that position: the feed only shows
-   * events below the oldest running writer, so a write can take a moment to become visible.
+   * events below the oldest running append, so a write can take a moment to become visible.
    * A faulted projection is skipped (the others are still caught up), then ProjectionFaultedError names it.
    */
   async catchUp(until?: Position | null, timeoutMs = 15_000): Promise<void> {
@@ -479,7 +479,12 @@ export class ProjectorRunner {
     await knex.transaction(async (trx) => {
       await readCheckpoint(trx, name, true);
       if (hooks) await hooks.point('in-swap', name);
-      while ((await copyPage(trx)) > 0) if (hooks) await hooks.point('in-swap', name);
+      // Up to the head as of now: appends arriving meanwhile are the live runner's once the checkpoint moves
+      // (the feed does not wait for this transaction, so an unbounded drain could chase a busy writer).
+      const until = await store.headPosition();
+      while (!(until && after && comparePositions(after, until) >= 0) && (await copyPage(trx)) > 0) {
+        if (hooks) await hooks.point('in-swap', name);
+      }
       for (const t of projection.tables) {
         await trx.raw('ALTER TABLE ?? RENAME TO ??', [t, `${t}__old`]);
         if (hooks) await hooks.point('in-swap', name);

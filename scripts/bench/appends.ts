@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createPgPool, PostgresEventStore, type ExpectedRevision, type NewEvent } from '@cagnotte/infra';
-import { fmtMs, fmtRate, freshDatabase, ratio, runFor, table, type PgPool, type SummaryRow } from './lib';
+import { fmtMs, fmtRate, freshDatabase, latency, nowMs, ratio, runFor, table, type Latency, type PgPool, type SummaryRow } from './lib';
 import { sampleEvent } from './pool-events';
 import { timeQueries, type QueryTimes } from './query-timer';
 
@@ -92,12 +92,20 @@ export const runAppends = async (o: AppendsOptions): Promise<{ rows: SummaryRow[
       }
     }
 
+    const feed = await feedReads(store, pool);
+    for (const [what, l] of Object.entries(feed.idle)) {
+      rows.push({ part: 'appends', metric: `feed read, idle: ${what}`, measured: `p50 ${fmtMs(l.p50)}, p99 ${fmtMs(l.p99)}`, baseline: '', target: '', pass: null, raw: { ...l } });
+    }
+    for (const [what, l] of Object.entries(feed.underLoad)) {
+      rows.push({ part: 'appends', metric: `feed read, 16 writers appending: ${what}`, measured: `p50 ${fmtMs(l.p50)}, p99 ${fmtMs(l.p99)}`, baseline: '', target: '', pass: null, raw: { ...l } });
+    }
+
     const breakdown = {
       oneWriter: await breakdownRun(o.url, 1, Math.min(2, o.seconds)),
       sixteenWriters: await breakdownRun(o.url, 16, Math.min(2, o.seconds)),
     };
     printAppends(runs, baselines, breakdown);
-    return { rows, details: { runs, baselines, breakdown } };
+    return { rows, details: { runs, baselines, breakdown, feed } };
   } finally {
     await store.close();
     await pool.end();
@@ -139,4 +147,56 @@ const printAppends = (runs: AppendRun[], baselines: AppendRun[], breakdown: Reco
     console.log(`\nAppend path, ${b.writers} writer(s), single events, exact revision: ${b.appends} appends, mean ${fmtMs(b.meanAppendMs)} per append, ${fmtMs(b.statementsMsPerAppend)} of it in SQL round-trips`);
     console.log(table(['statement', 'calls/append', 'mean ms/call'], Object.entries(b.perAppend).map(([k, v]) => [k, v.calls.toFixed(2), v.ms.toFixed(3)])));
   }
+};
+
+/**
+ * What a feed reader pays per call: a page of 500 from the middle of the log, the tail read of a live
+ * subscriber following the head, and headPosition; idle, then while 16 writers append.
+ */
+const feedReads = async (store: PostgresEventStore, pool: PgPool) => {
+  const n = await pool.query<{ n: string }>('SELECT count(*)::text AS n FROM es_events');
+  const middle = await store.readAll({ maxCount: Math.max(1, Math.floor(Number(n.rows[0]!.n) / 2)) });
+  const from = middle[middle.length - 1]?.position ?? null;
+  const time = async (calls: number, fn: () => Promise<unknown>): Promise<Latency> => {
+    const samples: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      const t = nowMs();
+      await fn();
+      samples.push(nowMs() - t);
+    }
+    return latency(samples);
+  };
+  const measure = async () => ({
+    'readAll page of 500': await time(100, () => store.readAll({ after: from, maxCount: 500 })),
+    'readAll following the head (a live subscriber)': await (async () => {
+      let after = await store.headPosition();
+      return time(300, async () => {
+        const page = await store.readAll({ after, maxCount: 500 });
+        after = page[page.length - 1]?.position ?? after;
+      });
+    })(),
+    headPosition: await time(300, () => store.headPosition()),
+  });
+  const idle = await measure();
+  let stop = false;
+  const load = Promise.all(
+    Array.from({ length: 16 }, async (_, w) => {
+      const stream = `bench-feed-${randomUUID().slice(0, 8)}-${w}`;
+      for (let i = 0; !stop; i++) await store.append(stream, batchOf(1, i), { expectedRevision: 'any' });
+    }),
+  );
+  const underLoad = await measure().finally(() => (stop = true));
+  await load;
+  console.log('\n## 1b. Feed reads (p50 / p99)');
+  console.log(
+    table(
+      ['read', 'idle p50', 'idle p99', '16 writers p50', '16 writers p99'],
+      Object.keys(idle).map((k) => {
+        const a = idle[k as keyof typeof idle];
+        const b = underLoad[k as keyof typeof underLoad];
+        return [k, fmtMs(a.p50), fmtMs(a.p99), fmtMs(b.p50), fmtMs(b.p99)];
+      }),
+    ),
+  );
+  return { idle, underLoad };
 };

@@ -185,6 +185,49 @@ export const eventStoreContract = (adapter: string, makeStore: () => Promise<Eve
     assert.ok(newHead && comparePositions(newHead, mine[2]!.position) >= 0);
   });
 
+  test('pages of every size: each position strictly after the one before and after the cursor, the same sequence as one read, the head last', async () => {
+    const streams = [stream('order'), stream('order')];
+    const head = await store.headPosition();
+    // Interleaved streams, single events and batches: the positions of one batch are consecutive in the feed.
+    for (let i = 0; i < 6; i++) {
+      const s = streams[i % 2]!;
+      const events = i % 3 === 0 ? [ev('O', { i, j: 0 }), ev('O', { i, j: 1 }), ev('O', { i, j: 2 })] : [ev('O', { i, j: 0 })];
+      await store.append(s, events, { expectedRevision: 'any' });
+    }
+    const key = (e: RecordedEvent) => `${e.position.commit}-${e.position.prepare}`;
+    const readPaged = async (size: number): Promise<RecordedEvent[]> => {
+      const out: RecordedEvent[] = [];
+      let after = head;
+      for (;;) {
+        const page = await store.readAll({ after, maxCount: size });
+        if (page.length === 0) return out;
+        assert.ok(page.length <= size, `a page of ${size} has ${page.length}`);
+        let prev = after;
+        for (const e of page) {
+          assert.ok(!prev || comparePositions(prev, e.position) < 0, `page of ${size}: ${key(e)} comes after ${prev ? `${prev.commit}-${prev.prepare}` : 'start'}`);
+          assert.ok(typeof e.position.commit === 'bigint' && typeof e.position.prepare === 'bigint', 'positions are numbers');
+          prev = e.position;
+        }
+        out.push(...page);
+        after = page[page.length - 1]!.position;
+      }
+    };
+    const whole = (await readPaged(10_000)).filter((e) => streams.includes(e.streamId));
+    assert.is(whole.length, 10);
+    assert.equal(
+      whole.map((e) => (e.data as { i: number }).i),
+      [0, 0, 0, 1, 2, 3, 3, 3, 4, 5],
+      'append order',
+    );
+    for (const size of [1, 2, 3, 5]) {
+      const paged = (await readPaged(size)).filter((e) => streams.includes(e.streamId));
+      assert.equal(paged.map(key), whole.map(key), `page size ${size} gives the same sequence`);
+    }
+    const newHead = await store.headPosition();
+    assert.ok(newHead && comparePositions(newHead, whole[whole.length - 1]!.position) >= 0, 'the head is at or past the last event');
+    assert.equal(await store.readAll({ after: newHead, maxCount: 10 }).then((p) => p.filter((e) => streams.includes(e.streamId))), [], 'nothing after the head');
+  });
+
   test('a subscription catches up from a checkpoint, then receives live events', async () => {
     const s = stream();
     await store.append(s, [ev('S', { i: 0 })], { expectedRevision: 'no_stream' });

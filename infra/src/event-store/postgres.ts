@@ -65,8 +65,8 @@ export interface PostgresEventStoreOptions {
 
 /**
  * The PostgreSQL event store. Appends lock the stream's head row, so revisions are dense and checked;
- * the global feed is read only below the oldest running transaction (pg_snapshot_xmin), ordered by
- * (transaction id, sequence), so no reader ever passes an event that commits later. See docs/event-store.md.
+ * the global feed is read only below the oldest running appender of this database (es_feed_horizon), ordered
+ * by (transaction id, sequence), so no reader ever passes an event that commits later. See docs/event-store.md.
  */
 export class PostgresEventStore implements EventStore {
   readonly name = 'postgres';
@@ -193,7 +193,8 @@ export class PostgresEventStore implements EventStore {
   private async appendLockedOnce(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
+      // One round trip: the transaction joins the appenders before anything gives it an id (FOR UPDATE would).
+      await client.query('BEGIN; SELECT es_begin_append()');
       const { result, lastHash } = await this.writeWithin(client, streamId, events, options.expectedRevision);
       await client.query('COMMIT');
       // Cached only now: a head that a rolled-back transaction wrote must never be chained onto.
@@ -213,8 +214,24 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
+   * Makes the caller's transaction an appender: call it right after BEGIN, before the transaction writes
+   * anything else (a write gives the transaction its id, and an appender must be known to readers before
+   * that: see docs/event-store.md). Idempotent within a transaction; `appendWithin` calls it too.
+   * Throws `AppendOrderError` when the transaction has already written.
+   */
+  async beginAppend(client: pg.ClientBase): Promise<void> {
+    try {
+      await client.query('SELECT es_begin_append()');
+    } catch (error) {
+      if ((error as { code?: string }).code === '55000') throw new AppendOrderError();
+      throw error;
+    }
+  }
+
+  /**
    * Appends inside a transaction the caller holds open (BEGIN already sent), so that other writes of the
    * caller commit or roll back with the events. The caller commits; then call `signalAppended()`.
+   * If the caller writes anything else in that transaction, it must call `beginAppend(client)` first.
    */
   async appendWithin(
     client: pg.ClientBase,
@@ -223,6 +240,7 @@ export class PostgresEventStore implements EventStore {
     { expectedRevision }: { expectedRevision: ExpectedRevision },
   ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
+    await this.beginAppend(client);
     return (await this.writeWithin(client, streamId, events, expectedRevision)).result;
   }
 
@@ -313,7 +331,11 @@ export class PostgresEventStore implements EventStore {
     this.notifyTimer = setTimeout(() => {
       this.notifyTimer = null;
       this.lastNotifyAt = Date.now();
-      if (!this.closed) void this.pool.query(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`).catch(() => undefined);
+      // Without waiting for its commit record to reach disk: a notification lost in a crash costs one poll
+      // interval, while waiting for a flush adds a second fsync to every cross-process delivery.
+      if (!this.closed) {
+        void this.pool.query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify('${NOTIFY_CHANNEL}', '')`).catch(() => undefined);
+      }
     }, wait);
   }
 
@@ -382,33 +404,30 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const max = Math.max(1, Math.min(options.maxCount ?? 1000, 10_000));
     const after = options.after;
-    const r = after
-      ? await this.pool.query<EventRow>({
-          name: 'es_read_all_after',
-          text: `SELECT ${COLUMNS} FROM es_events
-           WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-             AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-           ORDER BY transaction_id, global_position LIMIT $3`,
-          values: [after.commit.toString(), after.prepare.toString(), max],
-        })
-      : await this.pool.query<EventRow>({
-          name: 'es_read_all',
-          text: `SELECT ${COLUMNS} FROM es_events
-           WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-           ORDER BY transaction_id, global_position LIMIT $1`,
-          values: [max],
-        });
+    // es_read_all finds the horizon (the oldest running appender of this database) in one statement and
+    // reads the events in a later one: see migration 013-feed-horizon and docs/event-store.md.
+    const r = await this.pool.query<EventRow>({
+      name: 'es_read_all',
+      text: `SELECT ${COLUMNS} FROM es_read_all($1::text::xid8, $2::bigint, $3::int) ORDER BY transaction_id, global_position`,
+      values: [after ? after.commit.toString() : null, after ? after.prepare.toString() : null, max],
+    });
     return r.rows.map(toRecorded);
   }
 
   async headPosition(): Promise<Position | null> {
-    const r = await this.pool.query<{ global_position: string; commit_text: string }>(
-      `SELECT global_position, transaction_id::text AS commit_text FROM es_events
-       WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-       ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
-    );
+    const r = await this.pool.query<{ global_position: string; commit_text: string }>({
+      name: 'es_head_position',
+      text: 'SELECT global_position, transaction_id::text AS commit_text FROM es_head_position()',
+    });
     const row = r.rows[0];
     return row ? { commit: BigInt(row.commit_text), prepare: BigInt(row.global_position) } : null;
+  }
+
+  /** The appending transactions running now in this database: how many, and how long the oldest has been open (s). */
+  async openAppends(): Promise<{ appends: number; oldestSeconds: number }> {
+    const r = await this.pool.query<{ appends: number; oldest_seconds: number }>('SELECT appends, oldest_seconds FROM es_open_appends()');
+    const row = r.rows[0];
+    return { appends: row?.appends ?? 0, oldestSeconds: row?.oldest_seconds ?? 0 };
   }
 
   subscribeToAll(options: SubscribeOptions): SubscriptionHandle {
@@ -448,6 +467,15 @@ export class PostgresEventStore implements EventStore {
       this.listener.release();
       this.listener = null;
     }
+  }
+}
+
+/** A caller's transaction wrote before it became an appender (see `beginAppend`): a programming error. */
+export class AppendOrderError extends Error {
+  readonly code = 'append_order';
+  constructor() {
+    super('appendWithin/beginAppend: the transaction wrote before it started appending events; call store.beginAppend(client) right after BEGIN');
+    this.name = 'AppendOrderError';
   }
 }
 

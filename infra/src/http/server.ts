@@ -8,6 +8,7 @@ import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
 import { rethrowDeferredInput } from './deferred-input';
 import { formatPosition } from '../event-store/port';
+import { PostgresEventStore } from '../event-store/postgres';
 import { projectionLag } from '../projections/checkpoints';
 import type { Services } from '../services';
 import { createSandboxHorizonRouter } from '../ledger/sandbox';
@@ -107,6 +108,22 @@ export const createApiServer = (o: ApiServerOptions): Express => {
   void faultedGauge;
   void attemptsGauge;
   void faultInfo;
+  // PostgreSQL only: the feed waits for the oldest appending transaction of this database (docs/event-store.md).
+  const store = services.store;
+  const openAppends = store instanceof PostgresEventStore ? () => store.openAppends() : null;
+  if (openAppends) {
+    const appendsGauge = new client.Gauge({ name: 'event_store_open_appends', help: 'Appending transactions open now in the event store database', registers: [registry] });
+    new client.Gauge({
+      name: 'event_store_oldest_open_append_seconds',
+      help: 'How long the oldest appending transaction still open has been open (the feed shows nothing past it until it ends); 0 when none is open',
+      registers: [registry],
+      async collect() {
+        const open = await openAppends();
+        this.set(open.oldestSeconds);
+        appendsGauge.set(open.appends);
+      },
+    });
+  }
 
   return createBaseApp({ logger: services.logger, bodyLimitBytes: services.config.BODY_LIMIT_BYTES, trustProxy: services.config.TRUST_PROXY }, (app) => {
     app.use((req, res, next) => {

@@ -10,6 +10,7 @@ import {
   createPgPool,
   dropDatabase,
   ensureDatabase,
+  eventHash,
   migrate,
   readCheckpoints,
   type Position,
@@ -149,7 +150,7 @@ test('catch-up, rebuild and rebuild beside a live runner: rows equal the fold of
     await knex.raw(`CREATE TABLE ${table} (id text PRIMARY KEY, n int NOT NULL, last_revision bigint NOT NULL, types text NOT NULL)`);
 
     // A history with fabricated transaction ids: a lower id may hold a higher sequence number (9 → 99 998…).
-    const pools = Array.from({ length: 6 }, () => ({ poolId: randomUUID(), tenantId: randomUUID(), revision: -1 }));
+    const pools = Array.from({ length: 6 }, () => ({ poolId: randomUUID(), tenantId: randomUUID(), revision: -1, lastHash: null as string | null }));
     const steps = (['created', 'published', 'archived', 'unarchived'] as const).flatMap((kind) => pools.map((p) => ({ kind, p })));
     const txns: Array<[number, number[]]> = [
       [9, [99_998, 99_999, 100_000]],
@@ -166,15 +167,23 @@ test('catch-up, rebuild and rebuild beside a live runner: rows equal the fold of
         const { kind, p } = steps[step++]!;
         const e = poolEvent(kind, p.poolId, p.tenantId);
         p.revision++;
+        // Hash-chained as the store would chain them (projectors check every link they read).
+        const id = randomUUID();
+        const streamId = `pool-${p.poolId}`;
+        const schemaVersion = eventRegistry.currentVersion(e.type);
+        const metadata = meta(p.tenantId);
+        const data = JSON.parse(JSON.stringify(e.data)) as unknown;
+        const hash = eventHash(p.lastHash, { streamId, revision: BigInt(p.revision), id, type: e.type, schemaVersion, data, metadata });
         await pool.query(
-          `INSERT INTO es_events (global_position, transaction_id, stream_id, stream_revision, event_id, type, schema_version, data, metadata, hash)
-           VALUES ($1, $2::text::xid8, $3, $4, $5, $6, $7, $8, $9, 'fabricated')`,
-          [prepare, String(commit), `pool-${p.poolId}`, p.revision, randomUUID(), e.type, eventRegistry.currentVersion(e.type), JSON.stringify(e.data), JSON.stringify(meta(p.tenantId))],
+          `INSERT INTO es_events (global_position, transaction_id, stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash)
+           VALUES ($1, $2::text::xid8, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+          [prepare, String(commit), streamId, p.revision, id, e.type, schemaVersion, JSON.stringify(data), JSON.stringify(metadata), p.lastHash, hash],
         );
+        p.lastHash = hash;
       }
     }
     assert.is(step, steps.length);
-    for (const p of pools) await pool.query(`INSERT INTO es_streams (stream_id, revision, last_hash) VALUES ($1, $2, 'fabricated')`, [`pool-${p.poolId}`, p.revision]);
+    for (const p of pools) await pool.query(`INSERT INTO es_streams (stream_id, revision, last_hash) VALUES ($1, $2, $3)`, [`pool-${p.poolId}`, p.revision, p.lastHash]);
     await pool.query(`SELECT setval('es_events_global_position_seq', 100010)`);
 
     // Real appends on top: their transaction ids have more digits than 1001.

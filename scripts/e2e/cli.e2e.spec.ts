@@ -14,7 +14,7 @@ const run = promisify(execFile);
 
 const cli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
   try {
-    const { stdout, stderr } = await run(tsx, ['scripts/src/cli.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent' } });
+    const { stdout, stderr } = await run(tsx, ['scripts/src/cli.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent' }, maxBuffer: 256 * 1024 * 1024 });
     return { code: 0, out: stdout, err: stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };

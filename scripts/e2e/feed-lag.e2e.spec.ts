@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApiServer, createServices, dropDatabase, formatPosition, loadConfig, PostgresEventStore, type NewEvent, type Services } from '@cagnotte/infra';
+import { createApiServer, createServices, dropDatabase, eventHash, formatPosition, loadConfig, PostgresEventStore, type NewEvent, type Services } from '@cagnotte/infra';
 import { testDatabaseUrl } from '@cagnotte/infra/src/testing/resources';
 import { PROJECTION_NAMES, createProjectorRunner } from '@cagnotte/projectors';
 import { call, listen } from './harness';
@@ -52,11 +52,16 @@ test('projectors stopped, N events past the boundary: lag N everywhere; an open 
     server = api.server;
 
     // A history below the boundary: transaction ids 990…999 (fabricated), sequence 1…10.
+    // Each event hashed as the store would (projectors check every hash link they read).
     for (let i = 0; i < 10; i++) {
+      const streamId = `lag-${randomUUID()}`;
+      const id = randomUUID();
+      const metadata = probe(i).metadata;
+      const hash = eventHash(null, { streamId, revision: 0n, id, type: 'FeedLagProbe', schemaVersion: 1, data: {}, metadata });
       await s.pgPool.query(
         `INSERT INTO es_events (global_position, transaction_id, stream_id, stream_revision, event_id, type, schema_version, data, metadata, hash)
-         VALUES ($1, $2::text::xid8, $3, 0, $4, 'FeedLagProbe', 1, '{}', $5, 'fabricated')`,
-        [i + 1, String(990 + i), `lag-${randomUUID()}`, randomUUID(), JSON.stringify(probe(i).metadata)],
+         VALUES ($1, $2::text::xid8, $3, 0, $4, 'FeedLagProbe', 1, '{}', $5, $6)`,
+        [i + 1, String(990 + i), streamId, id, JSON.stringify(metadata), hash],
       );
     }
     await s.pgPool.query(`SELECT setval('es_events_global_position_seq', 10)`);

@@ -16,11 +16,11 @@ import { burnXidsUntil, nextXid, reachableDigitBoundary } from '../testing/xids'
 const test = suite('postgres event store: feed order across digit boundaries');
 
 /**
- * Crossing the next power of ten may burn at most this many ids (≈ 2–5 s on a loaded 2-core machine); farther,
+ * Crossing the next power of ten may burn at most this many ids (≈ 5–10 s on a loaded 2-core machine); farther,
  * the real crossing is skipped (the fabricated spec still runs). FEED_XID_BURN_BUDGET raises it, e.g. to
- * 1000000 once to take a cluster past 10^6.
+ * 10000000 once to take a cluster past 10^7.
  */
-const BURN_BUDGET = BigInt(process.env.FEED_XID_BURN_BUDGET ?? '300000');
+const BURN_BUDGET = BigInt(process.env.FEED_XID_BURN_BUDGET ?? '1000000');
 
 const ev = (i: number): NewEvent => ({
   id: randomUUID(),

@@ -23,8 +23,7 @@ export async function up(knex: Knex): Promise<void> {
         RAISE EXCEPTION 'es_begin_append: this transaction wrote before it started appending events; call beginAppend right after BEGIN, before any other write'
           USING ERRCODE = 'object_not_in_prerequisite_state';
       END IF;
-      PERFORM pg_advisory_xact_lock_shared(${classid}, ${objid});
-      PERFORM set_config('cagnotte.es_appending', 'on', true);
+      PERFORM pg_advisory_xact_lock_shared(${classid}, ${objid}), set_config('cagnotte.es_appending', 'on', true);
     END $$;
 
     -- Enforced by the database: no statement inserts into es_events outside an appender. A statement-level
@@ -39,8 +38,7 @@ export async function up(knex: Knex): Promise<void> {
         RAISE EXCEPTION 'es_begin_append: this transaction wrote before it started appending events; call beginAppend right after BEGIN, before any other write'
           USING ERRCODE = 'object_not_in_prerequisite_state';
       END IF;
-      PERFORM pg_advisory_xact_lock_shared(${classid}, ${objid});
-      PERFORM set_config('cagnotte.es_appending', 'on', true);
+      PERFORM pg_advisory_xact_lock_shared(${classid}, ${objid}), set_config('cagnotte.es_appending', 'on', true);
       RETURN NULL;
     END $$;
     CREATE TRIGGER es_events_begin_append BEFORE INSERT ON es_events

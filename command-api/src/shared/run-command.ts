@@ -13,15 +13,16 @@ import {
   type RouteAnswer,
 } from '@cagnotte/infra';
 
-export interface Aggregate<S> {
+/** An aggregate's fold over its own event union E (a member of DomainEvent): what runCommand rebuilds the state with. */
+export interface Aggregate<S, E extends DomainEvent = DomainEvent> {
   initial: () => S;
-  evolve: (state: S, event: DomainEvent) => S;
+  evolve: (state: S, event: E) => S;
 }
 
-export interface CommandOutcome<S> {
+export interface CommandOutcome<S, E extends DomainEvent = DomainEvent> {
   /** The state after the new events: the state as of this command's own revision. */
   state: S;
-  events: DomainEvent[];
+  events: E[];
   /** Where the last new event sits in the feed; null when the command changed nothing. */
   position: Position | null;
   /** The stream's revision after the command (its own last event), or the current one when it changed nothing; -1 for no stream. */
@@ -35,12 +36,12 @@ export interface CommandRuntime {
   commandQueue: KeyedQueue;
 }
 
-export interface CommandOptions<S> {
+export interface CommandOptions<S, E extends DomainEvent = DomainEvent> {
   /**
    * Renders the route's answer from the outcome. With an idempotency claim it is computed before the commit and
    * written with the events, so a retry after a crash replays exactly what the first request would have answered.
    */
-  respond?: (outcome: CommandOutcome<S>) => RouteAnswer;
+  respond?: (outcome: CommandOutcome<S, E>) => RouteAnswer;
   /** The request's Idempotency-Key (ctx.idempotency). */
   idempotency?: IdempotencyClaim | null;
   /** How long the command may wait for its turn and retry conflicts with other processes (ms). */
@@ -62,22 +63,23 @@ const busy = () => new UnavailableError('concurrent_modification', 'The resource
  * still append first: then the whole cycle runs again on the fresh stream, after a jittered pause, until the
  * deadline (then 503). With an Idempotency-Key, the events and the answer commit in one transaction.
  */
-export const runCommand = async <S>(
+export const runCommand = async <S, E extends DomainEvent = DomainEvent>(
   runtime: CommandRuntime,
   streamId: string,
-  aggregate: Aggregate<S>,
-  decide: (state: S) => DomainEvent[],
+  aggregate: Aggregate<S, E>,
+  decide: (state: S) => E[],
   metadata: EventMetadata,
-  options: CommandOptions<S> = {},
-): Promise<CommandOutcome<S> & { answer: RouteAnswer | null }> => {
+  options: CommandOptions<S, E> = {},
+): Promise<CommandOutcome<S, E> & { answer: RouteAnswer | null }> => {
   const until = Date.now() + (options.deadlineMs ?? COMMAND_DEADLINE_MS);
-  const withAnswer = (outcome: CommandOutcome<S>) => ({ ...outcome, answer: options.respond ? options.respond(outcome) : null });
+  const withAnswer = (outcome: CommandOutcome<S, E>) => ({ ...outcome, answer: options.respond ? options.respond(outcome) : null });
   return runtime.commandQueue.run(
     streamId,
     async () => {
       for (let attempt = 1; ; attempt++) {
         const recorded = await runtime.store.readStream(streamId);
-        const state = recorded.map((r) => parseEvent(r) as DomainEvent).reduce(aggregate.evolve, aggregate.initial());
+        // A stream holds only its aggregate's events (the stream name says which aggregate), so the cast is the stream's contract.
+        const state = recorded.map((r) => parseEvent(r) as unknown as E).reduce(aggregate.evolve, aggregate.initial());
         const head = recorded.length === 0 ? -1n : recorded[recorded.length - 1]!.revision;
         const events = decide(state);
         if (events.length === 0) return withAnswer({ state, events, position: null, revision: head });

@@ -1,6 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const APPS = ['@cagnotte/command-api', '@cagnotte/command-api/*', '@cagnotte/query-api', '@cagnotte/query-api/*', '@cagnotte/projectors', '@cagnotte/projectors/*', '@cagnotte/scripts', '@cagnotte/scripts/*'];
+/** What reads the event store: the query side may import none of it (docs/architecture.md, the floors). */
+const EVENT_STORE_NAMES = ['EventStore', 'PostgresEventStore', 'EventStoreDbEventStore', 'readAccountState', 'PullSubscription', 'SubscriptionSet'];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'scripts/bench/results/**'] },
   js.configs.recommended,
@@ -15,9 +19,35 @@ export default tseslint.config(
   },
   {
     // Nothing imports an app but scripts/ (ARCHITECTURE.md).
-    files: ['event-schemas/src/**/*.ts', 'domain/src/**/*.ts', 'infra/src/**/*.ts', 'command-api/src/**/*.ts', 'query-api/src/**/*.ts', 'projectors/src/**/*.ts'],
+    files: ['event-schemas/src/**/*.ts', 'domain/src/**/*.ts', 'infra/src/**/*.ts', 'read-models/src/**/*.ts', 'command-api/src/**/*.ts', 'projectors/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@cagnotte/command-api', '@cagnotte/query-api', '@cagnotte/projectors', '@cagnotte/scripts'] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: APPS, message: 'nothing imports an app but scripts/ (docs/architecture.md)' }] }],
+    },
+  },
+  {
+    // infra holds adapters only: it never reaches up into the read side's shapes.
+    files: ['infra/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: APPS, message: 'nothing imports an app but scripts/' }, { group: ['@cagnotte/read-models', '@cagnotte/read-models/*'], message: 'infra holds adapters only; read models sit above it' }] }],
+    },
+  },
+  {
+    // The query side reads read models only: no domain (bar its error vocabulary), no event store.
+    files: ['query-api/src/**/*.ts', 'read-models/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: APPS, message: 'nothing imports an app but scripts/' },
+            { regex: '^@cagnotte/domain(?!/errors$)(/.*)?$', message: 'the query side does not decide: read models only (error classes come from @cagnotte/domain/errors)' },
+          ],
+          paths: [
+            { name: '@cagnotte/infra', importNames: EVENT_STORE_NAMES, message: 'the query side reads read models, never the event store' },
+            { name: '@cagnotte/event-schemas', importNames: ['parseEvent', 'eventRegistry'], message: 'the query side reads read models, never events' },
+          ],
+        },
+      ],
     },
   },
   {

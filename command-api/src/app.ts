@@ -19,7 +19,15 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeAccountRoutes({ services: deps.services, clock }),
     ...makePersonaRoutes({ services: deps.services, clock }),
     ...makeMandateRoutes({ services: deps.services, clock }),
-    ...makePoolCommandRoutes({ services: deps.services, clock }),
+    ...makePoolCommandRoutes({
+      store: deps.services.store,
+      pgPool: deps.services.pgPool,
+      commandQueue: deps.services.commandQueue,
+      waiter: deps.services.waiter,
+      readYourWritesMs: deps.services.config.READ_YOUR_WRITES_TIMEOUT_MS,
+      accounts: deps.services.accounts,
+      clock,
+    }),
     ...makePilotRequestRoutes({ services: deps.services, clock }),
   ];
 };

@@ -3,7 +3,7 @@ export * from './identity/register';
 export * from './identity/mandates';
 export * from './shared/context';
 export * from './shared/run-command';
-export * from './pools/schemas';
+export * from './pools/routes';
 export * from './auth/routes';
 export * from './catalogue/merchants';
 export * from './catalogue/pilot-requests';

@@ -37,3 +37,6 @@ export interface Upcaster {
   readonly fromVersion: number;
   readonly up: (data: unknown) => unknown;
 }
+
+/** The event a definition describes: `{ type, data }`, data as its schema parses it. */
+export type EventOf<D> = D extends EventDefinition<infer T, infer S> ? { type: T; data: z.infer<S> } : never;

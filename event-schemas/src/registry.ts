@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventMetadata, type EventDefinition, type Upcaster } from './define';
+import { EventMetadata, type EventDefinition, type EventOf, type Upcaster } from './define';
 import { poolEvents, poolUpcasters } from './pools';
 import { identityEvents } from './identity';
 import { catalogueEvents } from './catalogue';
@@ -23,7 +23,6 @@ export class EventSchemaError extends Error {
 }
 
 type AnyDefinition = EventDefinition<string, z.ZodType>;
-type EventOf<D> = D extends EventDefinition<infer T, infer S> ? { type: T; data: z.infer<S> } : never;
 
 export const allEventDefinitions = [...poolEvents, ...identityEvents, ...catalogueEvents] as const;
 /** The union of every current event, discriminated on `type`. */

@@ -16,7 +16,6 @@ export * from './auth/passwords';
 export * from './auth/tokens';
 export * from './auth/sessions';
 export * from './auth/credentials';
-export * from './read-models/pools';
 export * from './read-models/identity';
 export * from './projections/checkpoints';
 export * from './services';

@@ -15,7 +15,6 @@ import { TokenService } from './auth/tokens';
 import { SessionStore } from './auth/sessions';
 import { CredentialStore } from './auth/credentials';
 import { AccountReadModel, TenantReadModel } from './read-models/identity';
-import { PoolReadModel } from './read-models/pools';
 import { CheckpointWaiter } from './projections/checkpoints';
 import type { Embedder, SearchIndex } from './search/port';
 import { createEmbedder } from './search/embeddings';
@@ -41,7 +40,6 @@ export interface Services {
   credentials: CredentialStore;
   tenants: TenantReadModel;
   accounts: AccountReadModel;
-  pools: PoolReadModel;
   rateLimiter: RateLimiter;
   waiter: CheckpointWaiter;
   searchIndex: SearchIndex;
@@ -151,7 +149,6 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     credentials: new CredentialStore(knex),
     tenants,
     accounts: new AccountReadModel(knex),
-    pools: new PoolReadModel(knex, pgPool),
     rateLimiter,
     waiter,
     searchIndex,

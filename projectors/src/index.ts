@@ -1,5 +1,4 @@
 export * from './runtime';
-export * from './pools/fold';
 export * from './pools/projection';
 export * from './identity/projection';
 export * from './merchants/projection';

@@ -4,19 +4,16 @@ import * as assert from 'uvu/assert';
 import { eventRegistry, type DomainEvent, type PoolDraftFields, type PoolType, type RelaisPoint } from '@cagnotte/event-schemas';
 import {
   CheckpointWaiter,
-  POOL_TABLES,
   PostgresEventStore,
   comparePositions,
   createLogger,
   readCheckpoints,
-  type MemberRow,
   type NewEvent,
-  type PickupPointRow,
-  type PoolRow,
   type Position,
   type RecordedEvent,
 } from '@cagnotte/infra';
 import { onTestTeardown, testKnex, testPgPool } from '@cagnotte/infra/src/testing/resources';
+import { POOL_TABLES, type MemberRow, type PickupPointRow, type PoolRow } from '@cagnotte/read-models';
 import { applyBatch, ProjectorRunner, type ProjectedEvent, type Projection } from './runtime';
 import { poolsProjection } from './pools/projection';
 

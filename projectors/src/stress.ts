@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { jsonEqual } from '@cagnotte/domain';
-import { eventRegistry, parseEvent, type DomainEvent, type PoolDraftFields } from '@cagnotte/event-schemas';
-import { POOL_TABLES, comparePositions, readCheckpoints, type EventStore, type Logger, type NewEvent, type Position, type RecordedEvent } from '@cagnotte/infra';
-import { foldPoolDoc, pickupPointsOf, type PoolDoc } from './pools/fold';
+import { eventRegistry, isPoolEvent, parseEvent, type DomainEvent, type PoolDraftFields } from '@cagnotte/event-schemas';
+import { comparePositions, readCheckpoints, type EventStore, type Logger, type NewEvent, type Position, type RecordedEvent } from '@cagnotte/infra';
+import { POOL_TABLES, foldPool, pickupPointsOf, type PoolDoc } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
 import { ProjectorRunner, type HookPoint, type Projection, type RuntimeHooks, type TableMap } from './runtime';
 
@@ -284,7 +284,7 @@ export const runStress = async (o: StressOptions): Promise<StressResult> => {
       if (!streams.has(e.streamId)) return;
       revisions.set(e.streamId, [...(revisions.get(e.streamId) ?? []), e.revision]);
       const parsed = parseEvent(e);
-      docs.set(e.streamId, foldPoolDoc(docs.get(e.streamId) ?? null, parsed, e.revision));
+      if (isPoolEvent(parsed)) docs.set(e.streamId, foldPool(docs.get(e.streamId) ?? null, parsed, e.revision));
     });
     // Counter: each event exactly once, each stream in order.
     const rows = (await knex(counterTable).select('stream_id', 'revision').orderBy('seq')) as Array<{ stream_id: string; revision: string }>;

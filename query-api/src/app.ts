@@ -1,4 +1,5 @@
 import type { RouteDef, Services } from '@cagnotte/infra';
+import { PoolReadModel } from '@cagnotte/read-models';
 import { makeAuthQueryRoutes } from './auth/routes';
 import { makeMerchantQueryRoutes } from './merchants/routes';
 import { makePoolQueryRoutes } from './pools/routes';
@@ -11,7 +12,12 @@ import { makeMeQueryRoutes } from './me/routes';
  */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => [
   ...makeAuthQueryRoutes(deps),
-  ...makePoolQueryRoutes(deps),
+  ...makePoolQueryRoutes({
+    pools: new PoolReadModel(deps.services.knex, deps.services.pgPool),
+    accounts: deps.services.accounts,
+    waiter: deps.services.waiter,
+    readYourWritesMs: deps.services.config.READ_YOUR_WRITES_TIMEOUT_MS,
+  }),
   ...makeMerchantQueryRoutes(deps),
   ...makeCatalogueRoutes(deps),
   ...makeMeQueryRoutes(deps),

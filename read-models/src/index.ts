@@ -1,1 +1,1 @@
-export * from './pools/visibility';
+export * from './pools';

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { parseEvent } from '@cagnotte/event-schemas';
+import { isPoolEvent, parseEvent } from '@cagnotte/event-schemas';
 import { createKnex, createLogger, createPgPool, PostgresEventStore, type Position, type RecordedEvent } from '@cagnotte/infra';
-import { foldPoolDoc, poolsProjection, ProjectorRunner, type PoolDoc } from '@cagnotte/projectors';
+import { poolsProjection, ProjectorRunner } from '@cagnotte/projectors';
+import { foldPool, type PoolDoc } from '@cagnotte/read-models';
 import { fmtRate, freshDatabase, nowMs, ratio, table, type SummaryRow } from './lib';
 import { assertValid, poolHistory } from './pool-events';
 import { timeKnex } from './query-timer';
@@ -103,8 +104,9 @@ export const runProjector = async (o: ProjectorOptions): Promise<{ rows: Summary
         const t = nowMs();
         for (const e of page) {
           const parsed = parseEvent(e);
-          const id = (parsed.data as { poolId: string }).poolId;
-          docs.set(id, foldPoolDoc(docs.get(id) ?? null, parsed, e.revision));
+          if (!isPoolEvent(parsed)) continue;
+          const id = parsed.data.poolId;
+          docs.set(id, foldPool(docs.get(id) ?? null, parsed, e.revision));
         }
         cpuMs += nowMs() - t;
       }),

@@ -4,10 +4,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { evolvePool, initialPool, type ExistingPool, type Pool } from '@cagnotte/domain';
-import { parseEvent, type DomainEvent } from '@cagnotte/event-schemas';
+import { isPoolEvent, parseEvent } from '@cagnotte/event-schemas';
 import { makeCommandRoutes } from '@cagnotte/command-api';
-import { createApiServer, createServices, groupBuyOfPool, loadConfig } from '@cagnotte/infra';
+import { createApiServer, createServices, loadConfig } from '@cagnotte/infra';
+import { foldPool, groupBuyOf, type PoolDoc, type PoolDocument } from '@cagnotte/read-models';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import { call, groupsPool, listen, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
 
@@ -31,15 +31,17 @@ test.before(async (ctx) => {
 
 test.after(async (ctx) => ctx.api.stop());
 
-/** The pool as its stream folds it up to (and including) `revision`. */
-const foldAt = async (api: TestApi, poolId: string, revision: number): Promise<ExistingPool> => {
+/** The pool as the pools read model folds its stream up to (and including) `revision`. */
+const foldAt = async (api: TestApi, poolId: string, revision: number): Promise<PoolDocument> => {
   const recorded = await api.services.store.readStream(`pool-${poolId}`);
-  const state = recorded
+  const doc = recorded
     .filter((r) => r.revision <= BigInt(revision))
-    .map((r) => parseEvent(r) as DomainEvent)
-    .reduce<Pool>(evolvePool, initialPool());
-  assert.ok(state.status !== 'none');
-  return state as ExistingPool;
+    .reduce<PoolDoc | null>((d, r) => {
+      const e = parseEvent(r);
+      return isPoolEvent(e) ? foldPool(d, e, r.revision) : d;
+    }, null);
+  assert.ok(doc !== null);
+  return doc!.pool;
 };
 
 test('50 concurrent PATCHes of one pool all succeed, each answering the pool as of its own revision', async (ctx) => {
@@ -72,7 +74,7 @@ const expectOwnAnswers = async (api: TestApi, organiser: TestUser, id: string, r
     const pool = await foldAt(api, id, body.revision);
     const { refund, ...view } = body;
     assert.is(refund, null);
-    assert.equal(view, groupBuyOfPool(pool, BigInt(body.revision), { userId: organiser.id }), `answer ${i} is the fold at its revision ${body.revision}`);
+    assert.equal(view, groupBuyOf(pool, BigInt(body.revision), { userId: organiser.id }), `answer ${i} is the fold at its revision ${body.revision}`);
   }
   assert.is(foreign, 0, 'no answer shows another writer\'s state');
   const stream = await api.services.store.readStream(`pool-${id}`);

@@ -341,10 +341,32 @@ const closedPort = async (): Promise<number> => {
   return port;
 };
 
+/**
+ * The event store of `services`, except that reading a seller's account stream or a merchant's stream meets a
+ * database that refuses connections: the reference lookups read those streams. The caller's own account stream
+ * (who acts) and the pool streams stay up.
+ */
+const referenceStreamsDown = (store: Services['store'], callerId: string): Services['store'] => {
+  const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+  const isReference = (streamId: string) => streamId.startsWith('merchant-') || (streamId.startsWith('account-') && streamId !== `account-${callerId}`);
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'readStream') {
+        return (streamId: string, ...rest: unknown[]) =>
+          isReference(streamId) ? Promise.reject(refused()) : (target.readStream as (...a: unknown[]) => unknown).call(target, streamId, ...rest);
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+};
+
 test('a database outage during a reference lookup is a 503 service_unavailable, never a 400', async (ctx) => {
-  // The lookups of this app go to a database that refuses connections; auth, tenants and the event store stay up.
+  // The lookups of this app go to a database that refuses connections (the read models, and the streams of the
+  // accounts and merchants a pool names); auth, tenants, the caller's own stream and the pool streams stay up.
   const down = knexFactory({ client: 'pg', connection: { host: '127.0.0.1', port: await closedPort(), user: 'postgres', database: 'down' }, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 20_000, log: QUIET });
-  const services: Services = { ...ctx.api.services, knex: down, accounts: new AccountReadModel(down) };
+  const store = referenceStreamsDown(ctx.api.services.store, ctx.organiser.id);
+  const services: Services = { ...ctx.api.services, knex: down, accounts: new AccountReadModel(down), store };
   const app = createApiServer({ services, routes: makeCommandRoutes({ services }), projections: [], info: API_INFO });
   const { server, url } = await listen(app);
   try {

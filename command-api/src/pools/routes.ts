@@ -1,101 +1,99 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { NotFoundError, type PoolPatch } from '@cagnotte/domain';
 import {
-  NotFoundError,
-  decidePool,
-  evolvePool,
-  initialPool,
-  type ExistingPool,
-  type Pool,
-  type PoolCommand,
-  type PoolPatch,
-} from '@cagnotte/domain';
-import {
-  GroupBuy,
-  formatPosition,
-  groupBuyOfPool,
-  type AuthContext,
-  type IdempotencyClaim,
-  type Position,
-  type RouteAnswer,
-  type RouteDef,
-  type Services,
-  defineRoute,
-} from '@cagnotte/infra';
-import { ArchiveResult, MerchantPoolCreateInput, PoolCreateInput, PoolIdParams, PoolUpdateInput, Refund } from './schemas';
-import { loadActor, metadataFor, poolStream, requireOwnTenant } from '../shared/context';
-import { runCommand, type CommandOutcome } from '../shared/run-command';
+  CountryCode,
+  DecimalAmount,
+  Id,
+  IsoDate,
+  MarketplaceVisibility,
+  Percent,
+  PoolConfig,
+  PoolStatus,
+  PoolType,
+  StellarAccountId,
+} from '@cagnotte/event-schemas';
+import { defineRoute, type RouteDef } from '@cagnotte/infra';
+import { GroupBuy } from '@cagnotte/read-models';
+import { requireOwnTenant } from '../shared/context';
 import { commissionMandate } from '../identity/mandates';
-import { resolveSeller } from './references';
+import { POSITION_HEADER, documentOf, poolAnswer, positionHeaders, resolveSeller, runPoolCommand, type PoolCommandDeps } from './handler';
 
-const aggregate = { initial: initialPool, evolve: evolvePool };
-const POSITION_HEADER = 'X-Event-Position';
-const READ_PROJECTIONS = ['pools'];
+// ---------------------------------------------------------------------------------------------------------------
+// Inputs
+// ---------------------------------------------------------------------------------------------------------------
+/** A percentage sent as "12.5" or 12.5; kept as a decimal string. */
+const PercentInput = z
+  .union([z.string(), z.number().finite()])
+  .transform((v) => String(v))
+  .pipe(Percent);
 
-export interface PoolRouteDeps {
-  services: Services;
-  clock: () => Date;
-}
+const Title = z.string().trim().min(1).max(200);
 
-const positionHeaders = (position: Position | null): Record<string, string> => (position ? { [POSITION_HEADER]: formatPosition(position) } : {});
+export const PoolCreateInput = z
+  .object({
+    type: PoolType,
+    title: Title,
+    description: z.string().max(10_000).default(''),
+    country: CountryCode.default('FR'),
+    currency: z.literal('EUR').default('EUR'),
+    marketplaceVisibility: MarketplaceVisibility.default('PRIVATE'),
+    config: PoolConfig.default({}),
+    sellerId: Id.nullable().default(null),
+    payoutAccount: StellarAccountId.nullable().default(null),
+    organiserCommissionPercent: PercentInput.nullable().default(null).describe('BUSINESS accounts only'),
+    targetAmount: DecimalAmount.nullable().default(null).describe('FUNDING goal, decimal string'),
+    deadline: IsoDate.nullable().default(null),
+    acceptCommissionMandate: z.boolean().default(false).describe('Records the COMMISSION mandate on a brokered paid pool'),
+  })
+  .strict()
+  .describe('PoolCreateInput');
+export type PoolCreateInput = z.infer<typeof PoolCreateInput>;
 
-/** Read-your-writes: the answer goes out once the pools projection shows the write, so any read after it does too. */
-const awaitProjection = async (deps: PoolRouteDeps, position: Position | null) => {
-  if (position) await deps.services.waiter.waitFor(READ_PROJECTIONS, position, deps.services.config.READ_YOUR_WRITES_TIMEOUT_MS);
+const SellerResolution = {
+  sellerIdentifier: z.string().trim().min(1).max(200).optional().describe('User id, email or phone of the seller in this tenant; resolved to sellerId'),
+  sellerMerchantSlug: z.string().trim().min(1).max(64).optional().describe('Slug of the seller\'s merchant profile; resolved to sellerId'),
 };
 
-/**
- * The answer of a pool command: the pool as of the command's own revision, rendered from the fold (never from the
- * read model, which may already show a later writer). Pure, so it can be written with the events under an
- * Idempotency-Key and replayed unchanged.
- */
-const poolAnswer =
-  (auth: AuthContext, status = 200, extra: (outcome: CommandOutcome<Pool>) => Record<string, unknown> = () => ({})) =>
-  (outcome: CommandOutcome<Pool>): RouteAnswer => ({
-    status,
-    data: { ...groupBuyOfPool(outcome.state as ExistingPool, outcome.revision, { userId: auth.userId }), ...extra(outcome) },
-    headers: positionHeaders(outcome.position),
-  });
+export const MerchantPoolCreateInput = PoolCreateInput.extend(SellerResolution).strict().describe('MerchantPoolCreateInput');
+export type MerchantPoolCreateInput = z.infer<typeof MerchantPoolCreateInput>;
+
+/** One schema for both PATCH endpoints. Absent fields are left as they are; PATCH never changes the status. */
+export const PoolUpdateInput = z
+  .object({
+    title: Title.optional(),
+    description: z.string().max(10_000).optional(),
+    country: CountryCode.optional(),
+    currency: z.literal('EUR').optional(),
+    marketplaceVisibility: MarketplaceVisibility.optional().describe('Once published, only PRIVATE; LISTED/FEATURED go through the listing operation'),
+    config: PoolConfig.optional(),
+    sellerId: Id.nullable().optional(),
+    payoutAccount: StellarAccountId.nullable().optional(),
+    organiserCommissionPercent: PercentInput.nullable().optional(),
+    targetAmount: DecimalAmount.nullable().optional(),
+    deadline: IsoDate.nullable().optional(),
+    status: PoolStatus.optional().describe('Accepted only with the current status (ignored); any other is a 400 `status_not_patchable`: publish with POST …/publish'),
+    ...SellerResolution,
+  })
+  .strict()
+  .describe('PoolUpdateInput');
+export type PoolUpdateInput = z.infer<typeof PoolUpdateInput>;
+
+export const PoolIdParams = z.object({ id: z.string().uuid() });
+
+export const ArchiveResult = z.object({ id: z.string().uuid(), archivedAt: z.string().nullable() });
+export const Refund = z.object({ amount: z.string(), source: z.string() }).nullable();
 
 const omitType = <T extends { type: unknown }>(f: T): Omit<T, 'type'> => {
   const { type: _type, ...rest } = f;
   return rest;
 };
 
-type CommandCtx = { auth: AuthContext | null; tenant: { id: string } | null; requestId: string; ip: string; idempotency: IdempotencyClaim | null };
+// ---------------------------------------------------------------------------------------------------------------
+// Routes: each builds its command and hands it to runPoolCommand (handler.ts).
+// ---------------------------------------------------------------------------------------------------------------
 
-/**
- * Runs a pool command as the signed-in user, inside the resolved tenant, and answers with `respond` (written with
- * the events when the request has an Idempotency-Key), once the read side shows the write.
- */
-const poolCommand = async (
-  deps: PoolRouteDeps,
-  ctx: CommandCtx,
-  poolId: string,
-  build: (meta: PoolCommand['metadata']) => PoolCommand,
-  respond: (outcome: CommandOutcome<Pool>) => RouteAnswer,
-): Promise<RouteAnswer> => {
-  const auth = ctx.auth!;
-  const actor = await loadActor(deps.services.store, auth);
-  const now = deps.clock().toISOString();
-  const tenantId = ctx.tenant?.id ?? auth.tenantId;
-  const command = build({ actor, now, ip: ctx.ip });
-  const outcome = await runCommand(
-    deps.services,
-    poolStream(poolId),
-    aggregate,
-    (state) => {
-      // A pool of another tenant does not exist for this caller: the decider sees no pool (and checks the role first where it should).
-      return decidePool(command, state.status !== 'none' && state.tenantId !== tenantId ? initialPool() : state);
-    },
-    metadataFor(ctx, tenantId, now),
-    { respond, idempotency: ctx.idempotency },
-  );
-  await awaitProjection(deps, outcome.position);
-  return outcome.answer!;
-};
-
-export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
+export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
   const create = (merchant: boolean) =>
     defineRoute({
       method: 'post',
@@ -116,9 +114,9 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
         const tenant = requireOwnTenant(auth, ctx.tenant);
         const body = ctx.body as MerchantPoolCreateInput;
         const { acceptCommissionMandate, sellerIdentifier, sellerMerchantSlug, ...fields } = body;
-        const sellerId = await resolveSeller(deps.services, tenant.id, auth.userId, { sellerId: fields.sellerId, sellerIdentifier, sellerMerchantSlug });
+        const sellerId = await resolveSeller(deps, tenant.id, auth.userId, { sellerId: fields.sellerId, sellerIdentifier, sellerMerchantSlug });
         const poolId = randomUUID();
-        return poolCommand(deps, { ...ctx, tenant }, poolId, (metadata) => ({
+        return runPoolCommand(deps, { ...ctx, tenant }, poolId, (metadata) => ({
           type: 'CreatePool',
           data: {
             poolId,
@@ -157,9 +155,9 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
         // the caller's, and the seller lookups below must not answer questions about another tenant's users.
         if (tenantId !== auth.tenantId) throw new NotFoundError('pool');
         if (patch.sellerId || sellerIdentifier !== undefined || sellerMerchantSlug !== undefined) {
-          patch.sellerId = await resolveSeller(deps.services, tenantId, auth.userId, { sellerId: patch.sellerId, sellerIdentifier, sellerMerchantSlug });
+          patch.sellerId = await resolveSeller(deps, tenantId, auth.userId, { sellerId: patch.sellerId, sellerIdentifier, sellerMerchantSlug });
         }
-        return poolCommand(
+        return runPoolCommand(
           deps,
           ctx,
           id,
@@ -191,12 +189,12 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
       errors: [400, 401, 403, 404],
       handler: async (ctx) => {
         const { id } = ctx.params as { id: string };
-        return poolCommand(
+        return runPoolCommand(
           deps,
           ctx,
           id,
           (metadata) => ({ type: method === 'post' ? 'ArchivePool' : 'UnarchivePool', data: {}, metadata }),
-          (outcome) => ({ data: { id, archivedAt: (outcome.state as ExistingPool).archivedAt }, headers: positionHeaders(outcome.position) }),
+          (outcome) => ({ data: { id, archivedAt: documentOf(outcome).archivedAt }, headers: positionHeaders(outcome.position) }),
         );
       },
     });
@@ -216,7 +214,7 @@ export const makePoolCommandRoutes = (deps: PoolRouteDeps): RouteDef[] => {
       errors: [400, 401, 403, 404],
       handler: async (ctx) => {
         const { id } = ctx.params as { id: string };
-        return poolCommand(deps, ctx, id, (metadata) => ({ type: 'PublishPool', data: {}, metadata }), poolAnswer(ctx.auth!));
+        return runPoolCommand(deps, ctx, id, (metadata) => ({ type: 'PublishPool', data: {}, metadata }), poolAnswer(ctx.auth!));
       },
     });
 

@@ -1,9 +1,9 @@
 import type {
   AccountType,
-  DomainEvent,
   EventData,
   ListingRefund,
   PoolDraftFields,
+  PoolEvent,
   PoolStatus,
   PoolType,
   Role,
@@ -171,7 +171,7 @@ const visibilityError = (to: string) =>
     'listing_requires_listing_operation',
   );
 
-const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): DomainEvent[] => {
+const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): PoolEvent[] => {
   // The contract's state table: PATCH leaves the status as it is (a DRAFT stays DRAFT); publishing is its own operation.
   if (patch.status !== undefined && patch.status !== pool.status) {
     throw new ValidationError(
@@ -185,7 +185,7 @@ const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): 
   requireValidConfig(changes.config);
   if (changes.marketplaceVisibility && PAID_VISIBILITIES.has(changes.marketplaceVisibility)) throw visibilityError(changes.marketplaceVisibility);
   requireBusinessForCommission(changes.organiserCommissionPercent, meta.actor);
-  const events: DomainEvent[] = [];
+  const events: PoolEvent[] = [];
 
   if (pool.status === 'DRAFT') {
     if (Object.keys(changes).length > 0) {
@@ -222,14 +222,14 @@ const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): 
   return events;
 };
 
-const decidePublish = (pool: ExistingPool, now: string): DomainEvent[] => {
+const decidePublish = (pool: ExistingPool, now: string): PoolEvent[] => {
   if (pool.status !== 'DRAFT') throw new IllegalStateError('pool_not_draft', 'Only a DRAFT pool can be published');
   const errors = publishErrors(pool);
   if (Object.keys(errors).length > 0) throw new ValidationError(errors, 'The pool is not ready to be published', 'pool_incomplete');
   return [{ type: 'PoolPublished', data: { poolId: pool.id, publishedAt: now } }];
 };
 
-export const decidePool = (command: PoolCommand, state: Pool): DomainEvent[] => {
+export const decidePool = (command: PoolCommand, state: Pool): PoolEvent[] => {
   const { actor, now } = command.metadata;
   switch (command.type) {
     case 'CreatePool': {
@@ -239,7 +239,7 @@ export const decidePool = (command: PoolCommand, state: Pool): DomainEvent[] => 
       requireNoSecrets(fields);
       requireBusinessForCommission(fields.organiserCommissionPercent, actor);
       requireValidConfig(fields.config);
-      const events: DomainEvent[] = [
+      const events: PoolEvent[] = [
         {
           type: 'PoolCreated',
           data: { ...fields, poolId, tenantId, type: poolType, organiserId: actor.userId, organiserName: actor.displayName, createdAt: now },
@@ -290,8 +290,14 @@ const created = (data: EventData<'PoolCreated'>): ExistingPool => {
   };
 };
 
-/** Folds one event into the pool. Events of other aggregates leave it as it is. */
-export const evolvePool = (state: Pool, event: DomainEvent): Pool => {
+/** `never`: the switch below is exhaustive over PoolEvent. At run time a stray event of another aggregate changes nothing. */
+const unknownEvent = (_event: never, state: Pool): Pool => state;
+
+/**
+ * Folds one event of the pool's stream into the pool. The switch is exhaustive over PoolEvent (the compiler says
+ * when a pool event is added); anything else (a stream holds only its aggregate's events) leaves the pool as it is.
+ */
+export const evolvePool = (state: Pool, event: PoolEvent): Pool => {
   if (event.type === 'PoolCreated') return created(event.data);
   if (state.status === 'none') return state;
   switch (event.type) {
@@ -313,26 +319,10 @@ export const evolvePool = (state: Pool, event: DomainEvent): Pool => {
     case 'PoolUnarchived':
       return { ...state, archivedAt: null, updatedAt: event.data.unarchivedAt };
     case 'PoolCommissionMandateAccepted':
-    case 'TenantCreated':
-    case 'AccountRegistered':
-    case 'BusinessIdentityCaptured':
-    case 'LedgerAccountLinked':
-    case 'OrganiserGrantPrepared':
-    case 'OrganiserGrantSettled':
-    case 'RoleGranted':
-    case 'MandateAccepted':
-    case 'MandateRevoked':
-    case 'PasswordResetCompleted':
-    case 'MerchantOnboarded':
-    case 'MerchantProfileUpdated':
-    case 'MerchantActivated':
-    case 'MerchantSuspended':
-    case 'PilotRequested':
-    case 'VisitorFirstTouched':
       return state;
     default:
-      return assertNever(event);
+      return unknownEvent(event, state);
   }
 };
 
-export const foldPool = (events: DomainEvent[]): Pool => events.reduce(evolvePool, initialPool());
+export const foldPool = (events: PoolEvent[]): Pool => events.reduce(evolvePool, initialPool());

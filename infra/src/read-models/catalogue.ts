@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ExistingMerchant, ExistingPool } from '@cagnotte/domain';
-import { GroupBuy, PublicPoolConfig, publicConfigView, unitView } from './pools';
+import { GroupBuy, PublicPoolConfig, publicConfigView, unitView } from '@cagnotte/read-models';
 
 export const MerchantCard = z
   .object({

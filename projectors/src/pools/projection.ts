@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import { POOL_TABLES, pickupPointRowsOf, type PoolRow } from '@cagnotte/infra';
+import { isPoolEvent, type PoolEvent } from '@cagnotte/event-schemas';
+import { POOL_TABLES, foldPool, organiserMemberOf, pickupPointRowsOf, relaisChanged, type PoolDoc, type PoolRow } from '@cagnotte/read-models';
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
-import { foldPoolDoc, relaisChanged, type PoolDoc } from './fold';
 
-const HANDLED = new Set(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolVisibilityChanged', 'PoolCountryChanged', 'PoolArchived', 'PoolUnarchived']);
+/** The pool events that change the read model (the COMMISSION mandate shows in none of its views). */
+const HANDLED = new Set<PoolEvent['type']>(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolVisibilityChanged', 'PoolCountryChanged', 'PoolArchived', 'PoolUnarchived']);
 
-const poolIdOf = (e: ProjectedEvent) => (e.data as { poolId: string }).poolId;
+type ProjectedPoolEvent = Extract<ProjectedEvent, PoolEvent>;
 
 const rowValues = ({ pool: p, revision }: PoolDoc) => ({
   id: p.id,
@@ -26,19 +27,21 @@ const rowValues = ({ pool: p, revision }: PoolDoc) => ({
 const pointRows = ({ pool: p }: PoolDoc) => pickupPointRowsOf(p).map((row) => ({ ...row, tenant_id: p.tenantId }));
 
 /**
- * Folds a batch in memory over the rows it touches, then writes each table once: one select, one
- * multi-row upsert, and pick-up point and member writes only for the pools that need them.
+ * Folds a batch in memory over the rows it touches (with the read model's own fold, foldPool), then writes each
+ * table once: one select, one multi-row upsert, and pick-up point and member writes only for the pools that need them.
  */
-const applyPoolEvents = async (trx: Knex.Transaction, events: ProjectedEvent[], table: TableMap): Promise<void> => {
-  const ids = [...new Set(events.map(poolIdOf))];
+const applyPoolEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[], table: TableMap): Promise<void> => {
+  const events = batch.filter((e): e is ProjectedPoolEvent => isPoolEvent(e));
+  const ids = [...new Set(events.map((e) => e.data.poolId))];
+  if (ids.length === 0) return;
   const rows = await trx<PoolRow>(table(POOL_TABLES.pools)).whereIn('id', ids).select('id', 'doc', 'revision');
   const before = new Map<string, PoolDoc>(rows.map((r) => [r.id, { pool: r.doc, revision: BigInt(r.revision) }]));
   const after = new Map(before);
   const created: PoolDoc[] = [];
   for (const e of events) {
-    const id = poolIdOf(e);
+    const id = e.data.poolId;
     const prev = after.get(id) ?? null;
-    const next = foldPoolDoc(prev, e, e.revision);
+    const next = foldPool(prev, e, e.revision);
     if (!next || next === prev) continue;
     after.set(id, next);
     if (e.type === 'PoolCreated') created.push(next);
@@ -48,16 +51,7 @@ const applyPoolEvents = async (trx: Knex.Transaction, events: ProjectedEvent[], 
   await trx(table(POOL_TABLES.pools)).insert(changed.map(rowValues)).onConflict('id').merge();
   if (created.length > 0) {
     await trx(table(POOL_TABLES.members))
-      .insert(
-        created.map(({ pool: p }) => ({
-          pool_id: p.id,
-          user_id: p.organiserId,
-          tenant_id: p.tenantId,
-          display_name: p.organiserName,
-          role: 'organiser',
-          joined_at: p.createdAt,
-        })),
-      )
+      .insert(created.map(({ pool: p }) => ({ ...organiserMemberOf(p), tenant_id: p.tenantId })))
       .onConflict(['pool_id', 'user_id'])
       .ignore();
   }
@@ -69,11 +63,11 @@ const applyPoolEvents = async (trx: Knex.Transaction, events: ProjectedEvent[], 
   }
 };
 
-/** GroupBuy read model: pool rows, their members and their pick-up points. */
+/** GroupBuy read model: pool rows (their document folded by read-models' foldPool), their members and pick-up points. */
 export const poolsProjection: Projection = {
   name: 'pools',
   tables: [POOL_TABLES.pools, POOL_TABLES.members, POOL_TABLES.pickupPoints],
-  handles: (type) => HANDLED.has(type),
+  handles: (type) => HANDLED.has(type as PoolEvent['type']),
   apply: (trx, event, table) => applyPoolEvents(trx, [event], table),
   applyMany: applyPoolEvents,
 };

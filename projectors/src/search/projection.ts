@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { evolveMerchant, evolvePool, type ExistingMerchant, type ExistingPool, type Merchant, type Pool } from '@cagnotte/domain';
+import type { PoolEvent } from '@cagnotte/event-schemas';
 import type { Embedder, SearchIndex } from '@cagnotte/infra';
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
 import { embedListings, merchantListing, poolListing, type ListingDraft } from './listings';
@@ -41,7 +42,7 @@ export const makeSearchProjection = (index: SearchIndex, embedder: Embedder, opt
       const isMerchant = id.startsWith('merchant:');
       const source: Source = isMerchant
         ? { kind: 'merchant', state: evolveMerchant(known?.source.kind === 'merchant' ? known.source.state : { status: 'none' }, e) }
-        : { kind: 'pool', state: evolvePool(known?.source.kind === 'pool' ? known.source.state : { status: 'none' }, e) };
+        : { kind: 'pool', state: evolvePool(known?.source.kind === 'pool' ? known.source.state : { status: 'none' }, e as PoolEvent) };
       if (source.state.status === 'none') continue;
       sources.set(id, { source, revision: e.revision, changed: true });
     }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { ForbiddenError, NotFoundError, GroupBuy, PageQuery, defineRoute, isPubliclyReadable, paginated, pagination, toGroupBuy, type RouteDef, type Services } from '@cagnotte/infra';
+import { ForbiddenError, NotFoundError } from '@cagnotte/domain/errors';
+import { PageQuery, defineRoute, paginated, pagination, type RouteDef } from '@cagnotte/infra';
 import { PoolStatus, PoolType } from '@cagnotte/event-schemas';
-import { awaitMinPosition } from '../shared/consistency';
+import { GroupBuy, isPubliclyReadable, toGroupBuy, visibilityFactsOfRow, type PoolReadModel } from '@cagnotte/read-models';
+import { waitForMinPosition, type ConsistencyDeps } from '../shared/consistency';
 
 const POOLS = ['pools'];
 
@@ -19,8 +21,15 @@ type PoolListQuery = z.infer<typeof PoolListQuery>;
 const PoolIdParams = z.object({ id: z.string().uuid() });
 const minPositionDoc = 'Send `X-Min-Position` (from a command\'s `X-Event-Position`) to read your own write.';
 
-export const makePoolQueryRoutes = ({ services }: { services: Services }): RouteDef[] => {
-  const roleOf = async (userId: string) => (await services.accounts.find(userId))?.role ?? null;
+export interface PoolQueryDeps extends ConsistencyDeps {
+  pools: PoolReadModel;
+  /** The caller's role (the merchant endpoints answer by capability). */
+  accounts: { find(userId: string): Promise<{ role: string } | null> };
+}
+
+export const makePoolQueryRoutes = (deps: PoolQueryDeps): RouteDef[] => {
+  const { pools, accounts } = deps;
+  const roleOf = async (userId: string) => (await accounts.find(userId))?.role ?? null;
 
   const mine = defineRoute({
     method: 'get',
@@ -34,10 +43,10 @@ export const makePoolQueryRoutes = ({ services }: { services: Services }): Route
     success: { status: 200, description: 'A page of pools', schema: paginated(GroupBuy) },
     errors: [400, 401],
     handler: async (ctx) => {
-      await awaitMinPosition(services, ctx, POOLS);
+      await waitForMinPosition(deps, ctx, POOLS);
       const q = ctx.query as PoolListQuery;
       const tenantId = ctx.tenant?.id ?? ctx.auth!.tenantId;
-      const { items, total } = await services.pools.list(
+      const { items, total } = await pools.list(
         { tenantId, organiserId: ctx.auth!.userId, includeJoined: true, type: q.type, status: q.status, archived: q.archived, page: q.page, limit: q.limit },
         { userId: ctx.auth!.userId },
       );
@@ -59,16 +68,16 @@ export const makePoolQueryRoutes = ({ services }: { services: Services }): Route
     success: { status: 200, description: 'The pool', schema: GroupBuy },
     errors: [404],
     handler: async (ctx) => {
-      await awaitMinPosition(services, ctx, POOLS);
+      await waitForMinPosition(deps, ctx, POOLS);
       const { id } = ctx.params as { id: string };
       const viewer = { userId: ctx.auth?.userId ?? null };
-      const found = await services.pools.load(id, viewer);
+      const found = await pools.load(id, viewer);
       if (!found) throw new NotFoundError('pool');
       const { row } = found;
       // Always scoped: the header's tenant, else the signed-in user's, else DEFAULT_TENANT (never "any tenant").
       if (!ctx.tenant || ctx.tenant.id !== row.tenant_id) throw new NotFoundError('pool');
       const isOwner = ctx.auth?.userId === row.organiser_id;
-      if (!isOwner && !isPubliclyReadable(row)) throw new NotFoundError('pool');
+      if (!isOwner && !isPubliclyReadable(visibilityFactsOfRow(row))) throw new NotFoundError('pool');
       return { data: toGroupBuy(row, found.members, found.points, viewer) };
     },
   });
@@ -85,12 +94,12 @@ export const makePoolQueryRoutes = ({ services }: { services: Services }): Route
     success: { status: 200, description: 'A page of pools', schema: paginated(GroupBuy) },
     errors: [400, 401, 403],
     handler: async (ctx) => {
-      await awaitMinPosition(services, ctx, POOLS);
+      await waitForMinPosition(deps, ctx, POOLS);
       const q = ctx.query as PoolListQuery;
       const auth = ctx.auth!;
       if ((await roleOf(auth.userId)) !== 'organiser') return { data: { items: [], pagination: pagination(q.page, q.limit, 0) } };
       const tenantId = ctx.tenant?.id ?? auth.tenantId;
-      const { items, total } = await services.pools.list(
+      const { items, total } = await pools.list(
         { tenantId, organiserId: auth.userId, type: q.type, status: q.status, archived: q.archived, page: q.page, limit: q.limit },
         { userId: auth.userId },
       );
@@ -110,16 +119,16 @@ export const makePoolQueryRoutes = ({ services }: { services: Services }): Route
     success: { status: 200, description: 'The pool, secrets stripped', schema: GroupBuy },
     errors: [401, 403, 404],
     handler: async (ctx) => {
-      await awaitMinPosition(services, ctx, POOLS);
+      await waitForMinPosition(deps, ctx, POOLS);
       const auth = ctx.auth!;
       const { id } = ctx.params as { id: string };
-      const row = await services.pools.find(id);
+      const row = await pools.find(id);
       const tenantId = ctx.tenant?.id ?? auth.tenantId;
       if (!row || row.tenant_id !== tenantId || row.organiser_id !== auth.userId) {
         if ((await roleOf(auth.userId)) !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
         throw new NotFoundError('pool');
       }
-      return { data: await services.pools.view(row, { userId: auth.userId }) };
+      return { data: await pools.view(row, { userId: auth.userId }) };
     },
   });
 

@@ -1,47 +1,12 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
-import type { ExistingPool } from '@cagnotte/domain';
 import { MarketplaceVisibility, PoolStatus, PoolType } from '@cagnotte/event-schemas';
+import { organiserMemberOf, pickupPointRowsOf, type PoolDocument } from './fold';
+import type { MemberRow, PickupPointRow, PoolRow } from './tables';
 
-export const POOL_TABLES = { pools: 'rm_pools', members: 'rm_pool_members', pickupPoints: 'rm_pool_pickup_points' } as const;
-
-export interface PoolRow {
-  id: string;
-  tenant_id: string;
-  organiser_id: string;
-  type: string;
-  status: string;
-  marketplace_visibility: string;
-  archived_at: Date | null;
-  country: string;
-  title: string;
-  doc: ExistingPool;
-  created_at: Date;
-  updated_at: Date;
-  revision: string;
-}
-
-export interface MemberRow {
-  pool_id: string;
-  user_id: string;
-  display_name: string;
-  role: string;
-  joined_at: Date;
-}
-
-export interface PickupPointRow {
-  pool_id: string;
-  point_id: string;
-  sort_order: number;
-  name: string;
-  address: string | null;
-  postal_code: string | null;
-  city: string | null;
-  country: string | null;
-  lat: number | null;
-  lng: number | null;
-  opening_hours: string | null;
-}
+/*
+ * The GroupBuy as it is served, once: the query side renders rows of the read model with it, the command side
+ * renders the document its own events fold to (groupBuyOf).
+ */
 
 export const PoolMember = z.object({
   userId: z.string().optional().describe('Shown to the pool owner and to the member themself'),
@@ -250,33 +215,11 @@ export const toGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPoi
 };
 
 /**
- * The pick-up point rows a GROUPS pool shows: one per `config.relais` entry, in order (ids are unique by rule;
- * should an old event break it, the last point of an id wins). FUNDING pools have none. The projector writes
- * exactly these rows, so a view rendered from the fold equals the one read from the read model.
- */
-export const pickupPointRowsOf = (pool: ExistingPool): PickupPointRow[] => {
-  const relais = pool.type === 'GROUPS' ? (pool.fields.config.relais ?? []) : [];
-  return [...new Map(relais.map((r) => [r.id, r])).values()].map((r, i) => ({
-    pool_id: pool.id,
-    point_id: r.id,
-    sort_order: i,
-    name: r.name,
-    address: r.address ?? null,
-    postal_code: r.postalCode ?? null,
-    city: r.city ?? null,
-    country: r.country ?? null,
-    lat: r.lat ?? null,
-    lng: r.lng ?? null,
-    opening_hours: r.openingHours ?? null,
-  }));
-};
-
-/**
- * The GroupBuy of a pool as its stream folds it at `revision`: what a command answers, so that each answer
+ * The GroupBuy of a pool document as the pools fold builds it at `revision`: what a command answers, so that each answer
  * shows the state its own event produced, never a later writer's. It equals the read model's view of the same
- * revision (members are the organiser, whom the pools projection records at creation).
+ * revision (members are the organiser, whom the pools projection records at creation: organiserMemberOf).
  */
-export const groupBuyOfPool = (pool: ExistingPool, revision: bigint, viewer: Viewer): GroupBuy =>
+export const groupBuyOf = (pool: PoolDocument, revision: bigint, viewer: Viewer): GroupBuy =>
   toGroupBuy(
     {
       id: pool.id,
@@ -293,107 +236,8 @@ export const groupBuyOfPool = (pool: ExistingPool, revision: bigint, viewer: Vie
       updated_at: new Date(pool.updatedAt),
       revision: revision.toString(),
     },
-    [{ pool_id: pool.id, user_id: pool.organiserId, display_name: pool.organiserName, role: 'organiser', joined_at: new Date(pool.createdAt) }],
+    [organiserMemberOf(pool)],
     pickupPointRowsOf(pool),
     viewer,
   );
 
-/** Anyone may read: published GROUPS pools (not DRAFT, not archived) and LISTED or FEATURED FUNDING pools. */
-export const isPubliclyReadable = (row: PoolRow): boolean =>
-  row.archived_at === null &&
-  ((row.type === 'GROUPS' && row.status !== 'DRAFT') ||
-    (row.type === 'FUNDING' && (row.marketplace_visibility === 'LISTED' || row.marketplace_visibility === 'FEATURED')));
-
-export interface PoolFilters {
-  tenantId: string;
-  /** Pools this user organises… */
-  organiserId?: string;
-  /** …or, with `includeJoined`, has joined. */
-  includeJoined?: boolean;
-  type?: string;
-  status?: string;
-  archived?: boolean;
-  page: number;
-  limit: number;
-}
-
-/** Anything that runs a parameterised query ($1…): a pg Pool. */
-export interface SqlRunner {
-  query<R>(q: { name?: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
-}
-
-export class PoolReadModel {
-  constructor(
-    private readonly knex: Knex,
-    /** The hot single-pool read goes straight to pg, without the query builder. */
-    private readonly sql: SqlRunner = { query: async ({ text, values }) => (await knex.raw(text.replace(/\$\d+/g, '?'), values as never[])) as never },
-  ) {}
-
-  async find(id: string): Promise<PoolRow | null> {
-    return (await this.knex<PoolRow>(POOL_TABLES.pools).where({ id }).first()) ?? null;
-  }
-
-  /**
-   * The pool row with its pick-up points and (for a signed-in viewer) its members, in one round trip:
-   * the hot path of GET /api/pools/{id}.
-   */
-  async load(id: string, viewer: Viewer): Promise<{ row: PoolRow; members: MemberRow[]; points: PickupPointRow[] } | null> {
-    const members = viewer.userId
-      ? `(SELECT coalesce(json_agg(m ORDER BY m.joined_at), '[]') FROM ${POOL_TABLES.members} m WHERE m.pool_id = p.id)`
-      : `'[]'::json`;
-    const r = await this.sql.query<PoolRow & { _points: PickupPointRow[]; _members: MemberRow[] }>({
-      name: viewer.userId ? 'rm_pool_load_members' : 'rm_pool_load',
-      text: `SELECT p.*,
-         (SELECT coalesce(json_agg(pp ORDER BY pp.sort_order), '[]') FROM ${POOL_TABLES.pickupPoints} pp WHERE pp.pool_id = p.id) AS _points,
-         ${members} AS _members
-       FROM ${POOL_TABLES.pools} p WHERE p.id = $1`,
-      values: [id],
-    });
-    const found = r.rows[0];
-    if (!found) return null;
-    const { _points, _members, ...row } = found;
-    return { row, points: _points, members: _members };
-  }
-
-  async view(row: PoolRow, viewer: Viewer): Promise<GroupBuy> {
-    const [members, points] = await Promise.all([
-      viewer.userId ? this.knex<MemberRow>(POOL_TABLES.members).where({ pool_id: row.id }).orderBy('joined_at') : Promise.resolve([]),
-      this.knex<PickupPointRow>(POOL_TABLES.pickupPoints).where({ pool_id: row.id }),
-    ]);
-    return toGroupBuy(row, members, points, viewer);
-  }
-
-  async list(filters: PoolFilters, viewer: Viewer): Promise<{ items: GroupBuy[]; total: number }> {
-    const q = this.knex<PoolRow>(POOL_TABLES.pools).where('tenant_id', filters.tenantId);
-    if (filters.organiserId) {
-      const uid = filters.organiserId;
-      if (filters.includeJoined) {
-        q.where((w) => w.where('organiser_id', uid).orWhereIn('id', this.knex(POOL_TABLES.members).select('pool_id').where('user_id', uid)));
-      } else q.where('organiser_id', uid);
-    }
-    if (filters.type) q.where('type', filters.type);
-    if (filters.status) q.where('status', filters.status);
-    if (filters.archived === true) q.whereNotNull('archived_at');
-    if (filters.archived === false) q.whereNull('archived_at');
-    const [{ count }] = (await q.clone().count<{ count: string }[]>({ count: '*' })) as [{ count: string }];
-    const rows = await q
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
-      .limit(filters.limit)
-      .offset((filters.page - 1) * filters.limit);
-    if (rows.length === 0) return { items: [], total: Number(count) };
-    const ids = rows.map((r) => r.id);
-    const [members, points] = await Promise.all([
-      this.knex<MemberRow>(POOL_TABLES.members).whereIn('pool_id', ids).orderBy('joined_at'),
-      this.knex<PickupPointRow>(POOL_TABLES.pickupPoints).whereIn('pool_id', ids),
-    ]);
-    const items = rows.map((r) =>
-      toGroupBuy(
-        r,
-        members.filter((m) => m.pool_id === r.id),
-        points.filter((p) => p.pool_id === r.id),
-        viewer,
-      ),
-    );
-    return { items, total: Number(count) };
-  }
-}

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { DomainEvent, PoolDraftFields, PoolType, RelaisPoint } from '@cagnotte/event-schemas';
-import { foldPoolDoc, pickupPointsOf, relaisChanged, type PoolDoc } from './fold';
+import type { PoolDraftFields, PoolEvent, PoolType, RelaisPoint } from '@cagnotte/event-schemas';
+import { foldPool, pickupPointsOf, relaisChanged, type PoolDoc } from './fold';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -36,25 +36,25 @@ const fields = (overrides: Partial<PoolDraftFields> = {}): PoolDraftFields => ({
   ...overrides,
 });
 
-const created = (type: PoolType = 'GROUPS', f: PoolDraftFields = fields()): DomainEvent => ({
+const created = (type: PoolType = 'GROUPS', f: PoolDraftFields = fields()): PoolEvent => ({
   type: 'PoolCreated',
   data: { ...f, poolId: POOL_ID, tenantId: TENANT_ID, type, organiserId: ORGANISER_ID, organiserName: 'Alice Martin', createdAt: T0 },
 });
-const draftUpdated = (changes: Partial<PoolDraftFields>, at = T1): DomainEvent => ({
+const draftUpdated = (changes: Partial<PoolDraftFields>, at = T1): PoolEvent => ({
   type: 'PoolDraftUpdated',
   data: { poolId: POOL_ID, changes, updatedAt: at },
 });
-const published = (at = T2): DomainEvent => ({ type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: at } });
-const archived = (at = T3): DomainEvent => ({ type: 'PoolArchived', data: { poolId: POOL_ID, archivedAt: at } });
-const unarchived = (at = T4): DomainEvent => ({ type: 'PoolUnarchived', data: { poolId: POOL_ID, unarchivedAt: at } });
+const published = (at = T2): PoolEvent => ({ type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: at } });
+const archived = (at = T3): PoolEvent => ({ type: 'PoolArchived', data: { poolId: POOL_ID, archivedAt: at } });
+const unarchived = (at = T4): PoolEvent => ({ type: 'PoolUnarchived', data: { poolId: POOL_ID, unarchivedAt: at } });
 
 /** A stream: events with their 0-based revisions. */
-type Stream = Array<[DomainEvent, bigint]>;
-const stream = (...events: DomainEvent[]): Stream => events.map((e, i) => [e, BigInt(i)]);
+type Stream = Array<[PoolEvent, bigint]>;
+const stream = (...events: PoolEvent[]): Stream => events.map((e, i) => [e, BigInt(i)]);
 
-const fold = (history: Stream, from: PoolDoc | null = null): PoolDoc | null => history.reduce<PoolDoc | null>((doc, [e, r]) => foldPoolDoc(doc, e, r), from);
+const fold = (history: Stream, from: PoolDoc | null = null): PoolDoc | null => history.reduce<PoolDoc | null>((doc, [e, r]) => foldPool(doc, e, r), from);
 
-const docOf = (...events: DomainEvent[]): PoolDoc => {
+const docOf = (...events: PoolEvent[]): PoolDoc => {
   const doc = fold(stream(...events));
   assert.ok(doc, 'fixture history must produce a doc');
   return doc!;
@@ -64,13 +64,13 @@ const fullHistory = () =>
   stream(created(), draftUpdated({ title: 'Paniers XL', config: { units: [{ id: 'u1', label: 'Panier XL', price: '20' }], relais: [RELAIS_C, RELAIS_A] } }), published(), archived(), unarchived());
 
 // ---------------------------------------------------------------------------------------------
-// foldPoolDoc
+// foldPool
 // ---------------------------------------------------------------------------------------------
 
-const foldSuite = suite('projectors/pools fold: foldPoolDoc');
+const foldSuite = suite('read-models/pools fold: foldPool');
 
 foldSuite('given no doc, when PoolCreated at revision 3 is folded, then a DRAFT doc at revision 3 is built from its data', () => {
-  const doc = foldPoolDoc(null, created(), 3n);
+  const doc = foldPool(null, created(), 3n);
   assert.ok(doc);
   assert.is(doc!.revision, 3n);
   const p = doc!.pool;
@@ -96,8 +96,8 @@ foldSuite('given a doc at revision 2, when an event at revision 2 or below is fo
     [archived(), 2n],
     [draftUpdated({ title: 'Rejoué' }), 1n],
     [created('FUNDING'), 0n],
-  ] as Array<[DomainEvent, bigint]>) {
-    const again = foldPoolDoc(doc, e, r);
+  ] as Array<[PoolEvent, bigint]>) {
+    const again = foldPool(doc, e, r);
     assert.ok(again === doc, `${e.type} at revision ${r} must return the same object`);
   }
   assert.equal(doc, snapshot, 'the doc itself was not mutated');
@@ -107,7 +107,7 @@ foldSuite('given a doc at revision 2, when an event at revision 2 or below is fo
 
 foldSuite('given a doc, when a newer event is folded, then a new doc at that revision is returned and the old one is untouched', () => {
   const before = docOf(created());
-  const after = foldPoolDoc(before, published(), 1n);
+  const after = foldPool(before, published(), 1n);
   assert.ok(after && after !== before);
   assert.is(after!.revision, 1n);
   assert.is(after!.pool.status, 'OPEN');
@@ -118,8 +118,8 @@ foldSuite('given a doc, when a newer event is folded, then a new doc at that rev
 
 foldSuite('given no doc, when anything but PoolCreated is folded, then there is still no doc', () => {
   for (const e of [draftUpdated({ title: 'x' }), published(), archived(), unarchived()]) {
-    assert.is(foldPoolDoc(null, e, 0n), null, e.type);
-    assert.is(foldPoolDoc(null, e, 7n), null, e.type);
+    assert.is(foldPool(null, e, 0n), null, e.type);
+    assert.is(foldPool(null, e, 7n), null, e.type);
   }
 });
 
@@ -149,7 +149,7 @@ foldSuite('given at-least-once delivery, when events arrive duplicated and re-or
 foldSuite('given an archived doc, when PoolUnarchived is folded, then archivedAt is cleared', () => {
   const a = docOf(created(), published(), archived());
   assert.is(a.pool.archivedAt, T3);
-  const u = foldPoolDoc(a, unarchived(), 3n)!;
+  const u = foldPool(a, unarchived(), 3n)!;
   assert.is(u.pool.archivedAt, null);
   assert.is(u.pool.updatedAt, T4);
 });
@@ -160,7 +160,7 @@ foldSuite.run();
 // pickupPointsOf
 // ---------------------------------------------------------------------------------------------
 
-const pickup = suite('projectors/pools fold: pickupPointsOf');
+const pickup = suite('read-models/pools fold: pickupPointsOf');
 
 pickup('a GROUPS pool shows its config.relais, in order', () => {
   assert.equal(pickupPointsOf(docOf(created()).pool), [RELAIS_A, RELAIS_B]);
@@ -184,7 +184,7 @@ pickup.run();
 // relaisChanged
 // ---------------------------------------------------------------------------------------------
 
-const changed = suite('projectors/pools fold: relaisChanged');
+const changed = suite('read-models/pools fold: relaisChanged');
 
 changed('a new GROUPS pool with relais: changed; without relais: not changed', () => {
   assert.is(relaisChanged(null, docOf(created())), true);
@@ -201,23 +201,23 @@ changed('a GROUPS pool whose config.relais is edited (added, removed, re-ordered
     [RELAIS_A, { ...RELAIS_B, name: 'Boulangerie Martin & fils' }],
   ];
   for (const relais of edits) {
-    const after = foldPoolDoc(before, draftUpdated({ config: { ...before.pool.fields.config, relais } }), 1n)!;
+    const after = foldPool(before, draftUpdated({ config: { ...before.pool.fields.config, relais } }), 1n)!;
     assert.is(relaisChanged(before, after), true, JSON.stringify(relais.map((r) => r.id)));
   }
-  const dropped = foldPoolDoc(before, draftUpdated({ config: { units: [] } }), 1n)!;
+  const dropped = foldPool(before, draftUpdated({ config: { units: [] } }), 1n)!;
   assert.is(relaisChanged(before, dropped), true, 'config replaced without relais');
 });
 
 changed('a GROUPS pool changed elsewhere (title, units, published, archived): not changed', () => {
   const before = docOf(created());
-  const others: DomainEvent[] = [
+  const others: PoolEvent[] = [
     draftUpdated({ title: 'Autre titre' }),
     draftUpdated({ config: { units: [{ id: 'u2', label: 'Grand panier', price: '30' }], relais: [{ ...RELAIS_A }, { ...RELAIS_B }] } }),
     published(),
     archived(),
   ];
   for (const e of others) {
-    const after = foldPoolDoc(before, e, 1n)!;
+    const after = foldPool(before, e, 1n)!;
     assert.ok(after !== before);
     assert.is(relaisChanged(before, after), false, e.type);
   }
@@ -227,7 +227,7 @@ changed('a GROUPS pool changed elsewhere (title, units, published, archived): no
 changed('a FUNDING pool never changes pick-up points, whatever its config.relais does', () => {
   const before = docOf(created('FUNDING', fields({ targetAmount: '250.00' })));
   assert.is(relaisChanged(null, before), false, 'created');
-  const after = foldPoolDoc(before, draftUpdated({ config: { relais: [RELAIS_C] } }), 1n)!;
+  const after = foldPool(before, draftUpdated({ config: { relais: [RELAIS_C] } }), 1n)!;
   assert.equal(after.pool.fields.config.relais, [RELAIS_C]);
   assert.is(relaisChanged(before, after), false, 'edited');
 });
@@ -248,7 +248,7 @@ changed('the same relais read back from jsonb (keys re-ordered) and re-sent by a
   const stored = docOf(created());
   const before: PoolDoc = { pool: jsonbOrder(stored.pool) as PoolDoc['pool'], revision: stored.revision };
   assert.equal(pickupPointsOf(before.pool), [RELAIS_A, RELAIS_B], 'same content');
-  const after = foldPoolDoc(before, draftUpdated({ config: { units: [{ id: 'u2', label: 'Grand panier', price: '30' }], relais: [RELAIS_A, RELAIS_B] } }), 1n)!;
+  const after = foldPool(before, draftUpdated({ config: { units: [{ id: 'u2', label: 'Grand panier', price: '30' }], relais: [RELAIS_A, RELAIS_B] } }), 1n)!;
   assert.equal(pickupPointsOf(after.pool), pickupPointsOf(before.pool));
   assert.is(relaisChanged(before, after), false);
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { event, type Upcaster } from './define';
-import { CountryCode, DecimalAmount, Id, IsoDate, Percent, StellarAccountId } from './common';
+import { event, type EventOf, type Upcaster } from '../define';
+import { CountryCode, DecimalAmount, Id, IsoDate, Percent, StellarAccountId } from '../common';
 
 export const PoolType = z.enum(['GROUPS', 'FUNDING']);
 export type PoolType = z.infer<typeof PoolType>;
@@ -177,6 +177,14 @@ export const poolEvents = [
   PoolUnarchived,
   PoolCommissionMandateAccepted,
 ] as const;
+
+/** The events a pool stream holds: what the pool aggregate decides and folds, and the pools read model folds. */
+export type PoolEvent = EventOf<(typeof poolEvents)[number]>;
+export type PoolEventType = PoolEvent['type'];
+
+const POOL_EVENT_TYPES: ReadonlySet<string> = new Set(poolEvents.map((d) => d.type));
+/** Narrows an event of the feed to a pool event (what a pool stream holds). */
+export const isPoolEvent = <E extends { type: string }>(e: E): e is Extract<E, PoolEvent> => POOL_EVENT_TYPES.has(e.type);
 
 const withConfig = (data: unknown, at: (d: Record<string, unknown>) => Record<string, unknown> | undefined): unknown => {
   if (data === null || typeof data !== 'object') return data;

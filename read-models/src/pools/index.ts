@@ -1,0 +1,5 @@
+export * from './tables';
+export * from './fold';
+export * from './view';
+export * from './reader';
+export * from './visibility';

@@ -1,18 +1,24 @@
 import type { RouteDef, Services } from '@cagnotte/infra';
-import { makeAuthQueryRoutes } from './auth/routes';
+import { MandateReadModel, OrganiserGrantReadModel } from '@cagnotte/read-models';
+import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './merchants/routes';
 import { makePoolQueryRoutes } from './pools/routes';
 import { makeCatalogueRoutes } from './catalogue/routes';
-import { makeMeQueryRoutes } from './me/routes';
+import { makeMandateQueryRoutes } from './mandates/routes';
+import { makePersonaQueryRoutes } from './personas/routes';
+import { awaitMinPosition } from './shared/consistency';
 
-/**
- * Every read endpoint of the API. They read read models; the only stream they read is the caller's own
- * account stream (mandates, organiser grants), which is short and always current.
- */
-export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => [
-  ...makeAuthQueryRoutes(deps),
-  ...makePoolQueryRoutes(deps),
-  ...makeMerchantQueryRoutes(deps),
-  ...makeCatalogueRoutes(deps),
-  ...makeMeQueryRoutes(deps),
-];
+/** Every read endpoint of the API. They read read models only. */
+export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
+  const { services } = deps;
+  // Mandates and grants are tables of the `identity` projection (the one their commands wait for).
+  const awaitIdentity = (ctx: Parameters<typeof awaitMinPosition>[1]) => awaitMinPosition(services, ctx, ['identity']);
+  return [
+    ...makeIdentityQueryRoutes({ accounts: services.accounts, tenants: services.tenants, ledger: services.ledger }),
+    ...makePoolQueryRoutes(deps),
+    ...makeMerchantQueryRoutes(deps),
+    ...makeCatalogueRoutes(deps),
+    ...makeMandateQueryRoutes({ mandates: new MandateReadModel(services.knex), awaitProjections: awaitIdentity }),
+    ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
+  ];
+};

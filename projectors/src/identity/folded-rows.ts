@@ -15,6 +15,7 @@ export interface FoldedTable<D> {
   keyOf(e: FoldEvent): string | null;
   fold(doc: D | null, e: FoldEvent): D | null;
   toRow(doc: D): object;
+  /** `never`: each table reads its own row type (whatever the select answered is handed over as is). */
   fromRow(row: never): D;
 }
 

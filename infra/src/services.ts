@@ -14,7 +14,7 @@ import type { AuthContext, Authenticator, HttpKit } from './http/route';
 import { TokenService } from './auth/tokens';
 import { SessionStore } from './auth/sessions';
 import { CredentialStore } from './auth/credentials';
-import { AccountReadModel, TenantReadModel } from './read-models/identity';
+import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { CheckpointWaiter } from './projections/checkpoints';
 import type { Embedder, SearchIndex } from './search/port';
 import { createEmbedder } from './search/embeddings';

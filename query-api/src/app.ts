@@ -1,24 +1,29 @@
 import type { RouteDef, Services } from '@cagnotte/infra';
-import { PoolReadModel } from '@cagnotte/read-models';
-import { makeAuthQueryRoutes } from './auth/routes';
+import { MandateReadModel, OrganiserGrantReadModel, PoolReadModel } from '@cagnotte/read-models';
+import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './merchants/routes';
 import { makePoolQueryRoutes } from './pools/routes';
 import { makeCatalogueRoutes } from './catalogue/routes';
-import { makeMeQueryRoutes } from './me/routes';
+import { makeMandateQueryRoutes } from './mandates/routes';
+import { makePersonaQueryRoutes } from './personas/routes';
+import { awaitMinPosition } from './shared/consistency';
 
-/**
- * Every read endpoint of the API. They read read models; the only stream they read is the caller's own
- * account stream (mandates, organiser grants), which is short and always current.
- */
-export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => [
-  ...makeAuthQueryRoutes(deps),
-  ...makePoolQueryRoutes({
-    pools: new PoolReadModel(deps.services.knex, deps.services.pgPool),
-    accounts: deps.services.accounts,
-    waiter: deps.services.waiter,
-    readYourWritesMs: deps.services.config.READ_YOUR_WRITES_TIMEOUT_MS,
-  }),
-  ...makeMerchantQueryRoutes(deps),
-  ...makeCatalogueRoutes(deps),
-  ...makeMeQueryRoutes(deps),
-];
+/** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
+export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
+  const { services } = deps;
+  // Mandates and grants are tables of the `identity` projection (the one their commands wait for).
+  const awaitIdentity = (ctx: Parameters<typeof awaitMinPosition>[1]) => awaitMinPosition(services, ctx, ['identity']);
+  return [
+    ...makeIdentityQueryRoutes({ accounts: services.accounts, tenants: services.tenants, ledger: services.ledger }),
+    ...makePoolQueryRoutes({
+      pools: new PoolReadModel(services.knex, services.pgPool),
+      accounts: services.accounts,
+      waiter: services.waiter,
+      readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS,
+    }),
+    ...makeMerchantQueryRoutes(deps),
+    ...makeCatalogueRoutes(deps),
+    ...makeMandateQueryRoutes({ mandates: new MandateReadModel(services.knex), awaitProjections: awaitIdentity }),
+    ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
+  ];
+};

@@ -1,3 +1,5 @@
 export * from './app';
-export * from './auth/routes';
+export * from './identity/routes';
+export * from './mandates/routes';
+export * from './personas/routes';
 export * from './merchants/routes';

@@ -1,1 +1,5 @@
 export * from './pools';
+export * from './shared';
+export * from './identity';
+export * from './mandates';
+export * from './personas';

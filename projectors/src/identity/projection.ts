@@ -1,63 +1,29 @@
-import type { Projection } from '../runtime';
+import { ACCOUNT_EVENTS, TENANT_EVENTS } from '@cagnotte/read-models';
+import type { Knex } from 'knex';
+import type { ProjectedEvent, Projection, TableMap } from '../runtime';
+import { GRANT_EVENTS, grantRows } from '../personas/projection';
+import { MANDATE_EVENTS, mandateRows } from '../mandates/projection';
+import { applyFolded } from './folded-rows';
+import { accountRows, tenantRows } from './tables';
 
-const HANDLED = new Set(['TenantCreated', 'AccountRegistered', 'BusinessIdentityCaptured', 'LedgerAccountLinked', 'RoleGranted']);
+const HANDLED = new Set([...TENANT_EVENTS, ...ACCOUNT_EVENTS, ...MANDATE_EVENTS, ...GRANT_EVENTS]);
 
-/** Tenants and accounts, for lookups by slug, id and email. Upserts keep the newest revision only. */
+const applyIdentityEvents = async (trx: Knex.Transaction, events: ProjectedEvent[], table: TableMap): Promise<void> => {
+  await applyFolded(trx, events, tenantRows, table);
+  await applyFolded(trx, events, accountRows, table);
+  await applyFolded(trx, events, mandateRows, table);
+  await applyFolded(trx, events, grantRows, table);
+};
+
+/**
+ * Tenants and accounts (lookups by slug, id and email), and each user's mandates and organiser grants. One
+ * projection, hence one checkpoint: the account commands wait for `identity` before they answer, and that
+ * wait covers all four tables (read-your-writes on GET /api/auth/me, /api/mandates and the grant).
+ */
 export const identityProjection: Projection = {
   name: 'identity',
-  tables: ['rm_tenants', 'rm_accounts'],
+  tables: [tenantRows.table, accountRows.table, mandateRows.table, grantRows.table],
   handles: (type) => HANDLED.has(type),
-  async apply(trx, event, table) {
-    const revision = event.revision.toString();
-    switch (event.type) {
-      case 'TenantCreated': {
-        const d = event.data;
-        await trx.raw(
-          `INSERT INTO ?? (id, slug, name, white_label, approved_origins, created_at, revision) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?)
-           ON CONFLICT (id) DO UPDATE SET slug = EXCLUDED.slug, name = EXCLUDED.name, white_label = EXCLUDED.white_label,
-             approved_origins = EXCLUDED.approved_origins, revision = EXCLUDED.revision
-           WHERE ??.revision < EXCLUDED.revision`,
-          [table('rm_tenants'), d.tenantId, d.slug, d.name, d.whiteLabel, JSON.stringify(d.approvedOrigins), d.createdAt, revision, table('rm_tenants')],
-        );
-        return;
-      }
-      case 'AccountRegistered': {
-        const d = event.data;
-        await trx(table('rm_accounts'))
-          .insert({
-            id: d.userId,
-            tenant_id: d.tenantId,
-            email: d.email,
-            phone: d.phone,
-            display_name: d.displayName,
-            role: d.role,
-            account_type: d.accountType,
-            country: d.country,
-            currency: d.currency,
-            timezone: d.timezone,
-            signup_source: d.signupSource,
-            registered_at: d.registeredAt,
-            revision,
-          })
-          .onConflict('id')
-          .ignore();
-        return;
-      }
-      case 'BusinessIdentityCaptured': {
-        const d = event.data;
-        await trx(table('rm_accounts'))
-          .where({ id: d.userId })
-          .update({ account_type: 'BUSINESS', company_name: d.companyName, siret: d.siret, tax_country: d.taxCountry, tax_id: d.taxId, rccm: d.rccm, revision });
-        return;
-      }
-      case 'LedgerAccountLinked':
-        await trx(table('rm_accounts')).where({ id: event.data.userId }).update({ ledger_account: event.data.ledgerAccount, revision });
-        return;
-      case 'RoleGranted':
-        await trx(table('rm_accounts')).where({ id: event.data.userId }).update({ role: event.data.role, revision });
-        return;
-      default:
-        return;
-    }
-  },
+  apply: (trx, event, table) => applyIdentityEvents(trx, [event], table),
+  applyMany: applyIdentityEvents,
 };

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import type { MandateRecord } from '@cagnotte/domain';
-import { MandateKind } from '@cagnotte/event-schemas';
-import { currentMandate } from '../auth/mandate-texts';
+import { MandateKind, currentMandate } from '@cagnotte/event-schemas';
 
 export const MandateSchema = z
   .object({
@@ -19,7 +17,20 @@ export const MandateSchema = z
 
 export const MandateTextSchema = z.object({ kind: MandateKind, text: z.string(), hash: z.string(), version: z.string() }).describe('MandateText');
 
-export const mandateView = (m: MandateRecord): z.infer<typeof MandateSchema> => {
+/** What the view shows of a mandate: the read model's document, or the record a command has just decided. */
+export interface MandateFacts {
+  mandateId: string;
+  kind: MandateKind;
+  status: 'ACCEPTED' | 'REVOKED';
+  version: string;
+  hash: string;
+  acceptedAt: string;
+  acceptedIp: string | null;
+  revokedAt: string | null;
+}
+
+/** `current` compares with the text of today (not the one at acceptance): a new wording makes old acceptances stale. */
+export const mandateView = (m: MandateFacts): z.infer<typeof MandateSchema> => {
   const current = currentMandate(m.kind);
   return {
     id: m.mandateId,

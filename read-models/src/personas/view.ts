@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { UnavailableError, type OrganiserGrant } from '@cagnotte/domain';
-import { LedgerUnavailableError, type LedgerGateway } from './gateway';
 
 export const OrganiserGrantSchema = z
   .object({
@@ -22,27 +20,37 @@ export const OrganiserGrantSchema = z
   })
   .describe('OrganiserGrant');
 
-/** A ledger that does not answer is a 503 to the client, never a 500. */
-export const ledgerCall = async <T>(fn: () => Promise<T>): Promise<T> => {
-  try {
-    return await fn();
-  } catch (e) {
-    if (e instanceof LedgerUnavailableError) throw new UnavailableError('ledger_unavailable', 'The ledger did not answer; retry shortly');
-    throw e;
-  }
-};
+/** What the view shows of a grant: the read model's document, or the grant a command has just decided. */
+export interface GrantFacts {
+  grantId: string;
+  status: 'AWAITING_SIGNATURE' | 'SETTLED';
+  ledgerAccount: string;
+  destination: string;
+  assetCode: string;
+  assetIssuer: string;
+  amount: string;
+  memoHash: string;
+  preparedAt: string;
+  settledAt: string | null;
+  txHash: string | null;
+}
 
-export type BuiltPayment = Awaited<ReturnType<LedgerGateway['buildFeePayment']>>;
+/** The unsigned fee payment the ledger gateway builds for an awaiting grant. */
+export interface BuiltPayment {
+  xdr: string;
+  hash: string;
+  expiresAt: string;
+}
 
 /**
- * The grant as the API shows it; while awaiting signature, with a freshly built unsigned payment (`built` when the
- * caller has just built this grant's payment itself).
+ * The grant as the API shows it. While awaiting signature the caller passes the payment it has just built
+ * (the ledger gateway rebuilds it on every read, with a fresh sequence number); once settled, none is needed.
  */
-export const organiserGrantView = async (ledger: LedgerGateway, grant: OrganiserGrant, built?: BuiltPayment): Promise<z.infer<typeof OrganiserGrantSchema>> => {
+export const organiserGrantView = (grant: GrantFacts, networkPassphrase: string, payment: BuiltPayment | null): z.infer<typeof OrganiserGrantSchema> => {
   const base = {
     grantId: grant.grantId,
     status: grant.status,
-    networkPassphrase: ledger.settings.networkPassphrase,
+    networkPassphrase,
     payment: {
       source: grant.ledgerAccount,
       destination: grant.destination,
@@ -54,6 +62,6 @@ export const organiserGrantView = async (ledger: LedgerGateway, grant: Organiser
     settledAt: grant.settledAt,
   };
   if (grant.status === 'SETTLED') return { ...base, xdr: null, txHash: grant.txHash, expiresAt: null };
-  const payment = built ?? (await ledgerCall(() => ledger.buildFeePayment(grant.ledgerAccount, grant.amount, grant.memoHash)));
+  if (!payment) throw new Error(`grant ${grant.grantId} awaits signature: its view needs the payment built for it`);
   return { ...base, xdr: payment.xdr, txHash: payment.hash, expiresAt: payment.expiresAt };
 };

@@ -1,0 +1,30 @@
+import { NotFoundError } from '@cagnotte/domain/errors';
+import { defineRoute, type LedgerGateway, type RouteDef } from '@cagnotte/infra';
+import { AuthMeResponse, authMeView, type AccountReadModel, type TenantReadModel } from '@cagnotte/read-models';
+
+export interface IdentityQueryDeps {
+  accounts: AccountReadModel;
+  tenants: TenantReadModel;
+  /** Only its settings: the wallet's asset and network. */
+  ledger: LedgerGateway;
+}
+
+export const makeIdentityQueryRoutes = ({ accounts, tenants, ledger }: IdentityQueryDeps): RouteDef[] => [
+  defineRoute({
+    method: 'get',
+    path: '/api/auth/me',
+    summary: 'The signed-in user\'s context',
+    description: 'Region, wallet, spending, verification and agent context. 404 when the account no longer exists.',
+    tags: ['Auth'],
+    auth: 'required',
+    success: { status: 200, description: 'The current user', schema: AuthMeResponse },
+    errors: [401, 404],
+    handler: async (ctx) => {
+      const auth = ctx.auth!;
+      const [account, tenant] = await Promise.all([accounts.find(auth.userId), tenants.byId(auth.tenantId)]);
+      if (!account || !tenant) throw new NotFoundError('account');
+      const wallet = { assetCode: ledger.settings.assetCode, assetIssuer: ledger.settings.assetIssuer, network: ledger.network, networkPassphrase: ledger.settings.networkPassphrase };
+      return { data: authMeView(account, tenant, wallet, auth) };
+    },
+  }),
+];

@@ -10,6 +10,9 @@ export type SignatureWire = Extract<EnvelopeWire, { type: 2 }>['v1']['signatures
 export type AssetWire = Extract<OperationBody, { type: 1 }>['paymentOp']['asset'];
 export type ChangeTrustAssetWire = Extract<OperationBody, { type: 6 }>['changeTrustOp']['line'];
 export type SignerKeyWire = NonNullable<Extract<OperationBody, { type: 5 }>['setOptionsOp']['signer']>['key'];
+export type CreateClaimableBalanceOpWire = Extract<OperationBody, { type: 14 }>['createClaimableBalanceOp'];
+export type ClaimantWire = CreateClaimableBalanceOpWire['claimants'][number];
+export type ClaimPredicateWire = ClaimantWire['v0']['predicate'];
 export type TransactionResultWire = Parameters<typeof xdr.TransactionResult.fromXdrObject>[0];
 export type OperationResultWire = Extract<TransactionResultWire['result'], { code: 0 }>['results'][number];
 
@@ -52,6 +55,8 @@ export const OP = {
   accountMerge: 8,
   manageData: 10,
   bumpSequence: 11,
+  createClaimableBalance: 14,
+  claimClaimableBalance: 15,
 } as const;
 export type SupportedOpType = (typeof OP)[keyof typeof OP];
 export const SUPPORTED_OPS: ReadonlySet<number> = new Set(Object.values(OP));
@@ -132,6 +137,9 @@ export const OP_INNER_CODES = {
   },
   [OP.manageData]: { op_success: 0, op_not_supported_yet: -1, op_data_name_not_found: -2, op_low_reserve: -3, op_data_invalid_name: -4 },
   [OP.bumpSequence]: { op_success: 0, op_bad_seq: -1 },
+  // CreateClaimableBalanceResultCode / ClaimClaimableBalanceResultCode (Stellar-transaction.x), Horizon's strings.
+  [OP.createClaimableBalance]: { op_success: 0, op_malformed: -1, op_low_reserve: -2, op_no_trust: -3, op_not_authorized: -4, op_underfunded: -5 },
+  [OP.claimClaimableBalance]: { op_success: 0, op_does_not_exist: -1, op_cannot_claim: -2, op_line_full: -3, op_no_trust: -4, op_not_authorized: -5 },
 } as const;
 
 /** The XDR arm holding each supported operation's inner result. */
@@ -143,6 +151,8 @@ const RESULT_ARMS: Record<SupportedOpType, string> = {
   [OP.accountMerge]: 'accountMergeResult',
   [OP.manageData]: 'manageDataResult',
   [OP.bumpSequence]: 'bumpSeqResult',
+  [OP.createClaimableBalance]: 'createClaimableBalanceResult',
+  [OP.claimClaimableBalance]: 'claimClaimableBalanceResult',
 };
 
 /** One operation's outcome: its XDR result and Horizon's string for it. */
@@ -153,18 +163,26 @@ export interface OpOutcome {
 
 export const opOuter = (code: OpOuterCode): OpOutcome => ({ code, result: { code: OP_OUTER_CODES[code] } as OperationResultWire });
 
-/** An inner (operation-specific) result; `mergedBalance` is the payload of a successful accountMerge. */
-export const opInner = (type: SupportedOpType, code: string, mergedBalance?: bigint): OpOutcome => {
+/**
+ * An inner (operation-specific) result. `payload` is what a success carries: the merged balance of an
+ * accountMerge (bigint), the balance id (the 32-byte hash) of a createClaimableBalance.
+ */
+export const opInner = (type: SupportedOpType, code: string, payload?: bigint | Uint8Array): OpOutcome => {
   const table = OP_INNER_CODES[type] as Record<string, number>;
   const value = table[code];
   if (value === undefined) throw new Error(`no result code ${code} for operation type ${type}`);
   const inner: Record<string, unknown> = { code: value };
-  if (type === OP.accountMerge && value === 0) inner.sourceAccountBalance = mergedBalance ?? 0n;
+  if (type === OP.accountMerge && value === 0) inner.sourceAccountBalance = typeof payload === 'bigint' ? payload : 0n;
+  if (type === OP.createClaimableBalance && value === 0) {
+    if (!(payload instanceof Uint8Array)) throw new Error('a created claimable balance needs its id');
+    inner.balanceId = { type: 0, v0: payload };
+  }
   return { code, result: { code: 0, tr: { type, [RESULT_ARMS[type]]: inner } } as unknown as OperationResultWire };
 };
 
+/** A placeholder success (what core leaves in results it did not get to: a zero balance id for a claimable balance). */
 export const opSuccess = (type: number): OpOutcome =>
-  SUPPORTED_OPS.has(type) ? opInner(type as SupportedOpType, 'op_success') : opOuter('op_not_supported');
+  SUPPORTED_OPS.has(type) ? opInner(type as SupportedOpType, 'op_success', type === OP.createClaimableBalance ? new Uint8Array(32) : undefined) : opOuter('op_not_supported');
 
 /** A base64 TransactionResult, as Horizon's result_xdr. */
 export const transactionResultXdr = (feeCharged: bigint, txCode: TxCode, ops: OpOutcome[] | null): string => {

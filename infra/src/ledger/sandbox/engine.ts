@@ -14,6 +14,7 @@ import {
   opSuccess,
   type AssetWire,
   type ChangeTrustAssetWire,
+  type ClaimPredicateWire,
   type EnvelopeWire,
   type MuxedAccountWire,
   type OpOutcome,
@@ -72,11 +73,43 @@ export interface AccountEntry {
   signers: SignerEntry[];
   trustlines: TrustlineEntry[];
   data: DataEntry[];
+  /** Reserves this account pays for entries it sponsors (a claimable balance counts one per claimant). */
+  numSponsoring: number;
   lastModifiedLedger: number;
 }
 
 /** Every account a transaction may touch, loaded before it runs; null = does not exist. */
 export type AccountsState = Map<string, AccountEntry | null>;
+
+/** A claim predicate (ClaimPredicate); relative times only exist in operations, entries hold absolute ones. */
+export type ClaimPredicate =
+  | { type: 'unconditional' }
+  | { type: 'and'; predicates: ClaimPredicate[] }
+  | { type: 'or'; predicates: ClaimPredicate[] }
+  | { type: 'not'; predicate: ClaimPredicate | null }
+  | { type: 'before_absolute_time'; time: bigint }
+  | { type: 'before_relative_time'; seconds: bigint };
+
+export interface ClaimantEntry {
+  destination: string;
+  predicate: ClaimPredicate;
+}
+
+export interface ClaimableBalanceEntry {
+  /** The ClaimableBalanceID v0 hash, 64 hex digits (Horizon prints it behind the 00000000 type prefix). */
+  id: string;
+  asset: DecodedAsset;
+  amount: bigint;
+  claimants: ClaimantEntry[];
+  /** The account paying the reserve (base reserve × claimants): the creating operation's source. */
+  sponsor: string;
+  /** ClaimableBalanceFlags (1 = clawback enabled); always 0 here, clawback is not modelled. */
+  flags: number;
+  lastModifiedLedger: number;
+}
+
+/** Every claimable balance a transaction may touch, loaded before it runs; null = does not exist. */
+export type BalancesState = Map<string, ClaimableBalanceEntry | null>;
 
 export interface LedgerContext {
   /** The ledger this transaction would close. */
@@ -242,8 +275,9 @@ const accountSigners = (acc: AccountEntry): SignerEntry[] =>
 
 export const numSubEntries = (acc: AccountEntry): number => acc.signers.length + acc.trustlines.length + acc.data.length;
 
+/** core's getMinBalance: (2 + subentries + numSponsoring − numSponsored) × base reserve (nothing is sponsored here). */
 const minBalance = (acc: AccountEntry, ctx: LedgerContext, extraSubEntries = 0): bigint =>
-  (2n + BigInt(numSubEntries(acc) + extraSubEntries)) * ctx.baseReserve;
+  (2n + BigInt(numSubEntries(acc) + extraSubEntries + acc.numSponsoring)) * ctx.baseReserve;
 
 const availableBalance = (acc: AccountEntry, ctx: LedgerContext, extraSubEntries = 0): bigint =>
   acc.balance - minBalance(acc, ctx, extraSubEntries);
@@ -266,6 +300,7 @@ export const newAccount = (id: string, balance: bigint, ledgerSeq: number): Acco
   signers: [],
   trustlines: [],
   data: [],
+  numSponsoring: 0,
   lastModifiedLedger: ledgerSeq,
 });
 
@@ -273,7 +308,7 @@ type Level = 'low' | 'med' | 'high';
 
 const thresholdLevel = (op: OperationWire): Level => {
   const b = op.body;
-  if (b.type === OP.bumpSequence) return 'low';
+  if (b.type === OP.bumpSequence || b.type === OP.claimClaimableBalance) return 'low'; // ClaimClaimableBalanceOpFrame: LOW
   if (b.type === OP.accountMerge) return 'high';
   if (b.type === OP.setOptions) {
     const o = b.setOptionsOp;
@@ -333,22 +368,141 @@ const checkOperationWellFormed = (op: OperationWire, source: string): OpOutcome 
     }
     case OP.bumpSequence:
       return b.bumpSequenceOp.bumpTo < 0n ? opInner(OP.bumpSequence, 'op_bad_seq') : null;
+    case OP.createClaimableBalance: {
+      // CreateClaimableBalanceOpFrame::doCheckValid: valid asset, amount > 0, claimants, no duplicate, valid predicates.
+      const o = b.createClaimableBalanceOp;
+      const asset = decodeAsset(o.asset);
+      const destinations = o.claimants.map((c) => StrKey.encodeEd25519PublicKey(c.v0.destination.ed25519));
+      if (asset === null || asset === 'pool' || o.amount <= 0n || o.claimants.length === 0 || new Set(destinations).size !== destinations.length)
+        return opInner(OP.createClaimableBalance, 'op_malformed');
+      if (!o.claimants.every((c) => validPredicate(predicateFromWire(c.v0.predicate), 1))) return opInner(OP.createClaimableBalance, 'op_malformed');
+      return null;
+    }
+    case OP.claimClaimableBalance:
+      return null; // ClaimClaimableBalanceOpFrame::doCheckValid accepts everything
     default:
       return opOuter('op_not_supported');
   }
 };
 
+// ---- claimable balances -----------------------------------------------------------------------------------
+
+export const predicateFromWire = (p: ClaimPredicateWire): ClaimPredicate => {
+  switch (p.type) {
+    case 0:
+      return { type: 'unconditional' };
+    case 1:
+      return { type: 'and', predicates: p.andPredicates.map(predicateFromWire) };
+    case 2:
+      return { type: 'or', predicates: p.orPredicates.map(predicateFromWire) };
+    case 3:
+      return { type: 'not', predicate: p.notPredicate ? predicateFromWire(p.notPredicate) : null };
+    case 4:
+      return { type: 'before_absolute_time', time: p.absBefore };
+    default:
+      return { type: 'before_relative_time', seconds: p.relBefore };
+  }
+};
+
+/** CreateClaimableBalanceOpFrame's validatePredicate: depth ≤ 4, and/or of exactly two, not of one, times ≥ 0. */
+export const validPredicate = (p: ClaimPredicate, depth: number): boolean => {
+  if (depth > 4) return false;
+  switch (p.type) {
+    case 'unconditional':
+      return true;
+    case 'and':
+    case 'or':
+      return p.predicates.length === 2 && p.predicates.every((q) => validPredicate(q, depth + 1));
+    case 'not':
+      return p.predicate !== null && validPredicate(p.predicate, depth + 1);
+    case 'before_absolute_time':
+      return p.time >= 0n;
+    case 'before_relative_time':
+      return p.seconds >= 0n;
+  }
+};
+
+/** updatePredicatesForApply: relative times become closeTime + relative (saturating at INT64_MAX). */
+export const absolutePredicate = (p: ClaimPredicate, closeTime: bigint): ClaimPredicate => {
+  switch (p.type) {
+    case 'and':
+    case 'or':
+      return { type: p.type, predicates: p.predicates.map((q) => absolutePredicate(q, closeTime)) };
+    case 'not':
+      return { type: 'not', predicate: p.predicate ? absolutePredicate(p.predicate, closeTime) : null };
+    case 'before_relative_time':
+      return { type: 'before_absolute_time', time: closeTime > INT64_MAX - p.seconds ? INT64_MAX : closeTime + p.seconds };
+    default:
+      return p;
+  }
+};
+
+/** ClaimClaimableBalanceOpFrame's validatePredicate against the ledger's close time (absBefore > closeTime). */
+export const predicateHolds = (p: ClaimPredicate, closeTime: bigint): boolean => {
+  switch (p.type) {
+    case 'unconditional':
+      return true;
+    case 'and':
+      return predicateHolds(p.predicates[0]!, closeTime) && predicateHolds(p.predicates[1]!, closeTime);
+    case 'or':
+      return predicateHolds(p.predicates[0]!, closeTime) || predicateHolds(p.predicates[1]!, closeTime);
+    case 'not':
+      return !predicateHolds(p.predicate!, closeTime);
+    case 'before_absolute_time':
+      return p.time > closeTime;
+    case 'before_relative_time':
+      throw new Error('a stored predicate is never relative');
+  }
+};
+
+/**
+ * CreateClaimableBalanceOpFrame::getBalanceID: sha256 of the XDR HashIDPreimage ENVELOPE_TYPE_OP_ID with the
+ * transaction's source account and sequence number and the operation's index. The 32-byte hash (the v0 arm).
+ */
+export const claimableBalanceHash = (txSource: string, seqNum: bigint, opIndex: number): Uint8Array =>
+  sha256(
+    xdr.HashIdPreimage.envelopeTypeOpId(
+      new xdr.HashIdPreimageOperationId({
+        sourceAccount: xdr.PublicKey.publicKeyTypeEd25519(StrKey.decodeEd25519PublicKey(txSource)),
+        seqNum: xdr.Int64.fromString(seqNum.toString()),
+        opNum: opIndex,
+      }),
+    ).toXDR(),
+  );
+
+/** The balance id as Horizon and the SDK write it: the XDR ClaimableBalanceID in hex (type 0 = 00000000, then the hash). */
+export const balanceIdString = (hashHex: string): string => `00000000${hashHex}`;
+
+
 export type Verdict =
   | { kind: 'rejected'; txCode: TxCode; feeCharged: bigint; ops: OpOutcome[] | null }
-  | { kind: 'applied'; successful: boolean; feeCharged: bigint; ops: OpOutcome[]; state: AccountsState };
+  | { kind: 'applied'; successful: boolean; feeCharged: bigint; ops: OpOutcome[]; state: AccountsState; balances: BalancesState };
 
-const cloneState = (s: AccountsState): AccountsState => structuredClone(s);
+interface World {
+  accounts: AccountsState;
+  balances: BalancesState;
+}
 
-/** The ids of every account a transaction may read or write: load them all before calling processTransaction. */
-export const touchedAccounts = (env: ParsedEnvelope): string[] => {
+const cloneWorld = (w: World): World => structuredClone(w);
+
+/** The ids (hash hex) of the claimable balances a transaction's claims name: load them before touchedAccounts. */
+export const touchedBalances = (env: ParsedEnvelope): string[] => {
+  const ids = new Set<string>();
+  for (const op of env.tx?.operations ?? []) {
+    if (op.body.type === OP.claimClaimableBalance) ids.add(Buffer.from(op.body.claimClaimableBalanceOp.balanceId.v0).toString('hex'));
+  }
+  return [...ids];
+};
+
+/**
+ * The ids of every account a transaction may read or write: load them all before calling processTransaction.
+ * With the claimable balances it claims (touchedBalances), their sponsors too (a claim gives their reserve back).
+ */
+export const touchedAccounts = (env: ParsedEnvelope, balances?: BalancesState): string[] => {
   const ids = new Set<string>([env.source]);
   const tx = env.tx;
   if (!tx) return [...ids];
+  for (const entry of balances?.values() ?? []) if (entry) ids.add(entry.sponsor);
   for (const op of tx.operations) {
     ids.add(opSourceAddress(tx, op));
     const b = op.body;
@@ -373,7 +527,7 @@ const preconditions = (tx: TxWire) => {
  * remove the pre-authorised signer matching their hash from every source account, whether their operations
  * succeed (all of them) or not (none of their effects are kept).
  */
-export const processTransaction = (env: ParsedEnvelope, state: AccountsState, ctx: LedgerContext): Verdict => {
+export const processTransaction = (env: ParsedEnvelope, state: AccountsState, ctx: LedgerContext, balances: BalancesState = new Map()): Verdict => {
   const reject = (txCode: TxCode, ops: OpOutcome[] | null = null, feeCharged = 0n): Verdict => ({ kind: 'rejected', txCode, feeCharged, ops });
   const tx = env.tx;
   if (env.envelopeType !== 2 || !tx) return reject('tx_not_supported');
@@ -438,7 +592,8 @@ export const processTransaction = (env: ParsedEnvelope, state: AccountsState, ct
   if (!checker.allUsed()) return reject('tx_bad_auth_extra', null, minFee);
 
   // Apply: fee and sequence number first, kept whatever happens next.
-  const base = cloneState(state);
+  const baseWorld = cloneWorld({ accounts: state, balances });
+  const base = baseWorld.accounts;
   const src = base.get(env.source)!;
   const fee = src.balance < minFee ? src.balance : minFee;
   src.balance -= fee;
@@ -452,23 +607,26 @@ export const processTransaction = (env: ParsedEnvelope, state: AccountsState, ct
     if (acc) acc.signers = acc.signers.filter((s) => s.key !== preAuthKey);
   }
 
-  let working = cloneState(base);
+  let working = cloneWorld(baseWorld);
   let successful = true;
   const outcomes: OpOutcome[] = [];
-  for (const op of ops) {
-    const attempt = cloneState(working);
-    const outcome = applyOperation(tx, op, attempt, ctx);
+  ops.forEach((op, index) => {
+    const attempt = cloneWorld(working);
+    const outcome = applyOperation(env, op, index, attempt, ctx);
     outcomes.push(outcome);
     if (outcome.code === 'op_success') working = attempt;
     else successful = false;
-  }
-  return { kind: 'applied', successful, feeCharged: fee, ops: outcomes, state: successful ? working : base };
+  });
+  const final = successful ? working : baseWorld;
+  return { kind: 'applied', successful, feeCharged: fee, ops: outcomes, state: final.accounts, balances: final.balances };
 };
 
 const findTrustline = (acc: AccountEntry, code: string, issuer: string): TrustlineEntry | undefined =>
   acc.trustlines.find((t) => t.code === code && t.issuer === issuer);
 
-const applyOperation = (tx: TxWire, op: OperationWire, state: AccountsState, ctx: LedgerContext): OpOutcome => {
+const applyOperation = (env: ParsedEnvelope, op: OperationWire, opIndex: number, world: World, ctx: LedgerContext): OpOutcome => {
+  const tx = env.tx!;
+  const state = world.accounts;
   const sourceId = opSourceAddress(tx, op);
   const source = state.get(sourceId);
   if (!source) return opOuter('op_no_source_account');
@@ -568,8 +726,10 @@ const applyOperation = (tx: TxWire, op: OperationWire, state: AccountsState, ctx
       const dest = state.get(destId);
       if (!dest) return opInner(OP.accountMerge, 'op_no_account');
       if (source.flags & ACCOUNT_FLAGS.authImmutable) return opInner(OP.accountMerge, 'op_immutable_set');
-      if (numSubEntries(source) > 0) return opInner(OP.accountMerge, 'op_has_sub_entries');
+      // MergeOpFrame::doApplyFromV16: signers do not block a merge (numSubEntries != signers.size()), they go with it.
+      if (numSubEntries(source) !== source.signers.length) return opInner(OP.accountMerge, 'op_has_sub_entries');
       if (source.seqNum >= startingSequence(ctx.ledgerSeq)) return opInner(OP.accountMerge, 'op_seq_num_too_far');
+      if (source.numSponsoring > 0) return opInner(OP.accountMerge, 'op_is_sponsor');
       if (dest.balance > INT64_MAX - source.balance) return opInner(OP.accountMerge, 'op_dest_full');
       const moved = source.balance;
       dest.balance += moved;
@@ -599,6 +759,61 @@ const applyOperation = (tx: TxWire, op: OperationWire, state: AccountsState, ctx
         source.seqTime = ctx.closeTime;
       }
       return opInner(OP.bumpSequence, 'op_success');
+    }
+    case OP.createClaimableBalance: {
+      // CreateClaimableBalanceOpFrame::doApply: take the amount, then the reserve (base reserve × claimants).
+      const o = b.createClaimableBalanceOp;
+      const asset = decodeAsset(o.asset) as DecodedAsset;
+      const amount = o.amount;
+      if (asset.type === 'native') {
+        if (availableBalance(source, ctx) < amount) return opInner(OP.createClaimableBalance, 'op_underfunded');
+        source.balance -= amount;
+      } else if (sourceId !== asset.issuer) {
+        const line = findTrustline(source, asset.code, asset.issuer);
+        if (!line) return opInner(OP.createClaimableBalance, 'op_no_trust');
+        if (!(line.flags & TRUSTLINE_AUTHORIZED)) return opInner(OP.createClaimableBalance, 'op_not_authorized');
+        if (line.balance < amount) return opInner(OP.createClaimableBalance, 'op_underfunded');
+        line.balance -= amount;
+      } // the issuer's own asset: minted into the balance
+      const reserve = BigInt(o.claimants.length) * ctx.baseReserve;
+      if (availableBalance(source, ctx) < reserve) return opInner(OP.createClaimableBalance, 'op_low_reserve');
+      source.numSponsoring += o.claimants.length;
+      const hash = claimableBalanceHash(env.source, tx.seqNum, opIndex);
+      world.balances.set(Buffer.from(hash).toString('hex'), {
+        id: Buffer.from(hash).toString('hex'),
+        asset,
+        amount,
+        claimants: o.claimants.map((c) => ({
+          destination: StrKey.encodeEd25519PublicKey(c.v0.destination.ed25519),
+          predicate: absolutePredicate(predicateFromWire(c.v0.predicate), ctx.closeTime),
+        })),
+        sponsor: sourceId,
+        flags: 0,
+        lastModifiedLedger: ctx.ledgerSeq,
+      });
+      return opInner(OP.createClaimableBalance, 'op_success', hash);
+    }
+    case OP.claimClaimableBalance: {
+      // ClaimClaimableBalanceOpFrame::doApply, the predicate against this ledger's close time.
+      const id = Buffer.from(b.claimClaimableBalanceOp.balanceId.v0).toString('hex');
+      const entry = world.balances.get(id);
+      if (!entry) return opInner(OP.claimClaimableBalance, 'op_does_not_exist');
+      const claimant = entry.claimants.find((c) => c.destination === sourceId);
+      if (!claimant || !predicateHolds(claimant.predicate, ctx.closeTime)) return opInner(OP.claimClaimableBalance, 'op_cannot_claim');
+      if (entry.asset.type === 'native') {
+        if (source.balance > INT64_MAX - entry.amount) return opInner(OP.claimClaimableBalance, 'op_line_full');
+        source.balance += entry.amount;
+      } else if (sourceId !== entry.asset.issuer) {
+        const line = findTrustline(source, entry.asset.code, entry.asset.issuer);
+        if (!line) return opInner(OP.claimClaimableBalance, 'op_no_trust');
+        if (!(line.flags & TRUSTLINE_AUTHORIZED)) return opInner(OP.claimClaimableBalance, 'op_not_authorized');
+        if (line.balance > line.limit - entry.amount) return opInner(OP.claimClaimableBalance, 'op_line_full');
+        line.balance += entry.amount;
+      } // claimed by the issuer: burnt
+      const sponsor = state.get(entry.sponsor);
+      if (sponsor) sponsor.numSponsoring -= entry.claimants.length;
+      world.balances.set(id, null);
+      return opInner(OP.claimClaimableBalance, 'op_success');
     }
     default:
       return opOuter('op_not_supported');

@@ -5,6 +5,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { StrKey } from '@stellar/stellar-sdk';
 import type { SandboxLedger, SubmitResult } from './ledger';
+import type { BalancePageQuery } from './store';
 import { badRequestProblem, notFoundProblem, serverErrorProblem, type HorizonProblem, type Json, type PageQuery } from './records';
 
 const send = (res: Response, status: number, body: unknown, type = 'application/hal+json') => {
@@ -27,17 +28,38 @@ class BadRequest extends Error {
   }
 }
 
-const pageQuery = (req: Request): PageQuery => {
-  const cursorText = queryString(req, 'cursor');
+const limitAndOrder = (req: Request): { limit: number; order: 'asc' | 'desc' } => {
   const limitText = queryString(req, 'limit') ?? '10';
   const order = queryString(req, 'order') ?? 'asc';
-  const includeFailed = queryString(req, 'include_failed') ?? 'false';
-  if (cursorText !== undefined && !/^\d{1,19}$/.test(cursorText)) throw new BadRequest(badRequestProblem('cursor', 'cursor must be a paging token (a non-negative integer)'));
   if (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 200)
     throw new BadRequest(badRequestProblem('limit', 'limit must be an integer between 1 and 200'));
   if (order !== 'asc' && order !== 'desc') throw new BadRequest(badRequestProblem('order', "order must be 'asc' or 'desc'"));
+  return { limit: Number(limitText), order };
+};
+
+const pageQuery = (req: Request): PageQuery => {
+  const cursorText = queryString(req, 'cursor');
+  const includeFailed = queryString(req, 'include_failed') ?? 'false';
+  if (cursorText !== undefined && !/^\d{1,19}$/.test(cursorText)) throw new BadRequest(badRequestProblem('cursor', 'cursor must be a paging token (a non-negative integer)'));
+  const { limit, order } = limitAndOrder(req);
   if (includeFailed !== 'true' && includeFailed !== 'false') throw new BadRequest(badRequestProblem('include_failed', 'include_failed must be true or false'));
-  return { cursor: cursorText === undefined ? null : BigInt(cursorText), limit: Number(limitText), order, includeFailed: includeFailed === 'true' };
+  return { cursor: cursorText === undefined ? null : BigInt(cursorText), limit, order, includeFailed: includeFailed === 'true' };
+};
+
+/** The claimable balances page query: Horizon's cursor is `<ledger>-<balance id>`. */
+const balancePageQuery = (req: Request): BalancePageQuery => {
+  const { limit, order } = limitAndOrder(req);
+  const cursorText = queryString(req, 'cursor');
+  if (cursorText === undefined) return { cursor: null, limit, order };
+  const m = /^(\d{1,10})-(?:00000000)?([0-9a-f]{64})$/.exec(cursorText);
+  if (!m) throw new BadRequest(badRequestProblem('cursor', 'cursor must be <ledger>-<claimable balance id>'));
+  return { cursor: { ledger: Number(m[1]), id: m[2]! }, limit, order };
+};
+
+const accountFilter = (req: Request, name: string): string | undefined => {
+  const v = queryString(req, name);
+  if (v !== undefined && !StrKey.isValidEd25519PublicKey(v)) throw new BadRequest(badRequestProblem(name, 'Account ID must start with `G` and contain 56 alphanum characters'));
+  return v;
 };
 
 const accountParam = (req: Request): string => {
@@ -123,6 +145,18 @@ export function createSandboxHorizonRouter(ledger: SandboxLedger, options: Sandb
     found(res, await ledger.operation(BigInt(id), baseUrl(req)));
   });
   r.get('/payments', async (req, res) => send(res, 200, await ledger.operations(pageQuery(req), { paymentsOnly: true }, baseUrl(req), '/payments')));
+
+  r.get('/claimable_balances', async (req, res) => {
+    if (queryString(req, 'asset') !== undefined) return problem(res, badRequestProblem('asset', 'the sandbox filters claimable balances by claimant and sponsor only'));
+    const claimant = accountFilter(req, 'claimant');
+    const sponsor = accountFilter(req, 'sponsor');
+    send(res, 200, await ledger.claimableBalances(balancePageQuery(req), { ...(claimant ? { claimant } : {}), ...(sponsor ? { sponsor } : {}) }, baseUrl(req)));
+  });
+  r.get('/claimable_balances/:id', async (req, res) => {
+    const id = String(req.params.id).toLowerCase();
+    if (!/^(00000000)?[0-9a-f]{64}$/.test(id)) return problem(res, badRequestProblem('id', 'Invalid claimable balance ID'));
+    found(res, await ledger.claimableBalance(id, baseUrl(req)));
+  });
 
   r.get('/ledgers', async (req, res) => send(res, 200, await ledger.ledgers(pageQuery(req), baseUrl(req))));
   r.get('/ledgers/:sequence', async (req, res) => found(res, await ledger.ledger(sequenceParam(req), baseUrl(req))));

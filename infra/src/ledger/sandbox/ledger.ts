@@ -8,11 +8,23 @@ import type { Knex } from 'knex';
 import { Account, Asset, Operation, StrKey, TimeoutInfinite, TransactionBuilder, type Keypair, type xdr } from '@stellar/stellar-sdk';
 import { formatAmount, STROOPS_PER_UNIT } from './amounts';
 import { resultCodes, transactionResultXdr, type ResultCodes, type TxCode } from './codes';
-import { BASE_FEE, BASE_RESERVE, newAccount, parseEnvelope, processTransaction, touchedAccounts, type AccountsState, type LedgerContext } from './engine';
+import {
+  BASE_FEE,
+  BASE_RESERVE,
+  newAccount,
+  parseEnvelope,
+  processTransaction,
+  touchedAccounts,
+  touchedBalances,
+  type AccountsState,
+  type LedgerContext,
+} from './engine';
 import { sandboxKeys, type SandboxKeys } from './keys';
 import {
   accountRecord,
   badRequestProblem,
+  balancePage,
+  claimableBalanceRecord,
   feeStatsRecord,
   isoSeconds,
   ledgerRecord,
@@ -31,6 +43,12 @@ import {
   type PageQuery,
 } from './records';
 import {
+  addClockOffset,
+  clockOffset,
+  listBalances,
+  loadBalances,
+  writeBalances,
+  type BalancePageQuery,
   headLedger,
   insertLedger,
   insertTransaction,
@@ -48,7 +66,7 @@ export interface SandboxLedgerOptions {
   passphrase: string;
   /** The stablecoin's code, e.g. 'EURC'; issued by sandboxKeys(passphrase).issuer. */
   assetCode: string;
-  /** The clock ledgers close by (tests move it); defaults to the system clock. */
+  /** The clock ledgers close by; defaults to the system clock. advanceTime() adds a persisted offset to it. */
   now?: () => Date;
 }
 
@@ -67,6 +85,8 @@ const LOCK_CLASS = 0x53424c47; // 'SBLG'
 interface Head {
   network: number;
   head: LedgerRow;
+  /** The network's clock offset (advanceTime), seconds. */
+  offset: bigint;
 }
 
 export class SandboxLedger {
@@ -145,9 +165,10 @@ export class SandboxLedger {
     const network = await this.network();
     return this.knex.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(?, ?)', [LOCK_CLASS, network]);
+      const offset = await clockOffset(trx, network);
       let head = await headLedger(trx, network);
       if (!head) {
-        const closedAt = this.closeTime(null);
+        const closedAt = this.closeTime(null, offset);
         head = {
           sequence: 1,
           hash: createHash('sha256').update(`${this.passphrase}|genesis`).digest('hex'),
@@ -166,13 +187,39 @@ export class SandboxLedger {
         const rootAcc = { ...newAccount(this.keys.root.publicKey(), GENESIS_SUPPLY, 1), seqNum: 0n };
         await writeAccounts(trx, network, new Map([[rootAcc.id, null]]), new Map([[rootAcc.id, rootAcc]]), 1);
       }
-      return fn(trx, { network, head });
+      return fn(trx, { network, head, offset });
     });
   }
 
-  private closeTime(previous: Date | null): Date {
-    const now = new Date(Math.floor(this.now().getTime() / 1000) * 1000);
+  /** A ledger's close time: the clock (whole seconds) plus the network's offset, never before the previous one. */
+  private closeTime(previous: Date | null, offset: bigint): Date {
+    const now = new Date((Math.floor(this.now().getTime() / 1000) + Number(offset)) * 1000);
     return previous && previous > now ? previous : now;
+  }
+
+  // ---- the sandbox clock (sandbox only: there is no such thing on a real network) ---------------------------
+
+  /**
+   * Moves this network's clock forward by `seconds` (a positive integer), for every client of the network and
+   * for good: the offset is persisted and only grows, so close times stay monotonic. Time bounds and claim
+   * predicates are checked against the close time of the ledger a transaction would close, which is now the
+   * clock plus the offset. Answers the network's time afterwards.
+   */
+  async advanceTime(seconds: number): Promise<Date> {
+    if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new Error(`advanceTime needs a positive whole number of seconds, got ${seconds}`);
+    await this.ensureGenesis();
+    const network = await this.network();
+    const offset = await this.knex.transaction(async (trx) => {
+      await trx.raw('SELECT pg_advisory_xact_lock(?, ?)', [LOCK_CLASS, network]);
+      return addClockOffset(trx, network, BigInt(seconds));
+    });
+    return this.closeTime(null, offset);
+  }
+
+  /** The network's time now (clock plus offset, whole seconds): the close time a ledger closing now would get at least. */
+  async networkTime(): Promise<Date> {
+    const { network } = await this.readContext();
+    return this.closeTime(null, await clockOffset(this.knex, network));
   }
 
   private build(source: string, seqNum: bigint, ops: xdr.Operation[], signers: Keypair[]): string {
@@ -203,10 +250,11 @@ export class SandboxLedger {
     const existing = await transactionByHash(trx, ctx.network, env.hashHex);
     if (existing) return this.storedOutcome(existing.record, existing.resultCodes, base);
 
-    const closedAt = this.closeTime(ctx.head.closedAt);
+    const closedAt = this.closeTime(ctx.head.closedAt, ctx.offset);
     const lctx: LedgerContext = { ledgerSeq: ctx.head.sequence + 1, closeTime: BigInt(Math.floor(closedAt.getTime() / 1000)), baseFee: ctx.head.baseFee, baseReserve: ctx.head.baseReserve };
-    const before: AccountsState = await loadAccounts(trx, ctx.network, touchedAccounts(env));
-    const verdict = processTransaction(env, before, lctx);
+    const balancesBefore = await loadBalances(trx, ctx.network, touchedBalances(env));
+    const before: AccountsState = await loadAccounts(trx, ctx.network, touchedAccounts(env, balancesBefore));
+    const verdict = processTransaction(env, before, lctx, balancesBefore);
 
     if (verdict.kind === 'rejected') {
       const resultXdr = transactionResultXdr(verdict.feeCharged, verdict.txCode, verdict.ops);
@@ -246,6 +294,7 @@ export class SandboxLedger {
     };
     await insertLedger(trx, ctx.network, ledger);
     await writeAccounts(trx, ctx.network, before, verdict.state, lctx.ledgerSeq);
+    await writeBalances(trx, ctx.network, balancesBefore, verdict.balances);
     await insertTransaction(trx, ctx.network, {
       id: toid(lctx.ledgerSeq, 1, 0),
       hash: env.hashHex,
@@ -384,6 +433,30 @@ export class SandboxLedger {
       baseUrl,
       '/ledgers',
     );
+  }
+
+  /** GET /claimable_balances/:id (the id with its 00000000 type prefix, or the bare hash), or null. */
+  async claimableBalance(id: string, baseUrl = ''): Promise<Json | null> {
+    const { network } = await this.readContext();
+    const hash = id.toLowerCase().replace(/^00000000(?=[0-9a-f]{64}$)/, '');
+    const entry = (await loadBalances(this.knex, network, [hash])).get(hash);
+    if (!entry) return null;
+    const l = await ledgerBySequence(this.knex, network, entry.lastModifiedLedger);
+    return claimableBalanceRecord(entry, l ? isoSeconds(Math.floor(l.closedAt.getTime() / 1000)) : null, baseUrl);
+  }
+
+  /** GET /claimable_balances?claimant=…|sponsor=…, ordered by (last_modified_ledger, id). */
+  async claimableBalances(q: BalancePageQuery, filter: { claimant?: string; sponsor?: string }, baseUrl = ''): Promise<Json> {
+    const { network } = await this.readContext();
+    const rows = await listBalances(this.knex, network, q, filter);
+    const records: Json[] = [];
+    for (const entry of rows) {
+      const l = await ledgerBySequence(this.knex, network, entry.lastModifiedLedger);
+      records.push(claimableBalanceRecord(entry, l ? isoSeconds(Math.floor(l.closedAt.getTime() / 1000)) : null, baseUrl));
+    }
+    const query = [filter.claimant ? `claimant=${filter.claimant}` : '', filter.sponsor ? `sponsor=${filter.sponsor}` : ''].filter(Boolean).join('&');
+    const cursor = q.cursor ? `${q.cursor.ledger}-00000000${q.cursor.id}` : null;
+    return balancePage(records, { cursor, limit: q.limit, order: q.order }, baseUrl, query);
   }
 
   /** The latest closed ledger's sequence. */

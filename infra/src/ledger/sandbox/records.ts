@@ -6,7 +6,21 @@
 import { StrKey } from '@stellar/stellar-sdk';
 import { formatAmount } from './amounts';
 import { OP, OPERATION_TYPE_NAMES, type OperationWire, type ResultCodes, type TxWire } from './codes';
-import { ACCOUNT_FLAGS, TRUSTLINE_AUTHORIZED, decodeAsset, muxedToAddress, numSubEntries, opSourceAddress, signerKeyString, type AccountEntry, type DecodedAsset } from './engine';
+import {
+  ACCOUNT_FLAGS,
+  TRUSTLINE_AUTHORIZED,
+  balanceIdString,
+  decodeAsset,
+  muxedToAddress,
+  numSubEntries,
+  opSourceAddress,
+  predicateFromWire,
+  signerKeyString,
+  type AccountEntry,
+  type ClaimPredicate,
+  type ClaimableBalanceEntry,
+  type DecodedAsset,
+} from './engine';
 
 export const HORIZON_VERSION = 'cagnotte-sandbox-1.0';
 export const CORE_VERSION = 'cagnotte-sandbox';
@@ -134,7 +148,7 @@ export const accountRecord = (acc: AccountEntry, lastModifiedTime: string, base:
     ],
     signers,
     data: Object.fromEntries(acc.data.map((d) => [d.name, Buffer.from(d.value).toString('base64')])),
-    num_sponsoring: 0,
+    num_sponsoring: acc.numSponsoring,
     num_sponsored: 0,
     paging_token: acc.id,
   };
@@ -278,6 +292,16 @@ const operationDetails = (source: string, op: OperationWire): Json => {
       return { name: Buffer.from(b.manageDataOp.dataName.bytes).toString('latin1'), value: b.manageDataOp.dataValue ? Buffer.from(b.manageDataOp.dataValue).toString('base64') : '' };
     case OP.bumpSequence:
       return { bump_to: b.bumpSequenceOp.bumpTo.toString() };
+    case OP.createClaimableBalance: {
+      const o = b.createClaimableBalanceOp;
+      return {
+        asset: assetString(decodeAsset(o.asset) as DecodedAsset),
+        amount: formatAmount(o.amount),
+        claimants: o.claimants.map((c) => ({ destination: StrKey.encodeEd25519PublicKey(c.v0.destination.ed25519), predicate: predicateJson(predicateFromWire(c.v0.predicate)) })),
+      };
+    }
+    case OP.claimClaimableBalance:
+      return { balance_id: balanceIdString(Buffer.from(b.claimClaimableBalanceOp.balanceId.v0).toString('hex')), claimant: source };
     default:
       return {};
   }
@@ -302,6 +326,8 @@ export const operationRows = (f: TransactionFacts): OperationRow[] =>
     const details = operationDetails(source, op);
     const participants = new Set([source]);
     for (const key of ['account', 'to', 'into'] as const) if (typeof details[key] === 'string') participants.add(details[key] as string);
+    // Horizon's participants of a createClaimableBalance include its claimants.
+    if (Array.isArray(details.claimants)) for (const c of details.claimants as Array<{ destination: string }>) participants.add(c.destination);
     return {
       id,
       type,
@@ -332,6 +358,72 @@ export const withOperationLinks = (core: Json, base: string): Json => {
       precedes: { href: `${base}/effects?order=asc&cursor=${id}` },
     },
     ...core,
+  };
+};
+
+// ---- claimable balances -------------------------------------------------------------------------------
+
+/** Horizon's asset string: `native` or `CODE:ISSUER`. */
+export const assetString = (a: DecodedAsset): string => (a.type === 'native' ? 'native' : `${a.code}:${a.issuer}`);
+
+/** Latest instant a JS Date can print (Horizon prints any int64; beyond this only abs_before_epoch is given). */
+const MAX_DATE_SECONDS = 8_640_000_000_000n;
+
+/** A claim predicate in Horizon's JSON (stellar/go xdr ClaimPredicate MarshalJSON). */
+export const predicateJson = (p: ClaimPredicate): Json => {
+  switch (p.type) {
+    case 'unconditional':
+      return { unconditional: true };
+    case 'and':
+      return { and: p.predicates.map(predicateJson) };
+    case 'or':
+      return { or: p.predicates.map(predicateJson) };
+    case 'not':
+      return { not: p.predicate ? predicateJson(p.predicate) : null };
+    case 'before_absolute_time':
+      return { ...(p.time <= MAX_DATE_SECONDS ? { abs_before: isoSeconds(p.time) } : {}), abs_before_epoch: p.time.toString() };
+    case 'before_relative_time':
+      return { rel_before: p.seconds.toString() };
+  }
+};
+
+/** Horizon's paging token of a claimable balance: `<last_modified_ledger>-<id>`. */
+export const balancePagingToken = (b: ClaimableBalanceEntry): string => `${b.lastModifiedLedger}-${balanceIdString(b.id)}`;
+
+export const claimableBalanceRecord = (b: ClaimableBalanceEntry, lastModifiedTime: string | null, base: string): Json => {
+  const id = balanceIdString(b.id);
+  const self = `${base}/claimable_balances/${id}`;
+  return {
+    _links: {
+      self: { href: self },
+      transactions: { href: `${self}/transactions{?cursor,limit,order}`, templated: true },
+      operations: { href: `${self}/operations{?cursor,limit,order}`, templated: true },
+    },
+    id,
+    asset: assetString(b.asset),
+    amount: formatAmount(b.amount),
+    sponsor: b.sponsor,
+    last_modified_ledger: b.lastModifiedLedger,
+    last_modified_time: lastModifiedTime,
+    claimants: b.claimants.map((c) => ({ destination: c.destination, predicate: predicateJson(c.predicate) })),
+    flags: { clawback_enabled: Boolean(b.flags & 1) },
+    paging_token: balancePagingToken(b),
+  };
+};
+
+/** A claimable balances page: the cursor is a string token, not a number. */
+export const balancePage = (records: Json[], q: { cursor: string | null; limit: number; order: 'asc' | 'desc' }, base: string, query: string): Json => {
+  const href = (cursor: string, order: string) => `${base}/claimable_balances?${query}${query ? '&' : ''}cursor=${cursor}&limit=${q.limit}&order=${order}`;
+  const current = q.cursor ?? '';
+  const first = records[0]?.paging_token as string | undefined;
+  const last = records[records.length - 1]?.paging_token as string | undefined;
+  return {
+    _links: {
+      self: { href: href(current, q.order) },
+      next: { href: href(last ?? current, q.order) },
+      prev: { href: href(first ?? current, q.order === 'asc' ? 'desc' : 'asc') },
+    },
+    _embedded: { records },
   };
 };
 
@@ -379,6 +471,7 @@ export const ledgerRecord = (l: LedgerRow, base: string): Json => {
 export const rootRecord = (head: LedgerRow, passphrase: string, base: string): Json => ({
   _links: {
     account: { href: `${base}/accounts/{account_id}`, templated: true },
+    claimable_balances: { href: `${base}/claimable_balances{?asset,sponsor,claimant,cursor,limit,order}`, templated: true },
     accounts: { href: `${base}/accounts{?signer,sponsor,asset,liquidity_pool,cursor,limit,order}`, templated: true },
     fee_stats: { href: `${base}/fee_stats` },
     friendbot: { href: `${base}/friendbot{?addr}`, templated: true },

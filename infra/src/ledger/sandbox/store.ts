@@ -1,6 +1,6 @@
 /** PostgreSQL persistence of the sandbox network (tables `sandbox_ledger_*`, migration 007). */
 import type { Knex } from 'knex';
-import type { AccountsState, SignerType } from './engine';
+import type { AccountsState, BalancesState, ClaimPredicate, ClaimableBalanceEntry, DecodedAsset, SignerType } from './engine';
 import type { ResultCodes } from './codes';
 import type { Json, LedgerRow, OperationRow, PageQuery } from './records';
 
@@ -19,6 +19,7 @@ interface AccountRowDb {
   flags: number;
   home_domain: string;
   inflation_destination: string | null;
+  num_sponsoring: number;
   last_modified_ledger: string;
 }
 
@@ -47,6 +48,7 @@ export const loadAccounts = async (db: Db, network: number, ids: string[]): Prom
       signers: [],
       trustlines: [],
       data: [],
+      numSponsoring: r.num_sponsoring,
       lastModifiedLedger: Number(r.last_modified_ledger),
     });
   }
@@ -84,12 +86,13 @@ export const writeAccounts = async (trx: Knex.Transaction, network: number, befo
     };
     await trx.raw(
       `INSERT INTO sandbox_ledger_accounts (network_id, account_id, balance, seq_num, seq_ledger, seq_time, master_weight, low_threshold, med_threshold,
-         high_threshold, flags, home_domain, inflation_destination, last_modified_ledger)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         high_threshold, flags, home_domain, inflation_destination, num_sponsoring, last_modified_ledger)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (network_id, account_id) DO UPDATE SET balance = EXCLUDED.balance, seq_num = EXCLUDED.seq_num, seq_ledger = EXCLUDED.seq_ledger,
          seq_time = EXCLUDED.seq_time, master_weight = EXCLUDED.master_weight, low_threshold = EXCLUDED.low_threshold,
          med_threshold = EXCLUDED.med_threshold, high_threshold = EXCLUDED.high_threshold, flags = EXCLUDED.flags,
-         home_domain = EXCLUDED.home_domain, inflation_destination = EXCLUDED.inflation_destination, last_modified_ledger = EXCLUDED.last_modified_ledger`,
+         home_domain = EXCLUDED.home_domain, inflation_destination = EXCLUDED.inflation_destination,
+         num_sponsoring = EXCLUDED.num_sponsoring, last_modified_ledger = EXCLUDED.last_modified_ledger`,
       [
         network,
         id,
@@ -104,6 +107,7 @@ export const writeAccounts = async (trx: Knex.Transaction, network: number, befo
         acc.flags,
         acc.homeDomain,
         acc.inflationDest,
+        acc.numSponsoring,
         ledger,
       ],
     );
@@ -283,4 +287,136 @@ export const listLedgers = async (db: Db, network: number, p: PageQuery): Promis
   if (p.cursor !== null) q.where('sequence', p.order === 'asc' ? '>' : '<', (p.cursor >> 32n).toString());
   const rows = (await q.orderBy('sequence', p.order).limit(p.limit)) as LedgerRowDb[];
   return rows.map(toLedgerRow);
+};
+
+// ---- claimable balances ------------------------------------------------------------------------------------
+
+/** A predicate as stored (jsonb): the engine's shape with times as decimal strings. */
+type StoredPredicate =
+  | { type: 'unconditional' }
+  | { type: 'and' | 'or'; predicates: StoredPredicate[] }
+  | { type: 'not'; predicate: StoredPredicate | null }
+  | { type: 'before_absolute_time'; time: string }
+  | { type: 'before_relative_time'; seconds: string };
+
+const storePredicate = (p: ClaimPredicate): StoredPredicate => {
+  switch (p.type) {
+    case 'and':
+    case 'or':
+      return { type: p.type, predicates: p.predicates.map(storePredicate) };
+    case 'not':
+      return { type: 'not', predicate: p.predicate ? storePredicate(p.predicate) : null };
+    case 'before_absolute_time':
+      return { type: p.type, time: p.time.toString() };
+    case 'before_relative_time':
+      return { type: p.type, seconds: p.seconds.toString() };
+    default:
+      return p;
+  }
+};
+
+const loadPredicate = (p: StoredPredicate): ClaimPredicate => {
+  switch (p.type) {
+    case 'and':
+    case 'or':
+      return { type: p.type, predicates: p.predicates.map(loadPredicate) };
+    case 'not':
+      return { type: 'not', predicate: p.predicate ? loadPredicate(p.predicate) : null };
+    case 'before_absolute_time':
+      return { type: p.type, time: BigInt(p.time) };
+    case 'before_relative_time':
+      return { type: p.type, seconds: BigInt(p.seconds) };
+    default:
+      return p;
+  }
+};
+
+interface BalanceRowDb {
+  balance_id: string;
+  asset_type: string;
+  asset_code: string;
+  asset_issuer: string;
+  amount: string;
+  sponsor: string;
+  claimants: Array<{ destination: string; predicate: StoredPredicate }>;
+  flags: number;
+  last_modified_ledger: string;
+}
+
+const toBalance = (r: BalanceRowDb): ClaimableBalanceEntry => ({
+  id: r.balance_id,
+  asset: { type: r.asset_type as DecodedAsset['type'], code: r.asset_code, issuer: r.asset_issuer },
+  amount: BigInt(r.amount),
+  claimants: r.claimants.map((c) => ({ destination: c.destination, predicate: loadPredicate(c.predicate) })),
+  sponsor: r.sponsor,
+  flags: r.flags,
+  lastModifiedLedger: Number(r.last_modified_ledger),
+});
+
+export const loadBalances = async (db: Db, network: number, ids: string[]): Promise<BalancesState> => {
+  const state: BalancesState = new Map(ids.map((id) => [id, null]));
+  if (ids.length === 0) return state;
+  const rows = (await db('sandbox_ledger_claimable_balances').where({ network_id: network }).whereIn('balance_id', ids)) as BalanceRowDb[];
+  for (const r of rows) state.set(r.balance_id, toBalance(r));
+  return state;
+};
+
+/** Inserts the claimable balances created and deletes the ones claimed (an entry never changes in between). */
+export const writeBalances = async (trx: Knex.Transaction, network: number, before: BalancesState, after: BalancesState): Promise<void> => {
+  for (const [id, entry] of after) {
+    const old = before.get(id) ?? null;
+    if (!entry) {
+      if (old) await trx('sandbox_ledger_claimable_balances').where({ network_id: network, balance_id: id }).delete();
+      continue;
+    }
+    if (old) continue;
+    await trx('sandbox_ledger_claimable_balances').insert({
+      network_id: network,
+      balance_id: id,
+      asset_type: entry.asset.type,
+      asset_code: entry.asset.code,
+      asset_issuer: entry.asset.issuer,
+      amount: entry.amount.toString(),
+      sponsor: entry.sponsor,
+      claimants: JSON.stringify(entry.claimants.map((c) => ({ destination: c.destination, predicate: storePredicate(c.predicate) }))),
+      destinations: entry.claimants.map((c) => c.destination),
+      flags: entry.flags,
+      last_modified_ledger: entry.lastModifiedLedger,
+    });
+  }
+};
+
+export interface BalancePageQuery {
+  /** Horizon's claimable balance cursor: `<last_modified_ledger>-<balance id>`. */
+  cursor: { ledger: number; id: string } | null;
+  limit: number;
+  order: 'asc' | 'desc';
+}
+
+/** GET /claimable_balances: by claimant and/or sponsor, ordered by (last_modified_ledger, id) as Horizon. */
+export const listBalances = async (db: Db, network: number, p: BalancePageQuery, filter: { claimant?: string; sponsor?: string }): Promise<ClaimableBalanceEntry[]> => {
+  const q = db('sandbox_ledger_claimable_balances').where({ network_id: network });
+  if (filter.claimant) q.whereRaw('destinations @> ARRAY[?]::text[]', [filter.claimant]);
+  if (filter.sponsor) q.where('sponsor', filter.sponsor);
+  if (p.cursor) q.whereRaw(`(last_modified_ledger, balance_id) ${p.order === 'asc' ? '>' : '<'} (?, ?)`, [p.cursor.ledger, p.cursor.id]);
+  const rows = (await q.orderBy([
+    { column: 'last_modified_ledger', order: p.order },
+    { column: 'balance_id', order: p.order },
+  ]).limit(p.limit)) as BalanceRowDb[];
+  return rows.map(toBalance);
+};
+
+// ---- the network's clock ----------------------------------------------------------------------------------
+
+export const clockOffset = async (db: Db, network: number): Promise<bigint> => {
+  const r = await db('sandbox_ledger_networks').where({ id: network }).first('clock_offset_seconds');
+  return BigInt(r?.clock_offset_seconds ?? 0);
+};
+
+export const addClockOffset = async (trx: Knex.Transaction, network: number, seconds: bigint): Promise<bigint> => {
+  const r = await trx.raw('UPDATE sandbox_ledger_networks SET clock_offset_seconds = clock_offset_seconds + ? WHERE id = ? RETURNING clock_offset_seconds', [
+    seconds.toString(),
+    network,
+  ]);
+  return BigInt(r.rows[0].clock_offset_seconds);
 };

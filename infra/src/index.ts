@@ -37,7 +37,8 @@ export * from './auth/one-time';
 export * from './mail/outbox';
 export * from './ledger/gateway';
 export * from './ledger/sandbox';
-export * from './auth/mandate-texts';
+// Until query-api/src/me reads the mandate texts from @cagnotte/event-schemas (idread): not infra's vocabulary.
+export { mandateTexts } from '@cagnotte/event-schemas';
 export * from './read-models/account-stream';
 export * from './ledger/grant-view';
 export * from './read-models/mandate-view';

@@ -1,14 +1,18 @@
-import { evolveAccount, type Account } from '@cagnotte/domain';
+import { mandateAggregate, organiserGrantAggregate, type MandateRecord, type OrganiserGrant } from '@cagnotte/domain';
 import { parseEvent, type DomainEvent } from '@cagnotte/event-schemas';
 import type { EventStore } from '../event-store/port';
 
 export const accountStreamId = (userId: string) => `account-${userId}`;
 
 /**
- * The account as its own stream says now. Grants and mandates are read this way rather than from a table:
- * one short stream per user, always consistent with the last command, and owner-only by construction.
+ * The caller's mandates and organiser grants as their own stream says now (folded with the grant and mandate
+ * aggregates). Grants and mandates are read this way rather than from a table: one short stream per user, always
+ * consistent with the last command, and owner-only by construction.
  */
-export const readAccountState = async (store: EventStore, userId: string): Promise<Account | null> => {
-  const events = await store.readStream(accountStreamId(userId));
-  return events.map((e) => parseEvent(e) as DomainEvent).reduce(evolveAccount, null);
+export const readAccountState = async (store: EventStore, userId: string): Promise<{ grants: OrganiserGrant[]; mandates: MandateRecord[] } | null> => {
+  const events = (await store.readStream(accountStreamId(userId))).map((e) => parseEvent(e) as DomainEvent);
+  const grants = events.reduce(organiserGrantAggregate.evolve, organiserGrantAggregate.initial());
+  const mandates = events.reduce(mandateAggregate.evolve, mandateAggregate.initial());
+  if (grants.status === 'no_account' || mandates.status === 'no_account') return null;
+  return { grants: grants.grants, mandates: mandates.mandates };
 };

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { MandateRecord } from '@cagnotte/domain';
-import { MandateKind } from '@cagnotte/event-schemas';
-import { currentMandate } from '../auth/mandate-texts';
+import { MandateKind, currentMandate } from '@cagnotte/event-schemas';
 
 export const MandateSchema = z
   .object({

@@ -1,2 +1,3 @@
-// The mandate texts live in infra: both the write side (acceptance) and the read side (listing) need them.
-export { MANDATE_TEXTS, commissionMandate, currentMandate, mandateHash, mandateTexts } from '@cagnotte/infra';
+// The mandate texts are shared vocabulary in @cagnotte/event-schemas (mandates/texts.ts). This alias stays only
+// while command-api/src/pools/routes.ts imports from here; delete it once that import points at event-schemas.
+export { commissionMandate } from '@cagnotte/event-schemas';

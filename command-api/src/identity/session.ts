@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { isUuid } from '@cagnotte/domain';
-import { ACCESS_TOKEN_TTL_SECONDS, UserSummarySchema, toUserSummary, type AccountRow, type RequestContext, type Services, type TenantRef } from '@cagnotte/infra';
+import { ACCESS_TOKEN_TTL_SECONDS, UserSummarySchema, toUserSummary, type AccountRow, type RequestContext, type SessionStore, type TenantRef, type TokenService } from '@cagnotte/infra';
 
 export const UserSummary = UserSummarySchema.extend({ tenant: z.string().describe('tenant slug') });
 
@@ -18,13 +18,19 @@ export const AuthTokenResponse = z
 
 type AnyCtx = Pick<RequestContext<unknown, unknown, unknown>, 'req' | 'ip'>;
 
+/** What issuing a session writes and signs with. */
+export interface SessionDeps {
+  tokens: TokenService;
+  sessions: SessionStore;
+}
+
 /** A new server-side session and its 7-day access token (login, register-simple, SSO start). */
-export const issueSession = async (services: Services, account: AccountRow, tenant: TenantRef, ctx: AnyCtx) => {
+export const issueSession = async ({ tokens, sessions }: SessionDeps, account: AccountRow, tenant: TenantRef, ctx: AnyCtx) => {
   const incomingDevice = ctx.req.headers['x-device-id'];
   const deviceId = typeof incomingDevice === 'string' && isUuid(incomingDevice) ? incomingDevice.toLowerCase() : randomUUID();
   const sessionId = randomUUID();
-  const { token, expiresAt } = services.tokens.signAccess({ sub: account.id, sid: sessionId, tid: tenant.id, did: deviceId });
-  await services.sessions.create({
+  const { token, expiresAt } = tokens.signAccess({ sub: account.id, sid: sessionId, tid: tenant.id, did: deviceId });
+  await sessions.create({
     id: sessionId,
     userId: account.id,
     tenantId: tenant.id,

@@ -15,12 +15,12 @@ export interface CommandApiDeps {
 /** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
 export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const clock = deps.clock ?? (() => new Date());
-  const { store, pgPool, commandQueue, waiter, knex, config, tokens, sessions, credentials, oneTime, mail, tenants, accounts, ledger, logger } = deps.services;
+  const { store, pgPool, commandQueue, waiter, knex, config, tokens, sessions, credentials, oneTime, mail, tenants, ledger, logger } = deps.services;
   // What every command on an account stream needs: the write path, and read-your-writes.
   const onAccounts = { store, pgPool, commandQueue, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
   return [
-    ...makeAuthCommandRoutes({ knex, tenants, accounts, tokens, sessions, config }),
-    ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, accounts, logger, config }),
+    ...makeAuthCommandRoutes({ knex, tenants, store, tokens, sessions, config }),
+    ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, logger, config }),
     ...makeSellerRoutes(onAccounts),
     ...makeLedgerRoutes({ ...onAccounts, ledger, oneTime }),
     ...makeOrganiserRoutes({ ...onAccounts, ledger, config }),

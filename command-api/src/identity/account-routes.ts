@@ -7,7 +7,6 @@ import {
   SSO_CODE_TTL_SECONDS,
   defineRoute,
   hashPassword,
-  type AccountReadModel,
   type Config,
   type CredentialStore,
   type Logger,
@@ -19,9 +18,9 @@ import {
 } from '@cagnotte/infra';
 import type { Request } from 'express';
 import { registerUser } from './register';
-import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
+import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, loadAccount, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
 import { runCommand } from '../shared/run-command';
-import { AuthTokenResponse, issueSession, type SessionDeps } from './session';
+import { AuthTokenResponse, issueSession, userSummaryOf, type SessionDeps } from './session';
 import { checkDest, checkReturnTo, sessionCookie } from './redirects';
 
 /** Roles a partner may give at signup. Anything more (organiser) is earned through its own flow. */
@@ -76,14 +75,12 @@ export interface AccountRouteDeps extends AccountCommandDeps, SessionDeps {
   mail: Pick<MailOutbox, 'enqueueWhen'>;
   /** SSO start: the tenant a code was minted for (request routing, as the HTTP kit resolves X-Service-Tenant). */
   tenants: Pick<TenantReadModel, 'byId'>;
-  /** The user summary a session answers with (the identity read model's view). */
-  accounts: Pick<AccountReadModel, 'find'>;
   logger: Logger;
   config: Pick<Config, 'RATE_LIMIT_WINDOW_SECONDS' | 'RATE_LIMIT_REGISTER_PER_MINUTE' | 'RATE_LIMIT_PASSWORD_RESET_PER_MINUTE' | 'PASSWORD_RESET_URL' | 'APP_ENV'>;
 }
 
 export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
-  const { clock, config: cfg, credentials, tokens, sessions, oneTime, mail: outbox, tenants, accounts, logger, knex } = deps;
+  const { clock, config: cfg, credentials, tokens, sessions, oneTime, mail: outbox, tenants, logger, knex } = deps;
   const limit = (name: string, perMinute: number) => ({ name, limit: perMinute, windowSeconds: cfg.RATE_LIMIT_WINDOW_SECONDS });
 
   const register = defineRoute({
@@ -119,7 +116,7 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
       }
       const now = clock().toISOString();
       const displayName = b.displayName ?? ([b.firstName, b.lastName].filter(Boolean).join(' ') || b.email.split('@')[0]!);
-      const { userId, position } = await registerUser(
+      const { userId, position, account } = await registerUser(
         deps,
         {
           tenantId: tenant.id,
@@ -137,10 +134,9 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
         },
         metadataFor(ctx, tenant.id, now),
       );
+      // Answered from the registration itself; the wait is for the caller's next read (/api/auth/me).
       await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
-      const account = await accounts.find(userId);
-      if (!account) throw new Error('registered account not projected in time');
-      return { data: await issueSession(deps, account, tenant, ctx), headers: positionHeader(position) };
+      return { data: await issueSession(deps, userSummaryOf(account), tenant, ctx), headers: positionHeader(position) };
     },
   });
 
@@ -302,12 +298,12 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
       const claims = tokens.verifyPurpose('partner-sso', q.code);
       if (!claims || claims.tid !== tenant.id) throw gone();
       const target = q.returnTo !== undefined ? checkReturnTo(q.returnTo, tenant.approvedOrigins) : q.dest !== undefined ? checkDest(q.dest) : '/onboarding';
-      const account = await accounts.find(claims.sub);
+      const account = await loadAccount(deps.store, claims.sub);
       const cred = await credentials.byUser(claims.sub);
-      if (!account || !cred || cred.blocked_at || cred.tenant_id !== tenant.id) throw gone();
+      if (account.status === 'none' || !cred || cred.blocked_at || cred.tenant_id !== tenant.id) throw gone();
       const ttl = claims.exp - Math.floor(Date.now() / 1000);
       if (!(await oneTime.consume('partner-sso', claims.jti, ttl + 5))) throw gone();
-      const session = await issueSession(deps, account, tenant, ctx);
+      const session = await issueSession(deps, userSummaryOf(account), tenant, ctx);
       return { redirect: target, headers: { 'Set-Cookie': sessionCookie(session.token, session.expiresIn) } };
     },
   });

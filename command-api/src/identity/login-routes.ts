@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ForbiddenError, UnauthorizedError } from '@cagnotte/domain';
 import type { Knex } from 'knex';
-import { decoyHash, defineRoute, verifyPassword, type AccountReadModel, type Config, type CredentialRow, type RouteDef, type TenantReadModel, type TenantRef } from '@cagnotte/infra';
-import { AuthTokenResponse, issueSession, type SessionDeps } from './session';
+import { decoyHash, defineRoute, verifyPassword, type Config, type CredentialRow, type EventStore, type RouteDef, type TenantReadModel, type TenantRef } from '@cagnotte/infra';
+import { loadAccount } from '../shared/context';
+import { AuthTokenResponse, issueSession, userSummaryOf, type SessionDeps } from './session';
 
 export { AuthTokenResponse, UserSummary } from './session';
 
@@ -17,15 +18,15 @@ export interface AuthRouteDeps extends SessionDeps {
   knex: Knex;
   /** Resolves the X-Service-Tenant of a login (request routing, as the HTTP kit does). */
   tenants: Pick<TenantReadModel, 'bySlug' | 'byId'>;
-  /** The user summary a session answers with (the identity read model's view). */
-  accounts: Pick<AccountReadModel, 'find'>;
+  /** The account streams: a login answers the account as its stream says. */
+  store: EventStore;
   config: Pick<Config, 'DEFAULT_TENANT' | 'RATE_LIMIT_LOGIN_PER_MINUTE' | 'RATE_LIMIT_WINDOW_SECONDS'>;
 }
 
 const headerTenant = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h)?.trim().toLowerCase() || undefined;
 
 export const makeAuthCommandRoutes = (deps: AuthRouteDeps): RouteDef[] => {
-  const { knex, tenants, accounts, sessions, config } = deps;
+  const { knex, tenants, store, sessions, config } = deps;
   /** The tenant named in the header; without one, the only tenant where this email or phone exists, else the default. */
   const findCredentials = async (identifier: { email?: string; phone?: string }, slug: string | undefined): Promise<CredentialRow | null> => {
     let tenant: TenantRef | null = null;
@@ -64,9 +65,9 @@ export const makeAuthCommandRoutes = (deps: AuthRouteDeps): RouteDef[] => {
       const ok = await verifyPassword(cred?.password_hash ?? (await decoyHash()), body.password);
       if (!cred || !ok) throw new UnauthorizedError('Invalid credentials', 'invalid_credentials');
       if (cred.blocked_at) throw new ForbiddenError('account_blocked', 'This account is blocked');
-      const [account, tenant] = await Promise.all([accounts.find(cred.user_id), tenants.byId(cred.tenant_id)]);
-      if (!account || !tenant) throw new UnauthorizedError('Invalid credentials', 'invalid_credentials');
-      return { data: await issueSession(deps, account, tenant, ctx) };
+      const [account, tenant] = await Promise.all([loadAccount(store, cred.user_id), tenants.byId(cred.tenant_id)]);
+      if (account.status === 'none' || !tenant) throw new UnauthorizedError('Invalid credentials', 'invalid_credentials');
+      return { data: await issueSession(deps, userSummaryOf(account), tenant, ctx) };
     },
   });
 

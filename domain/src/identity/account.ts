@@ -73,9 +73,10 @@ export const evolveAccount = (state: Account, event: AccountEvent): Account => {
   }
 };
 
-export const requireAccount = <S extends { status: string }>(state: S): Exclude<S, { status: 'none' | 'no_account' }> => {
-  if (state.status === 'none' || state.status === 'no_account') throw new NotFoundError('account');
-  return state as Exclude<S, { status: 'none' | 'no_account' }>;
+/** The account's aggregates (account, organiser grants, mandates) all start at `none`: no AccountRegistered yet. */
+export const requireAccount = <S extends { status: string }>(state: S): Exclude<S, { status: 'none' }> => {
+  if (state.status === 'none') throw new NotFoundError('account');
+  return state as Exclude<S, { status: 'none' }>;
 };
 
 const businessIdentityOrThrow = (input: BusinessIdentityInput): BusinessIdentity => {

@@ -23,7 +23,7 @@ export interface MandateRecord {
   revokedAt: string | null;
 }
 
-export type Mandates = { status: 'no_account' } | { status: 'active'; userId: string; mandates: MandateRecord[] };
+export type Mandates = { status: 'none' } | { status: 'active'; userId: string; mandates: MandateRecord[] };
 
 export interface MandateText {
   version: string;
@@ -52,11 +52,11 @@ export type MandateCommand =
     }
   | { type: 'RevokeMandate'; data: { mandateId: string; ip: string | null }; metadata: CommandMeta };
 
-export const initialMandates = (): Mandates => ({ status: 'no_account' });
+export const initialMandates = (): Mandates => ({ status: 'none' });
 
 export const evolveMandates = (state: Mandates, event: MandateEvent): Mandates => {
   if (event.type === 'AccountRegistered') return { status: 'active', userId: event.data.userId, mandates: [] };
-  if (state.status === 'no_account') return state;
+  if (state.status === 'none') return state;
   switch (event.type) {
     case 'MandateAccepted': {
       const d = event.data;
@@ -75,10 +75,10 @@ export const evolveMandates = (state: Mandates, event: MandateEvent): Mandates =
 
 /** The standing acceptance of this text of `kind`, if any: what accepting it again answers. */
 export const acceptedMandate = (state: Mandates, kind: MandateKind, text: MandateText): MandateRecord | null =>
-  state.status === 'no_account' ? null : (state.mandates.find((m) => m.kind === kind && m.status === 'ACCEPTED' && m.version === text.version && m.hash === text.hash) ?? null);
+  state.status === 'none' ? null : (state.mandates.find((m) => m.kind === kind && m.status === 'ACCEPTED' && m.version === text.version && m.hash === text.hash) ?? null);
 
 export const findMandate = (state: Mandates, mandateId: string): MandateRecord | null =>
-  state.status === 'no_account' ? null : (state.mandates.find((m) => m.mandateId === mandateId) ?? null);
+  state.status === 'none' ? null : (state.mandates.find((m) => m.mandateId === mandateId) ?? null);
 
 /** Accepting the standing text again, or revoking twice, changes nothing. */
 export const decideMandate = (command: MandateCommand, state: Mandates): MandateEvent[] => {
@@ -92,7 +92,7 @@ export const decideMandate = (command: MandateCommand, state: Mandates): Mandate
     }
     case 'RevokeMandate': {
       // Someone else's mandate, or none, is not found: the caller never learns whether it exists.
-      if (state.status === 'no_account') throw new NotFoundError('mandate');
+      if (state.status === 'none') throw new NotFoundError('mandate');
       const mandate = findMandate(state, command.data.mandateId);
       if (!mandate) throw new NotFoundError('mandate');
       if (mandate.status === 'REVOKED') return [];

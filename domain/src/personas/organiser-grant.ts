@@ -41,7 +41,7 @@ export interface OrganiserGrant {
 }
 
 export type OrganiserGrants =
-  | { status: 'no_account' }
+  | { status: 'none' }
   | { status: 'active'; userId: string; role: Role; accountType: AccountType; ledgerAccount: string | null; grants: OrganiserGrant[] };
 
 export interface PrepareGrantInput {
@@ -79,14 +79,14 @@ export type OrganiserGrantCommand =
   | { type: 'PrepareGrant'; data: PrepareGrantInput; metadata: CommandMeta }
   | { type: 'SettleGrant'; data: { grantId: string; payment: ObservedPayment; via: 'txHash' | 'signedXdr' }; metadata: CommandMeta };
 
-export const initialOrganiserGrants = (): OrganiserGrants => ({ status: 'no_account' });
+export const initialOrganiserGrants = (): OrganiserGrants => ({ status: 'none' });
 
 export const evolveOrganiserGrants = (state: OrganiserGrants, event: OrganiserGrantEvent): OrganiserGrants => {
   if (event.type === 'AccountRegistered') {
     const { userId, role, accountType } = event.data;
     return { status: 'active', userId, role, accountType, ledgerAccount: null, grants: [] };
   }
-  if (state.status === 'no_account') return state;
+  if (state.status === 'none') return state;
   switch (event.type) {
     case 'BusinessIdentityCaptured':
       return { ...state, accountType: 'BUSINESS' };
@@ -105,7 +105,7 @@ export const evolveOrganiserGrants = (state: OrganiserGrants, event: OrganiserGr
   }
 };
 
-export const findGrant = (state: { grants: OrganiserGrant[] } | { status: 'no_account' } | null, grantId: string): OrganiserGrant | null =>
+export const findGrant = (state: { grants: OrganiserGrant[] } | { status: 'none' } | null, grantId: string): OrganiserGrant | null =>
   (state && 'grants' in state ? state.grants.find((g) => g.grantId === grantId) : undefined) ?? null;
 
 /**
@@ -113,7 +113,7 @@ export const findGrant = (state: { grants: OrganiserGrant[] } | { status: 'no_ac
  * grant still awaiting payment on the same terms, so a user never has two payments to choose between.
  */
 export const openGrantFor = (state: OrganiserGrants, input: PrepareGrantInput): OrganiserGrant | null => {
-  if (state.status === 'no_account') return null;
+  if (state.status === 'none') return null;
   return (
     state.grants.find(
       (g) =>

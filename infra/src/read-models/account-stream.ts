@@ -13,6 +13,6 @@ export const readAccountState = async (store: EventStore, userId: string): Promi
   const events = (await store.readStream(accountStreamId(userId))).map((e) => parseEvent(e) as DomainEvent);
   const grants = events.reduce(organiserGrantAggregate.evolve, organiserGrantAggregate.initial());
   const mandates = events.reduce(mandateAggregate.evolve, mandateAggregate.initial());
-  if (grants.status === 'no_account' || mandates.status === 'no_account') return null;
+  if (grants.status === 'none' || mandates.status === 'none') return null;
   return { grants: grants.grants, mandates: mandates.mandates };
 };

@@ -116,7 +116,7 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
       }
       const now = clock().toISOString();
       const displayName = b.displayName ?? ([b.firstName, b.lastName].filter(Boolean).join(' ') || b.email.split('@')[0]!);
-      const { userId, position, account } = await registerUser(
+      const { position, account } = await registerUser(
         deps,
         {
           tenantId: tenant.id,

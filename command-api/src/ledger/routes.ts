@@ -10,6 +10,7 @@ const StellarAccount = z
   .string()
   .regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar account id (G…)')
   .refine(isStellarAccountId, 'is not a valid Stellar account id (bad checksum)');
+
 export interface LedgerRouteDeps extends AccountCommandDeps {
   ledger: LedgerGateway;
   /** Single-use challenges, bound to the user they were issued to. */

@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 const APPS = ['@cagnotte/command-api', '@cagnotte/command-api/*', '@cagnotte/query-api', '@cagnotte/query-api/*', '@cagnotte/projectors', '@cagnotte/projectors/*', '@cagnotte/scripts', '@cagnotte/scripts/*'];
 /** What reads the event store: the query side may import none of it (docs/architecture.md, the floors). */
-const EVENT_STORE_NAMES = ['EventStore', 'PostgresEventStore', 'EventStoreDbEventStore', 'readAccountState', 'PullSubscription', 'SubscriptionSet'];
+const EVENT_STORE_NAMES = ['EventStore', 'PostgresEventStore', 'EventStoreDbEventStore', 'PullSubscription', 'SubscriptionSet'];
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'scripts/bench/results/**'] },

@@ -1,10 +1,11 @@
 import type { RouteDef, Services } from '@cagnotte/infra';
-import { makeAuthCommandRoutes } from './auth/routes';
+import { makeAuthCommandRoutes } from './identity/login-routes';
+import { makeAccountRoutes } from './identity/account-routes';
+import { makeOrganiserRoutes, makeSellerRoutes } from './personas/routes';
+import { makeLedgerRoutes } from './ledger/routes';
+import { makeMandateRoutes } from './mandates/routes';
 import { makePoolCommandRoutes } from './pools/routes';
 import { makePilotRequestRoutes } from './catalogue/pilot-requests';
-import { makeAccountRoutes } from './auth/account-routes';
-import { makePersonaRoutes } from './me/personas';
-import { makeMandateRoutes } from './me/mandates';
 
 export interface CommandApiDeps {
   services: Services;
@@ -14,11 +15,16 @@ export interface CommandApiDeps {
 /** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
 export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const clock = deps.clock ?? (() => new Date());
+  const { store, pgPool, commandQueue, waiter, knex, config, tokens, sessions, credentials, oneTime, mail, tenants, ledger, logger } = deps.services;
+  // What every command on an account stream needs: the write path, and read-your-writes.
+  const onAccounts = { store, pgPool, commandQueue, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
   return [
-    ...makeAuthCommandRoutes({ services: deps.services }),
-    ...makeAccountRoutes({ services: deps.services, clock }),
-    ...makePersonaRoutes({ services: deps.services, clock }),
-    ...makeMandateRoutes({ services: deps.services, clock }),
+    ...makeAuthCommandRoutes({ knex, tenants, store, tokens, sessions, config }),
+    ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, logger, config }),
+    ...makeSellerRoutes(onAccounts),
+    ...makeLedgerRoutes({ ...onAccounts, ledger, oneTime }),
+    ...makeOrganiserRoutes({ ...onAccounts, ledger, config }),
+    ...makeMandateRoutes(onAccounts),
     ...makePoolCommandRoutes({
       store: deps.services.store,
       pgPool: deps.services.pgPool,

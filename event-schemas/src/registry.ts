@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { EventMetadata, type EventDefinition, type EventOf, type Upcaster } from './define';
 import { poolEvents, poolUpcasters } from './pools';
-import { identityEvents } from './identity';
+import { AccountRegistered, PasswordResetCompleted, TenantCreated } from './identity/events';
+import { BusinessIdentityCaptured, OrganiserGrantPrepared, OrganiserGrantSettled, RoleGranted } from './personas/events';
+import { LedgerAccountLinked } from './ledger/events';
+import { MandateAccepted, MandateRevoked } from './mandates/events';
 import { catalogueEvents } from './catalogue';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
@@ -21,6 +24,23 @@ export class EventSchemaError extends Error {
     this.name = 'EventSchemaError';
   }
 }
+
+/**
+ * The identity, personas, ledger and mandates events in the order they were first published (one file then):
+ * the order of docs/event-schemas.json, which consumers diff.
+ */
+const identityEvents = [
+  TenantCreated,
+  AccountRegistered,
+  BusinessIdentityCaptured,
+  LedgerAccountLinked,
+  OrganiserGrantPrepared,
+  OrganiserGrantSettled,
+  RoleGranted,
+  MandateAccepted,
+  MandateRevoked,
+  PasswordResetCompleted,
+] as const;
 
 type AnyDefinition = EventDefinition<string, z.ZodType>;
 

@@ -35,7 +35,6 @@ export * from './auth/one-time';
 export * from './mail/outbox';
 export * from './ledger/gateway';
 export * from './ledger/sandbox';
-export * from './read-models/account-stream';
 export * from './ledger/ledger-call';
 export * from './read-side-compat';
 export * from './http/gates';

@@ -1,65 +1,99 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictError, decideCreateTenant, decideRegisterAccount, type AccountInput } from '@cagnotte/domain';
-import type { DomainEvent, EventMetadata } from '@cagnotte/event-schemas';
-import { toNewEvents } from '../shared/new-events';
-import { WrongExpectedRevisionError, hashPassword, type Position, type Services } from '@cagnotte/infra';
-import { accountStream, tenantStream } from '../shared/context';
-
-export interface CreateTenantInput {
-  slug: string;
-  name?: string;
-  whiteLabel: boolean;
-  approvedOrigins: string[];
-}
-
-/** Appends TenantCreated to `tenant-<slug>` with no_stream: a taken slug is a conflict. */
-export const createTenant = async (services: Services, input: CreateTenantInput, metadata: Omit<EventMetadata, 'tenantId'>) => {
-  const tenantId = randomUUID();
-  const events = decideCreateTenant(
-    false,
-    { tenantId, slug: input.slug, name: input.name ?? input.slug, whiteLabel: input.whiteLabel, approvedOrigins: input.approvedOrigins },
-    metadata.occurredAt,
-  );
-  try {
-    const result = await services.store.append(tenantStream(input.slug), toNewEvents(events, { ...metadata, tenantId }), { expectedRevision: 'no_stream' });
-    return { tenant: events[0]!.data as Extract<DomainEvent, { type: 'TenantCreated' }>['data'], position: result.position };
-  } catch (e) {
-    if (e instanceof WrongExpectedRevisionError) throw new ConflictError('tenant_exists', `Tenant ${input.slug} already exists`);
-    throw e;
-  }
-};
+import type { Knex } from 'knex';
+import {
+  ConflictError,
+  accountWithMandatesAggregate,
+  decideAccount,
+  decideMandate,
+  mandateAggregate,
+  type AccountInput,
+  type AccountWithMandates,
+  type BusinessIdentityInput,
+  type MandateEvent,
+} from '@cagnotte/domain';
+import { currentMandate, type DomainEvent, type EventData, type EventMetadata, type MandateKind } from '@cagnotte/event-schemas';
+import { hashPassword, type Position } from '@cagnotte/infra';
+import { accountStream } from '../shared/context';
+import { runCommand, sharesTransactions, type CommandOptions, type CommandRuntime } from '../shared/run-command';
 
 export type RegisterUserInput = Omit<AccountInput, 'userId'> & {
   password: string;
-  /** Events appended with the registration, in the same append (business identity, a FEE mandate). */
-  alsoRecord?: (userId: string, now: string) => DomainEvent[];
+  /** A BUSINESS signup's identity (DAC7), recorded with the registration in the same append. */
+  business?: BusinessIdentityInput | null;
+  /** Mandates accepted at signup (their current texts), recorded in the same append. */
+  mandates?: Array<{ kind: MandateKind; ip: string | null }>;
+};
+
+/** The event store and, for the credentials, the database. */
+export interface RegisterDeps extends CommandRuntime {
+  knex: Knex;
+}
+
+const takenOr = (e: unknown): unknown => {
+  if ((e as { code?: string }).code !== '23505') return e;
+  const which = String((e as { constraint?: string }).constraint).includes('phone') ? 'phone' : 'email';
+  return new ConflictError(`${which}_taken`, `An account with this ${which} already exists`);
 };
 
 /**
- * Claims the email (and phone) in the credentials table first, whose unique indexes make them unique per
- * tenant, then appends AccountRegistered. If the append fails the claim is released, so nothing half-made stays.
+ * Registers an account: AccountRegistered (with the business identity and signup mandates) on a new
+ * `account-<userId>`, and the credentials row whose unique indexes make the email and phone unique per tenant
+ * (409 email_taken / phone_taken). Nothing half-made stays: with the Postgres event store the row is written in the
+ * events' transaction; with another store the row is claimed first and released if the append fails.
  */
-export const registerUser = async (services: Services, input: RegisterUserInput, metadata: Omit<EventMetadata, 'tenantId'>): Promise<{ userId: string; position: Position; account: Extract<DomainEvent, { type: 'AccountRegistered' }>['data'] }> => {
+export const registerUser = async (
+  deps: RegisterDeps,
+  input: RegisterUserInput,
+  metadata: Omit<EventMetadata, 'tenantId'>,
+): Promise<{ userId: string; position: Position; account: EventData<'AccountRegistered'> }> => {
   const userId = randomUUID();
   const email = input.email.trim().toLowerCase();
   const passwordHash = await hashPassword(input.password);
-  try {
-    await services.knex('credentials').insert({ user_id: userId, tenant_id: input.tenantId, email, phone: input.phone, password_hash: passwordHash });
-  } catch (e) {
-    if ((e as { code?: string }).code === '23505') {
-      const which = String((e as { constraint?: string }).constraint).includes('phone') ? 'phone' : 'email';
-      throw new ConflictError(`${which}_taken`, `An account with this ${which} already exists`);
+  const { password: _password, business, mandates, ...accountInput } = input;
+  const now = metadata.occurredAt;
+  const decide = (state: AccountWithMandates): DomainEvent[] => {
+    const registered = decideAccount({ type: 'RegisterAccount', data: { ...accountInput, email, userId, business: business ?? null }, metadata: { now } }, state.account);
+    let folded = registered.reduce(mandateAggregate.evolve, state.mandates);
+    const accepted: MandateEvent[] = [];
+    for (const m of mandates ?? []) {
+      const events = decideMandate({ type: 'AcceptMandate', data: { mandateId: randomUUID(), kind: m.kind, text: currentMandate(m.kind), ip: m.ip }, metadata: { now } }, folded);
+      folded = events.reduce(mandateAggregate.evolve, folded);
+      accepted.push(...events);
     }
-    throw e;
+    return [...registered, ...accepted];
+  };
+  const run = (within?: CommandOptions<AccountWithMandates>['within']) =>
+    runCommand(deps, accountStream(userId), accountWithMandatesAggregate, decide, { ...metadata, tenantId: input.tenantId }, { within });
+
+  let position: Position | null;
+  let events: DomainEvent[];
+  if (sharesTransactions(deps.store)) {
+    try {
+      ({ position, events } = await run(async (client) => {
+        await client.query('INSERT INTO credentials (user_id, tenant_id, email, phone, password_hash) VALUES ($1, $2, $3, $4, $5)', [
+          userId,
+          input.tenantId,
+          email,
+          input.phone,
+          passwordHash,
+        ]);
+      }));
+    } catch (e) {
+      throw takenOr(e);
+    }
+  } else {
+    try {
+      await deps.knex('credentials').insert({ user_id: userId, tenant_id: input.tenantId, email, phone: input.phone, password_hash: passwordHash });
+    } catch (e) {
+      throw takenOr(e);
+    }
+    try {
+      ({ position, events } = await run());
+    } catch (e) {
+      await deps.knex('credentials').where({ user_id: userId }).delete();
+      throw e;
+    }
   }
-  try {
-    const { password: _password, alsoRecord, ...accountInput } = input;
-    void _password;
-    const events = [...decideRegisterAccount(false, { ...accountInput, email, userId }, metadata.occurredAt), ...(alsoRecord?.(userId, metadata.occurredAt) ?? [])];
-    const result = await services.store.append(accountStream(userId), toNewEvents(events, { ...metadata, tenantId: input.tenantId }), { expectedRevision: 'no_stream' });
-    return { userId, position: result.position, account: events[0]!.data as Extract<DomainEvent, { type: 'AccountRegistered' }>['data'] };
-  } catch (e) {
-    await services.knex('credentials').where({ user_id: userId }).delete();
-    throw e;
-  }
+  const registered = events.find((e): e is Extract<DomainEvent, { type: 'AccountRegistered' }> => e.type === 'AccountRegistered')!;
+  return { userId, position: position!, account: registered.data };
 };

@@ -14,7 +14,6 @@ import { parseEvent, type DomainEvent, type PoolEvent } from '@cagnotte/event-sc
 import {
   formatPosition,
   lookupOrUnavailable,
-  readAccountState,
   type AuthContext,
   type CheckpointWaiter,
   type EventStore,
@@ -23,7 +22,7 @@ import {
   type RouteAnswer,
 } from '@cagnotte/infra';
 import { foldPool, groupBuyOf, type PoolDoc, type PoolDocument } from '@cagnotte/read-models';
-import { loadActor, metadataFor, poolStream } from '../shared/context';
+import { loadAccount, loadActor, metadataFor, poolStream } from '../shared/context';
 import { runCommand, type Aggregate, type CommandOutcome, type CommandRuntime } from '../shared/run-command';
 import { merchantStream } from '../catalogue/merchants';
 
@@ -126,8 +125,8 @@ export interface SellerReference {
 /** The account of that id, if it is a user of the tenant (its own stream says so). An outage is a 503. */
 const accountInTenant = (store: EventStore, tenantId: string, userId: string) =>
   lookupOrUnavailable(async () => {
-    const account = await readAccountState(store, userId);
-    return account && account.tenantId === tenantId ? account : null;
+    const account = await loadAccount(store, userId);
+    return account.status !== 'none' && account.tenantId === tenantId ? account : null;
   });
 
 /** `sellerIdentifier`: an id names a stream; an email or phone goes through the accounts index, then the stream decides. */

@@ -16,7 +16,7 @@ import {
 import { defineRoute, type RouteDef } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
 import { requireOwnTenant } from '../shared/context';
-import { commissionMandate } from '../identity/mandates';
+import { commissionMandate } from '@cagnotte/event-schemas';
 import { POSITION_HEADER, documentOf, poolAnswer, positionHeaders, resolveSeller, runPoolCommand, type PoolCommandDeps } from './handler';
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -46,7 +46,21 @@ export interface CommandOptions<S, E extends DomainEvent = DomainEvent> {
   idempotency?: IdempotencyClaim | null;
   /** How long the command may wait for its turn and retry conflicts with other processes (ms). */
   deadlineMs?: number;
+  /**
+   * Rows of other tables that must commit or roll back with the events (a new account's credentials), written in
+   * the events' transaction right after them. Only the Postgres event store shares a transaction: callers check
+   * `sharesTransactions(store)` and do without otherwise (runCommand refuses `within` then).
+   */
+  within?: (client: pg.ClientBase) => Promise<void>;
 }
+
+/** Whether the event store can append inside a transaction of ours (the Postgres store; not EventStoreDB). */
+export const sharesTransactions = (store: EventStore): store is PostgresEventStore => store instanceof PostgresEventStore;
+
+/** The state of an aggregate as its stream says now: read and fold, for what a route must know before it commands. */
+export const loadState = async <S, E extends DomainEvent>(store: EventStore, streamId: string, aggregate: Aggregate<S, E>): Promise<S> =>
+  // A stream holds only events its aggregates fold (the stream name says which), so the cast is the stream's contract.
+  (await store.readStream(streamId)).map((r) => parseEvent(r) as unknown as E).reduce(aggregate.evolve, aggregate.initial());
 
 /** Queueing and conflict retries together stay under this; then 503, and the client retries (with its key). */
 export const COMMAND_DEADLINE_MS = 10_000;
@@ -71,6 +85,7 @@ export const runCommand = async <S, E extends DomainEvent = DomainEvent>(
   metadata: EventMetadata,
   options: CommandOptions<S, E> = {},
 ): Promise<CommandOutcome<S, E> & { answer: RouteAnswer | null }> => {
+  if (options.within && !sharesTransactions(runtime.store)) throw new Error('runCommand: `within` needs an event store that shares transactions');
   const until = Date.now() + (options.deadlineMs ?? COMMAND_DEADLINE_MS);
   const withAnswer = (outcome: CommandOutcome<S, E>) => ({ ...outcome, answer: options.respond ? options.respond(outcome) : null });
   return runtime.commandQueue.run(
@@ -78,7 +93,7 @@ export const runCommand = async <S, E extends DomainEvent = DomainEvent>(
     async () => {
       for (let attempt = 1; ; attempt++) {
         const recorded = await runtime.store.readStream(streamId);
-        // A stream holds only its aggregate's events (the stream name says which aggregate), so the cast is the stream's contract.
+        // A stream holds only events its aggregates fold (the stream name says which), so the cast is the stream's contract.
         const state = recorded.map((r) => parseEvent(r) as unknown as E).reduce(aggregate.evolve, aggregate.initial());
         const head = recorded.length === 0 ? -1n : recorded[recorded.length - 1]!.revision;
         const events = decide(state);
@@ -87,9 +102,9 @@ export const runCommand = async <S, E extends DomainEvent = DomainEvent>(
         const after = events.reduce(aggregate.evolve, state);
         const newEvents = toNewEvents(events, metadata);
         try {
-          const claim = options.idempotency;
-          if (claim && options.respond && runtime.store instanceof PostgresEventStore) {
-            return await appendAnswered(runtime.pgPool, runtime.store, streamId, newEvents, expectedRevision, claim, (position, revision) =>
+          const claim = options.idempotency && options.respond ? options.idempotency : null;
+          if ((claim || options.within) && sharesTransactions(runtime.store)) {
+            return await appendInTransaction(runtime.pgPool, runtime.store, streamId, newEvents, expectedRevision, { claim, within: options.within }, (position, revision) =>
               withAnswer({ state: after, events, position, revision }),
             );
           }
@@ -107,17 +122,17 @@ export const runCommand = async <S, E extends DomainEvent = DomainEvent>(
 };
 
 /**
- * One transaction: the events first (appendWithin must be the transaction's first write), then the request's
- * answer under its Idempotency-Key. Both commit or neither does; a request with the same key that committed
- * first makes recordWithin throw, and this one rolls back.
+ * One transaction: the events first (appendWithin must be the transaction's first write), then the rows that go
+ * with them (`within`), then the request's answer under its Idempotency-Key. All commit or none does; a request
+ * with the same key that committed first makes recordWithin throw, and this one rolls back.
  */
-const appendAnswered = async <T extends { answer: RouteAnswer | null }>(
+const appendInTransaction = async <T extends { answer: RouteAnswer | null }>(
   pool: pg.Pool,
   store: PostgresEventStore,
   streamId: string,
   events: NewEvent[],
   expectedRevision: bigint | 'no_stream',
-  claim: IdempotencyClaim,
+  also: { claim: IdempotencyClaim | null; within?: ((client: pg.ClientBase) => Promise<void>) | undefined },
   outcomeAt: (position: Position, revision: bigint) => T,
 ): Promise<T> => {
   const client = await pool.connect();
@@ -125,11 +140,12 @@ const appendAnswered = async <T extends { answer: RouteAnswer | null }>(
   try {
     await client.query('BEGIN');
     const result = await store.appendWithin(client, streamId, events, { expectedRevision });
+    if (also.within) await also.within(client);
     const outcome = outcomeAt(result.position, result.nextExpectedRevision);
-    await claim.recordWithin(client, claim.answerOf(outcome.answer!));
+    if (also.claim) await also.claim.recordWithin(client, also.claim.answerOf(outcome.answer!));
     await client.query('COMMIT');
     store.signalAppended();
-    claim.committed();
+    also.claim?.committed();
     return outcome;
   } catch (error) {
     // A connection that cannot even roll back is dropped from the pool, not handed to the next request.
@@ -150,7 +166,7 @@ export const appendWithAnswer = async (
   respond: (position: Position) => RouteAnswer,
 ): Promise<RouteAnswer> => {
   if (claim && runtime.store instanceof PostgresEventStore) {
-    const { answer } = await appendAnswered(runtime.pgPool, runtime.store, streamId, events, expectedRevision, claim, (position) => ({ answer: respond(position) }));
+    const { answer } = await appendInTransaction(runtime.pgPool, runtime.store, streamId, events, expectedRevision, { claim }, (position) => ({ answer: respond(position) }));
     return answer!;
   }
   const result = await runtime.store.append(streamId, events, { expectedRevision });

@@ -21,7 +21,7 @@ const cases: Array<{ file: string; source: string; refused: boolean; why: string
   { file: 'query-api/src/pools/x.ts', source: "import { evolvePool } from '@cagnotte/domain/src/pools/pool';\nvoid evolvePool;\n", refused: true, why: 'nor a deep path into it' },
   { file: 'query-api/src/pools/x.ts', source: "import { NotFoundError } from '@cagnotte/domain/errors';\nvoid NotFoundError;\n", refused: false, why: 'the error vocabulary is allowed' },
   { file: 'query-api/src/pools/x.ts', source: "import type { EventStore } from '@cagnotte/infra';\nexport type S = EventStore;\n", refused: true, why: 'query-api may not read the event store' },
-  { file: 'query-api/src/pools/x.ts', source: "import { readAccountState } from '@cagnotte/infra';\nvoid readAccountState;\n", refused: true, why: 'nor fold a stream' },
+  { file: 'query-api/src/pools/x.ts', source: "import { PostgresEventStore } from '@cagnotte/infra';\nvoid PostgresEventStore;\n", refused: true, why: 'nor open one' },
   { file: 'query-api/src/pools/x.ts', source: "import { parseEvent } from '@cagnotte/event-schemas';\nvoid parseEvent;\n", refused: true, why: 'nor parse events' },
   { file: 'query-api/src/pools/x.ts', source: "import { defineRoute } from '@cagnotte/infra';\nvoid defineRoute;\n", refused: false, why: 'the HTTP kit is allowed' },
   { file: 'read-models/src/pools/x.ts', source: "import { evolvePool } from '@cagnotte/domain';\nvoid evolvePool;\n", refused: true, why: 'a read model folds its own shape, not the aggregate' },

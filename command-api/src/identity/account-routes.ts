@@ -1,23 +1,26 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { MANDATE_TEXTS, mandateHash } from '../identity/mandates';
-import { NotFoundError, ValidationError, checkBusinessIdentity, type BusinessIdentity } from '@cagnotte/domain';
-import type { DomainEvent } from '@cagnotte/event-schemas';
+import type { Knex } from 'knex';
+import { NotFoundError, ValidationError, accountAggregate, checkBusinessIdentity, decideAccount } from '@cagnotte/domain';
 import {
   PASSWORD_RESET_TTL_SECONDS,
   SSO_CODE_TTL_SECONDS,
   defineRoute,
   hashPassword,
+  type Config,
+  type CredentialStore,
+  type Logger,
+  type MailOutbox,
+  type OneTimeUse,
   type RouteDef,
-  type Services,
+  type TenantReadModel,
   type TenantRef,
 } from '@cagnotte/infra';
 import type { Request } from 'express';
-import { registerUser } from '../identity/register';
-import { positionHeader } from '../me/account-command';
-import { accountStream, metadataFor } from '../shared/context';
-import { toNewEvents } from '../shared/new-events';
-import { AuthTokenResponse, issueSession } from './session';
+import { registerUser } from './register';
+import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, loadAccount, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
+import { runCommand } from '../shared/run-command';
+import { AuthTokenResponse, issueSession, userSummaryOf, type SessionDeps } from './session';
 import { checkDest, checkReturnTo, sessionCookie } from './redirects';
 
 /** Roles a partner may give at signup. Anything more (organiser) is earned through its own flow. */
@@ -65,8 +68,19 @@ export const FORGOT_PASSWORD_FLOOR_MS = 40;
 
 const fingerprint = (passwordHash: string) => createHash('sha256').update(passwordHash).digest('hex').slice(0, 16);
 
-export const makeAccountRoutes = ({ services, clock }: { services: Services; clock: () => Date }): RouteDef[] => {
-  const cfg = services.config;
+export interface AccountRouteDeps extends AccountCommandDeps, SessionDeps {
+  knex: Knex;
+  credentials: CredentialStore;
+  oneTime: OneTimeUse;
+  mail: Pick<MailOutbox, 'enqueueWhen'>;
+  /** SSO start: the tenant a code was minted for (request routing, as the HTTP kit resolves X-Service-Tenant). */
+  tenants: Pick<TenantReadModel, 'byId'>;
+  logger: Logger;
+  config: Pick<Config, 'RATE_LIMIT_WINDOW_SECONDS' | 'RATE_LIMIT_REGISTER_PER_MINUTE' | 'RATE_LIMIT_PASSWORD_RESET_PER_MINUTE' | 'PASSWORD_RESET_URL' | 'APP_ENV'>;
+}
+
+export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
+  const { clock, config: cfg, credentials, tokens, sessions, oneTime, mail: outbox, tenants, logger, knex } = deps;
   const limit = (name: string, perMinute: number) => ({ name, limit: perMinute, windowSeconds: cfg.RATE_LIMIT_WINDOW_SECONDS });
 
   const register = defineRoute({
@@ -94,16 +108,16 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
       if (!(SIGNUP_ROLES as readonly string[]).includes(role)) {
         throw new ValidationError({ role: [`must be one of: ${SIGNUP_ROLES.join(', ')}`] });
       }
-      let business: BusinessIdentity | null = null;
-      if (b.accountType === 'BUSINESS') {
-        const checked = checkBusinessIdentity(b);
+      // The business identity is checked before anything is hashed or claimed (the decider checks it again).
+      const business = b.accountType === 'BUSINESS' ? b : null;
+      if (business) {
+        const checked = checkBusinessIdentity(business);
         if ('errors' in checked) throw new ValidationError(checked.errors, 'A valid business identity is required (DAC7)', 'business_identity_invalid');
-        business = checked.identity;
       }
       const now = clock().toISOString();
       const displayName = b.displayName ?? ([b.firstName, b.lastName].filter(Boolean).join(' ') || b.email.split('@')[0]!);
-      const { userId, position } = await registerUser(
-        services,
+      const { position, account } = await registerUser(
+        deps,
         {
           tenantId: tenant.id,
           email: b.email,
@@ -115,25 +129,14 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
           timezone: b.timezone,
           signupSource: tenant.slug,
           password: b.password,
-          alsoRecord: (id, at) => {
-            const more: DomainEvent[] = [];
-            if (business) more.push({ type: 'BusinessIdentityCaptured', data: { userId: id, ...business, via: 'register', capturedAt: at } });
-            if (b.acceptFeeMandate) {
-              const text = MANDATE_TEXTS.FEE;
-              more.push({
-                type: 'MandateAccepted',
-                data: { mandateId: crypto.randomUUID(), userId: id, kind: 'FEE', version: text.version, hash: mandateHash(text.text), ip: ctx.ip.slice(0, 64), acceptedAt: at },
-              });
-            }
-            return more;
-          },
+          business: business && { companyName: business.companyName, siret: business.siret, taxCountry: business.taxCountry, taxId: business.taxId, rccm: business.rccm },
+          mandates: b.acceptFeeMandate ? [{ kind: 'FEE', ip: ctx.ip.slice(0, 64) }] : [],
         },
         metadataFor(ctx, tenant.id, now),
       );
-      await services.waiter.waitFor(['identity'], position, cfg.READ_YOUR_WRITES_TIMEOUT_MS);
-      const account = await services.accounts.find(userId);
-      if (!account) throw new Error('registered account not projected in time');
-      return { data: await issueSession(services, account, tenant, ctx), headers: positionHeader(position) };
+      // Answered from the registration itself; the wait is for the caller's next read (/api/auth/me).
+      await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
+      return { data: await issueSession(deps, userSummaryOf(account), tenant, ctx), headers: positionHeader(position) };
     },
   });
 
@@ -155,11 +158,11 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
       const started = performance.now();
       const tenant = ctx.tenant!;
       const message = 'If an account exists for this email, a reset link has been sent.';
-      const cred = await services.credentials.byEmail(tenant.id, ctx.body.email);
+      const cred = await credentials.byEmail(tenant.id, ctx.body.email);
       const real = cred && !cred.blocked_at ? cred : null;
       // The same work whether or not the account exists (a token signed, a mail written, the outbox statement run),
       // under a fixed floor: the answer takes as long either way, so its timing tells nobody anything.
-      const { token } = services.tokens.signPurpose(
+      const { token } = tokens.signPurpose(
         'password-reset',
         { sub: real?.user_id ?? randomUUID(), tid: tenant.id, pwf: fingerprint(real?.password_hash ?? DECOY_HASH) },
         PASSWORD_RESET_TTL_SECONDS,
@@ -175,7 +178,7 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
       };
       // Queued before the answer (an acknowledged reset is never lost in a crash); without an account the same
       // statement runs and inserts nothing. What a commit costs more than that is hidden under the floor below.
-      await services.mail.enqueueWhen(real !== null, mail);
+      await outbox.enqueueWhen(real !== null, mail);
       // And no answer before a fixed floor: what is left of a difference (a row read or not) disappears under it.
       const wait = FORGOT_PASSWORD_FLOOR_MS - (performance.now() - started);
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -201,32 +204,32 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
     handler: async (ctx) => {
       const tenant = ctx.tenant!;
       const invalid = () => new ValidationError({ token: ['is invalid, expired or already used'] }, 'Invalid or expired reset token', 'invalid_reset_token');
-      const claims = services.tokens.verifyPurpose('password-reset', ctx.body.token);
+      const claims = tokens.verifyPurpose('password-reset', ctx.body.token);
       if (!claims || claims.tid !== tenant.id) throw invalid();
-      const cred = await services.credentials.byUser(claims.sub);
+      const cred = await credentials.byUser(claims.sub);
       if (!cred || cred.blocked_at || fingerprint(cred.password_hash) !== claims.pwf) throw invalid();
       const ttl = claims.exp - Math.floor(Date.now() / 1000);
-      if (!(await services.oneTime.consume('password-reset', claims.jti, ttl + 5))) throw invalid();
+      if (!(await oneTime.consume('password-reset', claims.jti, ttl + 5))) throw invalid();
       let revoked = 0;
       try {
         const passwordHash = await hashPassword(ctx.body.password);
-        await services.knex.transaction(async (trx) => {
-          await services.credentials.setPassword(cred.user_id, passwordHash, trx);
-          revoked = await services.sessions.revokeAllForUser(cred.user_id, trx);
+        await knex.transaction(async (trx) => {
+          await credentials.setPassword(cred.user_id, passwordHash, trx);
+          revoked = await sessions.revokeAllForUser(cred.user_id, trx);
         });
       } catch (e) {
-        await services.oneTime.release('password-reset', claims.jti);
+        await oneTime.release('password-reset', claims.jti);
         throw e;
       }
       // The audit record follows the change it reports; the security state above is already consistent.
       const now = clock().toISOString();
-      await services.store
-        .append(
-          accountStream(cred.user_id),
-          toNewEvents([{ type: 'PasswordResetCompleted', data: { userId: cred.user_id, sessionsRevoked: revoked, ip: ctx.ip.slice(0, 64), resetAt: now } }], metadataFor(ctx, tenant.id, now)),
-          { expectedRevision: 'any' },
-        )
-        .catch((e: unknown) => services.logger.error({ err: e, userId: cred.user_id }, 'password reset audit event not recorded'));
+      await runCommand(
+        deps,
+        accountStream(cred.user_id),
+        accountAggregate,
+        (state) => decideAccount({ type: 'RecordPasswordReset', data: { sessionsRevoked: revoked, ip: ctx.ip.slice(0, 64) }, metadata: { now } }, state),
+        metadataFor(ctx, tenant.id, now),
+      ).catch((e: unknown) => logger.error({ err: e, userId: cred.user_id }, 'password reset audit event not recorded'));
       return { data: { message: 'Password updated. Every session was signed out: log in again.' } };
     },
   });
@@ -245,7 +248,7 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
     handler: async (ctx) => {
       const auth = ctx.auth!;
       const tenant = ctx.tenant!;
-      const { token, expiresAt } = services.tokens.signPurpose('partner-sso', { sub: auth.userId, tid: tenant.id }, SSO_CODE_TTL_SECONDS);
+      const { token, expiresAt } = tokens.signPurpose('partner-sso', { sub: auth.userId, tid: tenant.id }, SSO_CODE_TTL_SECONDS);
       return { data: { code: token, expiresAt: expiresAt.toISOString() } };
     },
   });
@@ -258,9 +261,9 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
   const ssoGate = async (req: Request): Promise<TenantRef> => {
     const gone = () => new NotFoundError('sso_code');
     const code = req.query.code;
-    const claims = typeof code === 'string' && code.length <= 4096 ? services.tokens.verifyPurpose('partner-sso', code) : null;
+    const claims = typeof code === 'string' && code.length <= 4096 ? tokens.verifyPurpose('partner-sso', code) : null;
     if (!claims) throw gone();
-    const tenant = await services.tenants.byId(claims.tid);
+    const tenant = await tenants.byId(claims.tid);
     if (!tenant || !tenant.whiteLabel) throw gone();
     const header = req.headers['x-service-tenant'];
     const named = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
@@ -292,15 +295,15 @@ export const makeAccountRoutes = ({ services, clock }: { services: Services; clo
       const q = ctx.query;
       const tenant = ctx.tenant!;
       const gone = () => new NotFoundError('sso_code');
-      const claims = services.tokens.verifyPurpose('partner-sso', q.code);
+      const claims = tokens.verifyPurpose('partner-sso', q.code);
       if (!claims || claims.tid !== tenant.id) throw gone();
       const target = q.returnTo !== undefined ? checkReturnTo(q.returnTo, tenant.approvedOrigins) : q.dest !== undefined ? checkDest(q.dest) : '/onboarding';
-      const account = await services.accounts.find(claims.sub);
-      const cred = await services.credentials.byUser(claims.sub);
-      if (!account || !cred || cred.blocked_at || cred.tenant_id !== tenant.id) throw gone();
+      const account = await loadAccount(deps.store, claims.sub);
+      const cred = await credentials.byUser(claims.sub);
+      if (account.status === 'none' || !cred || cred.blocked_at || cred.tenant_id !== tenant.id) throw gone();
       const ttl = claims.exp - Math.floor(Date.now() / 1000);
-      if (!(await services.oneTime.consume('partner-sso', claims.jti, ttl + 5))) throw gone();
-      const session = await issueSession(services, account, tenant, ctx);
+      if (!(await oneTime.consume('partner-sso', claims.jti, ttl + 5))) throw gone();
+      const session = await issueSession(deps, userSummaryOf(account), tenant, ctx);
       return { redirect: target, headers: { 'Set-Cookie': sessionCookie(session.token, session.expiresIn) } };
     },
   });

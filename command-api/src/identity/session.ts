@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { isUuid } from '@cagnotte/domain';
-import { ACCESS_TOKEN_TTL_SECONDS, UserSummarySchema, toUserSummary, type AccountRow, type RequestContext, type Services, type TenantRef } from '@cagnotte/infra';
+import { isUuid, type RegisteredAccount } from '@cagnotte/domain';
+import { ACCESS_TOKEN_TTL_SECONDS, UserSummarySchema, type RequestContext, type SessionStore, type TenantRef, type TokenService } from '@cagnotte/infra';
 
 export const UserSummary = UserSummarySchema.extend({ tenant: z.string().describe('tenant slug') });
 
@@ -18,15 +18,36 @@ export const AuthTokenResponse = z
 
 type AnyCtx = Pick<RequestContext<unknown, unknown, unknown>, 'req' | 'ip'>;
 
+/** What issuing a session writes and signs with. */
+export interface SessionDeps {
+  tokens: TokenService;
+  sessions: SessionStore;
+}
+
+type UserSummaryFields = Omit<z.infer<typeof UserSummary>, 'tenant'>;
+
+/**
+ * The user a session answers with, from the account as its stream says (the fields of the identity read model's
+ * summary: role and account type as granted and captured so far), so an answer never waits on a projection.
+ */
+export const userSummaryOf = (a: Pick<RegisteredAccount, 'userId' | 'email' | 'phone' | 'displayName' | 'role' | 'accountType'>): UserSummaryFields => ({
+  id: a.userId,
+  email: a.email,
+  phone: a.phone,
+  displayName: a.displayName,
+  role: a.role,
+  accountType: a.accountType,
+});
+
 /** A new server-side session and its 7-day access token (login, register-simple, SSO start). */
-export const issueSession = async (services: Services, account: AccountRow, tenant: TenantRef, ctx: AnyCtx) => {
+export const issueSession = async ({ tokens, sessions }: SessionDeps, user: UserSummaryFields, tenant: TenantRef, ctx: AnyCtx) => {
   const incomingDevice = ctx.req.headers['x-device-id'];
   const deviceId = typeof incomingDevice === 'string' && isUuid(incomingDevice) ? incomingDevice.toLowerCase() : randomUUID();
   const sessionId = randomUUID();
-  const { token, expiresAt } = services.tokens.signAccess({ sub: account.id, sid: sessionId, tid: tenant.id, did: deviceId });
-  await services.sessions.create({
+  const { token, expiresAt } = tokens.signAccess({ sub: user.id, sid: sessionId, tid: tenant.id, did: deviceId });
+  await sessions.create({
     id: sessionId,
-    userId: account.id,
+    userId: user.id,
     tenantId: tenant.id,
     deviceId,
     expiresAt,
@@ -39,7 +60,7 @@ export const issueSession = async (services: Services, account: AccountRow, tena
     expiresIn: ACCESS_TOKEN_TTL_SECONDS,
     expiresAt: expiresAt.toISOString(),
     deviceId,
-    user: { ...toUserSummary(account), tenant: tenant.slug },
+    user: { ...user, tenant: tenant.slug },
   };
 };
 

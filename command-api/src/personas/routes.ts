@@ -3,44 +3,41 @@ import { z } from 'zod';
 import {
   NotFoundError,
   ValidationError,
-  decideCaptureBusinessIdentity,
-  decideLinkLedgerAccount,
-  decidePrepareGrant,
-  decideSettleGrant,
+  accountWithMandatesAggregate,
+  decideAccount,
+  decideMandate,
+  decideOrganiserGrant,
   findGrant,
+  mandateAggregate,
+  openGrantFor,
+  organiserGrantAggregate,
   paymentMismatch,
-  type Account,
+  requireAccount,
   type ObservedPayment,
   type OrganiserGrant,
 } from '@cagnotte/domain';
-import type { DomainEvent } from '@cagnotte/event-schemas';
+import { currentMandate, type DomainEvent } from '@cagnotte/event-schemas';
 import {
   LedgerRejectedError,
   LedgerUnavailableError,
   defineRoute,
   OrganiserGrantSchema,
-  type BuiltPayment,
   grantMemoHash,
   ledgerCall,
   organiserGrantView,
-  isStellarAccountId,
-  type AuthContext,
-  type RequestContext,
+  type BuiltPayment,
+  type Config,
+  type LedgerGateway,
   type RouteDef,
-  type Services,
 } from '@cagnotte/infra';
-import { MANDATE_TEXTS, mandateHash } from '../identity/mandates';
-import { loadAccount } from '../shared/context';
-import { onAccount as accountCommand, positionHeader } from './account-command';
+import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
+import { loadState, runCommand } from '../shared/run-command';
 
+// The personas a user takes on: seller (a business identity, DAC7) and organiser (a grant paid on the ledger).
 
 /** The organiser activation fee: exactly one unit of the euro stablecoin, in Stellar's 7 decimals. */
 export const ORGANISER_FEE = '1.0000000';
 
-const StellarAccount = z
-  .string()
-  .regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar account id (G…)')
-  .refine(isStellarAccountId, 'is not a valid Stellar account id (bad checksum)');
 const TxHash = z
   .string()
   .regex(/^[0-9a-fA-F]{64}$/, 'must be a 64-character hex transaction hash')
@@ -59,27 +56,14 @@ const SubmitResult = z
   })
   .describe('OrganiserGrantSubmitResult');
 
-export interface MeDeps {
-  services: Services;
-  clock: () => Date;
+export interface OrganiserRouteDeps extends AccountCommandDeps {
+  ledger: LedgerGateway;
+  config: Pick<Config, 'RATE_LIMIT_ORGANISER_PER_MINUTE' | 'RATE_LIMIT_WINDOW_SECONDS'>;
 }
 
-type Ctx = Pick<RequestContext<unknown, unknown, unknown>, 'auth' | 'requestId' | 'ip'>;
-
-export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
-  const cfg = services.config;
-  const organiserLimit = (step: string) => ({ name: `organiser-${step}`, limit: cfg.RATE_LIMIT_ORGANISER_PER_MINUTE, windowSeconds: cfg.RATE_LIMIT_WINDOW_SECONDS });
-
-  const onAccount = <T>(ctx: Ctx, tenantId: string, decide: (a: Account | null) => { events: DomainEvent[]; result: T }) =>
-    accountCommand(services, clock, ctx, tenantId, decide);
-
-  const loadOwn = async (auth: AuthContext): Promise<Account> => {
-    const state = await loadAccount(services.store, auth.userId);
-    if (!state) throw new NotFoundError('account');
-    return state;
-  };
-
-  const grantView = (grant: OrganiserGrant, built?: BuiltPayment) => organiserGrantView(services.ledger, grant, built);
+/** The seller persona: become-seller records a business identity (DAC7). */
+export const makeSellerRoutes = (deps: AccountCommandDeps): RouteDef[] => {
+  const { clock } = deps;
 
   const becomeSeller = defineRoute({
     method: 'post',
@@ -109,76 +93,40 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     },
     errors: [400, 401, 404],
     handler: async (ctx) => {
-      const auth = ctx.auth!;
-      const tenant = ctx.tenant!;
       const now = clock().toISOString();
-      const { result, state, position } = await onAccount(ctx, tenant.id, (account) => {
-        if (account?.accountType === 'BUSINESS') return { events: [], result: { already: true } };
-        const events = decideCaptureBusinessIdentity(account, ctx.body, 'become-seller', now);
-        if (ctx.body.acceptFeeMandate) {
-          const text = MANDATE_TEXTS.FEE;
-          events.push({
-            type: 'MandateAccepted',
-            data: { mandateId: randomUUID(), userId: auth.userId, kind: 'FEE', version: text.version, hash: mandateHash(text.text), ip: ctx.ip.slice(0, 64), acceptedAt: now },
-          });
-        }
-        return { events, result: { already: false } };
-      });
+      const { acceptFeeMandate, ...identity } = ctx.body;
+      const { state, events, position } = await runCommand(
+        deps,
+        accountStream(ctx.auth!.userId),
+        accountWithMandatesAggregate,
+        (s): DomainEvent[] => {
+          const captured: DomainEvent[] = decideAccount({ type: 'CaptureBusinessIdentity', data: identity, metadata: { now } }, s.account);
+          // Already BUSINESS: nothing changes, not even the mandate.
+          if (captured.length === 0 || !acceptFeeMandate) return captured;
+          const mandates = captured.reduce(mandateAggregate.evolve, s.mandates);
+          const feeMandate = { mandateId: randomUUID(), kind: 'FEE' as const, text: currentMandate('FEE'), ip: ctx.ip.slice(0, 64), recordAgain: true };
+          return [...captured, ...decideMandate({ type: 'AcceptMandate', data: feeMandate, metadata: { now } }, mandates)];
+        },
+        metadataFor(ctx, ctx.tenant!.id, now),
+      );
+      await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
+      const account = requireAccount(state.account);
       return {
-        data: { accountType: 'BUSINESS' as const, role: state!.role, ...(result.already ? { alreadyBusiness: true } : {}) },
+        data: { accountType: 'BUSINESS' as const, role: account.role, ...(events.length === 0 ? { alreadyBusiness: true } : {}) },
         headers: positionHeader(position),
       };
     },
   });
 
-  const challenge = defineRoute({
-    method: 'post',
-    path: '/api/me/ledger/challenge',
-    summary: 'Get a challenge to prove control of a Stellar account (SEP-10 shape)',
-    description:
-      'Bearer. Answers a challenge transaction signed by the service: sequence 0, a `manageData` operation sourced by your account holding a random nonce, valid 5 minutes. Sign it with the account\'s key(s) and send it to `POST /api/me/ledger/link`. It is never submitted to the ledger.',
-    tags: ['Auth'],
-    auth: 'required',
-    body: z.object({ account: StellarAccount }),
-    success: {
-      status: 200,
-      description: 'The challenge',
-      schema: z.object({ transaction: z.string(), networkPassphrase: z.string(), expiresAt: z.string() }).describe('LedgerChallenge'),
-    },
-    errors: [400, 401],
-    handler: async (ctx) => {
-      const auth = ctx.auth!;
-      const c = services.ledger.challenge(ctx.body.account);
-      await services.oneTime.put('ledger-challenge', c.hash, auth.userId, 300);
-      return { data: { transaction: c.xdr, networkPassphrase: services.ledger.settings.networkPassphrase, expiresAt: c.expiresAt } };
-    },
-  });
+  return [becomeSeller];
+};
 
-  const link = defineRoute({
-    method: 'post',
-    path: '/api/me/ledger/link',
-    summary: 'Link a Stellar account by returning its signed challenge',
-    description:
-      'Bearer. Verifies the challenge the SEP-10 way: our signature and time bounds, then your signatures (the medium threshold of the account\'s signers when it exists on the ledger, its master key when not). A challenge works once and only for the user who asked for it. The linked account replaces any previous one and appears in `/api/auth/me` as `wallet.ledgerAccount`.',
-    tags: ['Auth'],
-    auth: 'required',
-    body: z.object({ transaction: z.string().min(1).max(20_000) }),
-    success: { status: 200, description: 'Linked', schema: z.object({ ledgerAccount: z.string() }) },
-    errors: [400, 401],
-    handler: async (ctx) => {
-      const auth = ctx.auth!;
-      const verified = await ledgerCall(() => services.ledger.verifyChallenge(ctx.body.transaction));
-      const owner = await services.oneTime.take('ledger-challenge', verified.hash);
-      if (owner !== auth.userId) {
-        throw new ValidationError({ transaction: ['this challenge was not issued to you, or was already used'] }, 'Unknown or used challenge', 'invalid_challenge');
-      }
-      const { position } = await onAccount(ctx, auth.tenantId, (account) => ({
-        events: decideLinkLedgerAccount(account, verified.account, verified.hash, clock().toISOString()),
-        result: null,
-      }));
-      return { data: { ledgerAccount: verified.account }, headers: positionHeader(position) };
-    },
-  });
+/** The organiser persona: a grant prepared, paid from the linked ledger account, then settled with the role. */
+export const makeOrganiserRoutes = (deps: OrganiserRouteDeps): RouteDef[] => {
+  const { clock, ledger, config: cfg } = deps;
+  const organiserLimit = (step: string) => ({ name: `organiser-${step}`, limit: cfg.RATE_LIMIT_ORGANISER_PER_MINUTE, windowSeconds: cfg.RATE_LIMIT_WINDOW_SECONDS });
+
+  const grantView = (grant: OrganiserGrant, built?: BuiltPayment) => organiserGrantView(ledger, grant, built);
 
   const prepare = defineRoute({
     method: 'post',
@@ -195,29 +143,36 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     errors: [400, 401, 404, 429, 503],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      const tenant = ctx.tenant!;
-      const current = await loadOwn(auth);
+      const current = requireAccount(await loadState(deps.store, accountStream(auth.userId), organiserGrantAggregate));
       if (current.role === 'organiser') return { data: { alreadyOrganiser: true as const } };
       const grantId = randomUUID();
       const input = {
         grantId,
         nonce: ctx.body.nonce ?? null,
-        destination: services.ledger.settings.platformAccount,
-        assetCode: services.ledger.settings.assetCode,
-        assetIssuer: services.ledger.settings.assetIssuer,
+        destination: ledger.settings.platformAccount,
+        assetCode: ledger.settings.assetCode,
+        assetIssuer: ledger.settings.assetIssuer,
         amount: ORGANISER_FEE,
         memoHash: grantMemoHash(grantId),
       };
       // The payment is built before anything is recorded: an unfunded account or a silent ledger leaves no grant behind.
       const source = current.ledgerAccount;
-      const built = source && current.accountType === 'CONSUMER' ? await ledgerCall(() => services.ledger.buildFeePayment(source, ORGANISER_FEE, input.memoHash)) : undefined;
-      const { result, position } = await onAccount(ctx, tenant.id, (account) => {
-        const outcome = decidePrepareGrant(account, input, clock().toISOString());
-        return { events: outcome.kind === 'grant' ? outcome.events : [], result: outcome };
-      });
-      if (result.kind === 'already_organiser') return { data: { alreadyOrganiser: true as const } };
+      const built = source && current.accountType === 'CONSUMER' ? await ledgerCall(() => ledger.buildFeePayment(source, ORGANISER_FEE, input.memoHash)) : undefined;
+      const now = clock().toISOString();
+      const { state, position } = await runCommand(
+        deps,
+        accountStream(auth.userId),
+        organiserGrantAggregate,
+        (grants) => decideOrganiserGrant({ type: 'PrepareGrant', data: input, metadata: { now } }, grants),
+        metadataFor(ctx, ctx.tenant!.id, now),
+      );
+      await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
+      const after = requireAccount(state);
+      if (after.role === 'organiser') return { data: { alreadyOrganiser: true as const } };
+      // The grant just prepared, or the open one that answers these terms.
+      const grant = openGrantFor(after, input)!;
       // A new grant answers the payment built above; a reused open grant has its own memo, so its own payment.
-      return { data: await grantView(result.grant, result.grant.grantId === grantId ? built : undefined), headers: positionHeader(position) };
+      return { data: await grantView(grant, grant.grantId === grantId ? built : undefined), headers: positionHeader(position) };
     },
   });
 
@@ -241,8 +196,7 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
     errors: [400, 401, 404, 429, 503],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      const tenant = ctx.tenant!;
-      const account = await loadOwn(auth);
+      const account = requireAccount(await loadState(deps.store, accountStream(auth.userId), organiserGrantAggregate));
       const grant = findGrant(account, ctx.body.grantId);
       if (!grant) throw new NotFoundError('grant');
       if (grant.status === 'SETTLED') return { data: { settled: true, role: account.role, idempotent: true, txHash: grant.txHash! } };
@@ -251,39 +205,44 @@ export const makePersonaRoutes = ({ services, clock }: MeDeps): RouteDef[] => {
       let txHash = ctx.body.txHash;
       const via = ctx.body.signedXdr !== undefined ? ('signedXdr' as const) : ('txHash' as const);
       if (ctx.body.signedXdr !== undefined) {
-        const tx = services.ledger.parseEnvelope(ctx.body.signedXdr);
+        const tx = ledger.parseEnvelope(ctx.body.signedXdr);
         if (!tx) throw new ValidationError({ signedXdr: ['is not a transaction envelope for this network'] }, 'Invalid signed transaction', 'invalid_xdr');
         const hash = Buffer.from(tx.hash()).toString('hex');
         if (txHash && txHash !== hash) throw new ValidationError({ txHash: ['does not match signedXdr'] });
         txHash = hash;
         // Nothing is submitted on the user's behalf unless it is exactly the grant's payment.
-        const mismatch = paymentMismatch(grant, services.ledger.describePayment(tx, { txHash: hash, ledger: 0, successful: true }));
+        const mismatch = paymentMismatch(grant, ledger.describePayment(tx, { txHash: hash, ledger: 0, successful: true }));
         if (mismatch) throw new ValidationError({ [mismatch.field]: [mismatch.message] }, `The payment does not settle this grant: ${mismatch.message}`, 'payment_mismatch');
         try {
-          await services.ledger.submit(tx);
+          await ledger.submit(tx);
         } catch (e) {
           if (e instanceof LedgerUnavailableError) return { data: { settled: false, pending: true, reason: 'ledger_unavailable', txHash: hash } };
           if (!(e instanceof LedgerRejectedError)) throw e;
           // Already on the ledger (the client submitted it too): carry on and verify it.
-          const already = await ledgerCall(() => services.ledger.observePayment(hash));
+          const already = await ledgerCall(() => ledger.observePayment(hash));
           if (!already) {
             const codes = [e.resultCodes.transaction, ...(e.resultCodes.operations ?? [])].filter((c): c is string => !!c);
             throw new ValidationError({ signedXdr: codes.length ? codes : [e.message] }, e.message, 'ledger_rejected');
           }
         }
       }
-      const observed: ObservedPayment | null = await ledgerCall(() => services.ledger.observePayment(txHash!));
+      const observed: ObservedPayment | null = await ledgerCall(() => ledger.observePayment(txHash!));
       if (!observed) return { data: { settled: false, pending: true, reason: 'not_on_ledger_yet', txHash: txHash! } };
-      const { result, state, position } = await onAccount(ctx, tenant.id, (a) => {
-        const outcome = decideSettleGrant(a, grant.grantId, observed, via, clock().toISOString());
-        return { events: outcome.kind === 'settled' ? outcome.events : [], result: outcome.kind };
-      });
+      const now = clock().toISOString();
+      const { state, events, position } = await runCommand(
+        deps,
+        accountStream(auth.userId),
+        organiserGrantAggregate,
+        (grants) => decideOrganiserGrant({ type: 'SettleGrant', data: { grantId: grant.grantId, payment: observed, via }, metadata: { now } }, grants),
+        metadataFor(ctx, ctx.tenant!.id, now),
+      );
+      await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
       return {
-        data: { settled: true, role: state!.role, ...(result === 'idempotent' ? { idempotent: true } : {}), txHash: observed.txHash },
+        data: { settled: true, role: requireAccount(state).role, ...(events.length === 0 ? { idempotent: true } : {}), txHash: observed.txHash },
         headers: positionHeader(position),
       };
     },
   });
 
-  return [becomeSeller, challenge, link, prepare, submit];
+  return [prepare, submit];
 };

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ForbiddenError, UnauthorizedError } from '@cagnotte/domain';
-import { decoyHash, defineRoute, verifyPassword, type CredentialRow, type RouteDef, type Services, type TenantRef } from '@cagnotte/infra';
-import { AuthTokenResponse, issueSession } from './session';
+import type { Knex } from 'knex';
+import { decoyHash, defineRoute, verifyPassword, type Config, type CredentialRow, type EventStore, type RouteDef, type TenantReadModel, type TenantRef } from '@cagnotte/infra';
+import { loadAccount } from '../shared/context';
+import { AuthTokenResponse, issueSession, userSummaryOf, type SessionDeps } from './session';
 
 export { AuthTokenResponse, UserSummary } from './session';
 
@@ -12,28 +14,34 @@ export const LoginInput = z
   ])
   .describe('LoginInput: `{email, password}` or `{phone, password}`');
 
-export interface AuthRouteDeps {
-  services: Services;
+export interface AuthRouteDeps extends SessionDeps {
+  knex: Knex;
+  /** Resolves the X-Service-Tenant of a login (request routing, as the HTTP kit does). */
+  tenants: Pick<TenantReadModel, 'bySlug' | 'byId'>;
+  /** The account streams: a login answers the account as its stream says. */
+  store: EventStore;
+  config: Pick<Config, 'DEFAULT_TENANT' | 'RATE_LIMIT_LOGIN_PER_MINUTE' | 'RATE_LIMIT_WINDOW_SECONDS'>;
 }
 
 const headerTenant = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h)?.trim().toLowerCase() || undefined;
 
-export const makeAuthCommandRoutes = ({ services }: AuthRouteDeps): RouteDef[] => {
+export const makeAuthCommandRoutes = (deps: AuthRouteDeps): RouteDef[] => {
+  const { knex, tenants, store, sessions, config } = deps;
   /** The tenant named in the header; without one, the only tenant where this email or phone exists, else the default. */
   const findCredentials = async (identifier: { email?: string; phone?: string }, slug: string | undefined): Promise<CredentialRow | null> => {
     let tenant: TenantRef | null = null;
     if (slug) {
-      tenant = await services.tenants.bySlug(slug);
+      tenant = await tenants.bySlug(slug);
       if (!tenant) return null;
     }
-    const q = services.knex<CredentialRow>('credentials');
+    const q = knex<CredentialRow>('credentials');
     if (identifier.email) q.whereRaw('lower(email) = lower(?)', [identifier.email]);
     else q.where('phone', identifier.phone ?? '');
     if (tenant) q.where({ tenant_id: tenant.id });
     const rows = await q.limit(2);
     if (rows.length === 1) return rows[0]!;
     if (rows.length > 1 && !tenant) {
-      const fallback = await services.tenants.bySlug(services.config.DEFAULT_TENANT);
+      const fallback = await tenants.bySlug(config.DEFAULT_TENANT);
       return rows.find((r) => r.tenant_id === fallback?.id) ?? null;
     }
     return null;
@@ -48,7 +56,7 @@ export const makeAuthCommandRoutes = ({ services }: AuthRouteDeps): RouteDef[] =
     tags: ['Auth'],
     auth: 'none',
     body: LoginInput,
-    rateLimit: { name: 'login', limit: services.config.RATE_LIMIT_LOGIN_PER_MINUTE, windowSeconds: services.config.RATE_LIMIT_WINDOW_SECONDS },
+    rateLimit: { name: 'login', limit: config.RATE_LIMIT_LOGIN_PER_MINUTE, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS },
     success: { status: 200, description: 'Session issued', schema: AuthTokenResponse },
     errors: [400, 401, 403, 429],
     handler: async (ctx) => {
@@ -57,9 +65,9 @@ export const makeAuthCommandRoutes = ({ services }: AuthRouteDeps): RouteDef[] =
       const ok = await verifyPassword(cred?.password_hash ?? (await decoyHash()), body.password);
       if (!cred || !ok) throw new UnauthorizedError('Invalid credentials', 'invalid_credentials');
       if (cred.blocked_at) throw new ForbiddenError('account_blocked', 'This account is blocked');
-      const [account, tenant] = await Promise.all([services.accounts.find(cred.user_id), services.tenants.byId(cred.tenant_id)]);
-      if (!account || !tenant) throw new UnauthorizedError('Invalid credentials', 'invalid_credentials');
-      return { data: await issueSession(services, account, tenant, ctx) };
+      const [account, tenant] = await Promise.all([loadAccount(store, cred.user_id), tenants.byId(cred.tenant_id)]);
+      if (account.status === 'none' || !tenant) throw new UnauthorizedError('Invalid credentials', 'invalid_credentials');
+      return { data: await issueSession(deps, userSummaryOf(account), tenant, ctx) };
     },
   });
 
@@ -73,7 +81,7 @@ export const makeAuthCommandRoutes = ({ services }: AuthRouteDeps): RouteDef[] =
     success: { status: 200, description: 'Logged out', schema: z.object({ message: z.string() }) },
     errors: [],
     handler: async (ctx) => {
-      if (ctx.auth) await services.sessions.revoke(ctx.auth.sessionId);
+      if (ctx.auth) await sessions.revoke(ctx.auth.sessionId);
       return { data: { message: 'Logged out' } };
     },
   });

@@ -1,0 +1,134 @@
+import type { AccountType, DomainEvent, EventData, Role } from '@cagnotte/event-schemas';
+import { ConflictError, NotFoundError, ValidationError, assertNever } from '../errors';
+import { checkBusinessIdentity, type BusinessIdentity, type BusinessIdentityInput } from '../personas/business-identity';
+
+/**
+ * The account aggregate: who the user is (registration, business identity, linked ledger account, role). It lives
+ * in `account-<userId>`, a stream it shares with the organiser grants and the mandates (see ./account-stream.ts);
+ * RoleGranted is decided by the organiser grant and folded here, because the role is the account's.
+ */
+export type AccountEvent = Extract<
+  DomainEvent,
+  { type: 'AccountRegistered' | 'BusinessIdentityCaptured' | 'LedgerAccountLinked' | 'RoleGranted' | 'PasswordResetCompleted' }
+>;
+
+const ACCOUNT_EVENT_TYPES: ReadonlySet<string> = new Set<AccountEvent['type']>([
+  'AccountRegistered',
+  'BusinessIdentityCaptured',
+  'LedgerAccountLinked',
+  'RoleGranted',
+  'PasswordResetCompleted',
+]);
+export const isAccountEvent = (event: DomainEvent): event is AccountEvent => ACCOUNT_EVENT_TYPES.has(event.type);
+
+export type RegisteredAccount = { status: 'registered' } & EventData<'AccountRegistered'> & {
+    business: BusinessIdentity | null;
+    ledgerAccount: string | null;
+  };
+export type Account = { status: 'none' } | RegisteredAccount;
+
+export interface AccountInput {
+  userId: string;
+  tenantId: string;
+  email: string;
+  phone: string | null;
+  displayName: string;
+  role: Role;
+  accountType: AccountType;
+  country?: string | undefined;
+  timezone?: string | undefined;
+  signupSource: string;
+}
+
+interface CommandMeta {
+  now: string;
+}
+
+export type AccountCommand =
+  /** `business` (a BUSINESS signup) is recorded with the registration, in the same append. */
+  | { type: 'RegisterAccount'; data: AccountInput & { business: BusinessIdentityInput | null }; metadata: CommandMeta }
+  | { type: 'CaptureBusinessIdentity'; data: BusinessIdentityInput; metadata: CommandMeta }
+  | { type: 'LinkLedgerAccount'; data: { ledgerAccount: string; challengeHash: string }; metadata: CommandMeta }
+  | { type: 'RecordPasswordReset'; data: { sessionsRevoked: number; ip: string | null }; metadata: CommandMeta };
+
+export const initialAccount = (): Account => ({ status: 'none' });
+
+export const evolveAccount = (state: Account, event: AccountEvent): Account => {
+  if (event.type === 'AccountRegistered') return { status: 'registered', ...event.data, business: null, ledgerAccount: null };
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'BusinessIdentityCaptured': {
+      const { companyName, siret, taxCountry, taxId, rccm } = event.data;
+      return { ...state, accountType: 'BUSINESS', business: { companyName, siret, taxCountry, taxId, rccm } };
+    }
+    case 'LedgerAccountLinked':
+      return { ...state, ledgerAccount: event.data.ledgerAccount };
+    case 'RoleGranted':
+      return { ...state, role: event.data.role };
+    case 'PasswordResetCompleted':
+      // An audit record: the password itself lives in the credentials table.
+      return state;
+    default:
+      return assertNever(event);
+  }
+};
+
+/** The account's aggregates (account, organiser grants, mandates) all start at `none`: no AccountRegistered yet. */
+export const requireAccount = <S extends { status: string }>(state: S): Exclude<S, { status: 'none' }> => {
+  if (state.status === 'none') throw new NotFoundError('account');
+  return state as Exclude<S, { status: 'none' }>;
+};
+
+const businessIdentityOrThrow = (input: BusinessIdentityInput): BusinessIdentity => {
+  const checked = checkBusinessIdentity(input);
+  if ('errors' in checked) throw new ValidationError(checked.errors, 'A valid business identity is required (DAC7)', 'business_identity_invalid');
+  return checked.identity;
+};
+
+export const decideAccount = (command: AccountCommand, state: Account): AccountEvent[] => {
+  const now = command.metadata.now;
+  switch (command.type) {
+    case 'RegisterAccount': {
+      if (state.status !== 'none') throw new ConflictError('account_exists', 'Account already exists');
+      const { business, ...input } = command.data;
+      const identity = business ? businessIdentityOrThrow(business) : null;
+      const registered: AccountEvent = {
+        type: 'AccountRegistered',
+        data: {
+          userId: input.userId,
+          tenantId: input.tenantId,
+          email: input.email.trim().toLowerCase(),
+          phone: input.phone,
+          displayName: input.displayName,
+          role: input.role,
+          accountType: input.accountType,
+          country: input.country ?? 'FR',
+          currency: 'EUR',
+          timezone: input.timezone ?? 'Europe/Paris',
+          signupSource: input.signupSource,
+          registeredAt: now,
+        },
+      };
+      if (!identity) return [registered];
+      return [registered, { type: 'BusinessIdentityCaptured', data: { userId: input.userId, ...identity, via: 'register', capturedAt: now } }];
+    }
+    case 'CaptureBusinessIdentity': {
+      const account = requireAccount(state);
+      // Become-seller on a business account changes nothing: the identity on record stays.
+      if (account.accountType === 'BUSINESS') return [];
+      const identity = businessIdentityOrThrow(command.data);
+      return [{ type: 'BusinessIdentityCaptured', data: { userId: account.userId, ...identity, via: 'become-seller', capturedAt: now } }];
+    }
+    case 'LinkLedgerAccount': {
+      const account = requireAccount(state);
+      if (account.ledgerAccount === command.data.ledgerAccount) return [];
+      return [{ type: 'LedgerAccountLinked', data: { userId: account.userId, ...command.data, linkedAt: now } }];
+    }
+    case 'RecordPasswordReset': {
+      const account = requireAccount(state);
+      return [{ type: 'PasswordResetCompleted', data: { userId: account.userId, ...command.data, resetAt: now } }];
+    }
+    default:
+      return assertNever(command);
+  }
+};

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { event } from '../define';
+import { CountryCode, Id, IsoDate } from '../common';
+
+// Identity: tenants (stream `tenant-<slug>`) and accounts (stream `account-<userId>`, shared with the
+// personas, ledger and mandates features: see domain/src/identity/account-stream.ts for the map).
+
+export const Role = z.enum(['user', 'organiser']);
+export type Role = z.infer<typeof Role>;
+export const AccountType = z.enum(['CONSUMER', 'BUSINESS']);
+export type AccountType = z.infer<typeof AccountType>;
+
+export const TenantCreated = event(
+  'TenantCreated',
+  1,
+  z
+    .object({
+      tenantId: Id,
+      slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/),
+      name: z.string().min(1).max(200),
+      whiteLabel: z.boolean(),
+      approvedOrigins: z.array(z.string().url()).max(50),
+      createdAt: IsoDate,
+    })
+    .strict(),
+);
+
+
+export const AccountRegistered = event(
+  'AccountRegistered',
+  1,
+  z
+    .object({
+      userId: Id,
+      tenantId: Id,
+      email: z.string().email(),
+      phone: z.string().min(5).max(20).nullable(),
+      displayName: z.string().max(200),
+      role: Role,
+      accountType: AccountType,
+      country: CountryCode,
+      currency: z.literal('EUR'),
+      timezone: z.string().min(1).max(64),
+      signupSource: z.string().max(64),
+      registeredAt: IsoDate,
+    })
+    .strict(),
+);
+
+
+/** Audit record of a password reset (the hash itself never enters the log). */
+export const PasswordResetCompleted = event(
+  'PasswordResetCompleted',
+  1,
+  z.object({ userId: Id, sessionsRevoked: z.number().int().nonnegative(), ip: z.string().max(64).nullable(), resetAt: IsoDate }).strict(),
+);

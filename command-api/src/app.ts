@@ -1,4 +1,5 @@
 import type { RouteDef, Services } from '@cagnotte/infra';
+import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { makeAuthCommandRoutes } from './identity/login-routes';
 import { makeAccountRoutes } from './identity/account-routes';
 import { makeOrganiserRoutes, makeSellerRoutes } from './personas/routes';
@@ -15,7 +16,11 @@ export interface CommandApiDeps {
 /** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
 export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const clock = deps.clock ?? (() => new Date());
-  const { store, pgPool, commandQueue, waiter, knex, config, tokens, sessions, credentials, oneTime, mail, tenants, ledger, logger } = deps.services;
+  const { store, pgPool, commandQueue, waiter, knex, config, tokens, sessions, credentials, oneTime, mail, ledger, logger } = deps.services;
+  // Read-side lookups the command side may make: routing a request to its tenant, and finding an account id by
+  // email or phone (the account's own stream then decides).
+  const tenants = new TenantReadModel(knex);
+  const accounts = new AccountReadModel(knex);
   // What every command on an account stream needs: the write path, and read-your-writes.
   const onAccounts = { store, pgPool, commandQueue, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
   return [
@@ -25,15 +30,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeLedgerRoutes({ ...onAccounts, ledger, oneTime }),
     ...makeOrganiserRoutes({ ...onAccounts, ledger, config }),
     ...makeMandateRoutes(onAccounts),
-    ...makePoolCommandRoutes({
-      store: deps.services.store,
-      pgPool: deps.services.pgPool,
-      commandQueue: deps.services.commandQueue,
-      waiter: deps.services.waiter,
-      readYourWritesMs: deps.services.config.READ_YOUR_WRITES_TIMEOUT_MS,
-      accounts: deps.services.accounts,
-      clock,
-    }),
+    ...makePoolCommandRoutes({ ...onAccounts, accounts }),
     ...makePilotRequestRoutes({ services: deps.services, clock }),
   ];
 };

@@ -36,7 +36,6 @@ export * from './mail/outbox';
 export * from './ledger/gateway';
 export * from './ledger/sandbox';
 export * from './ledger/ledger-call';
-export * from './read-side-compat';
 export * from './http/gates';
 export * from './event-store/anchor';
 export * from './event-store/anchoring';

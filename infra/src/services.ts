@@ -10,11 +10,10 @@ import { createRedis, type Redis } from './redis';
 import { RateLimiter } from './http/rate-limit';
 import { IdempotencyStore } from './http/idempotency';
 import { KeyedQueue } from './concurrency/keyed-queue';
-import type { AuthContext, Authenticator, HttpKit } from './http/route';
+import type { AuthContext, Authenticator, HttpKit, TenantDirectory } from './http/route';
 import { TokenService } from './auth/tokens';
 import { SessionStore } from './auth/sessions';
 import { CredentialStore } from './auth/credentials';
-import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { CheckpointWaiter } from './projections/checkpoints';
 import type { Embedder, SearchIndex } from './search/port';
 import { createEmbedder } from './search/embeddings';
@@ -25,7 +24,11 @@ import { LedgerGateway } from './ledger/gateway';
 import { SandboxLedger, sandboxKeys } from './ledger/sandbox';
 import { Keypair } from '@stellar/stellar-sdk';
 
-/** Everything the apps are wired with. Built once per process, passed explicitly: no singletons. */
+/**
+ * The adapters a process opens (infra only: no read model, no business rule). Built once per process by its
+ * composition root (`boot`), which hands each feature's routes, handlers and projections exactly the adapters
+ * they use (command-api/src/app.ts, query-api/src/app.ts, projectors/src/index.ts): no route sees this record.
+ */
 export interface Services {
   config: Config;
   logger: Logger;
@@ -38,8 +41,6 @@ export interface Services {
   tokens: TokenService;
   sessions: SessionStore;
   credentials: CredentialStore;
-  tenants: TenantReadModel;
-  accounts: AccountReadModel;
   rateLimiter: RateLimiter;
   waiter: CheckpointWaiter;
   searchIndex: SearchIndex;
@@ -54,7 +55,8 @@ export interface Services {
    * mode the ledger client calls the sandbox Horizon there, over HTTP, exactly as it would call testnet.
    */
   self: { url: string | null };
-  kit: HttpKit;
+  /** Idempotency-Key records (PostgreSQL, with a Redis fast path). */
+  idempotency: IdempotencyStore;
   close(): Promise<void>;
 }
 
@@ -128,7 +130,6 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const store = await openEventStore(config, pgPool);
   const tokens = new TokenService({ secret: config.JWT_SECRET, keyId: config.JWT_KEY_ID, previousKeys: config.JWT_PREVIOUS_KEYS, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const sessions = new SessionStore(knex);
-  const tenants = new TenantReadModel(knex);
   const rateLimiter = new RateLimiter(redis, logger);
   const waiter = new CheckpointWaiter(knex);
   const searchIndex = await openSearchIndex(config, knex, pgPool);
@@ -147,8 +148,6 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     tokens,
     sessions,
     credentials: new CredentialStore(knex),
-    tenants,
-    accounts: new AccountReadModel(knex),
     rateLimiter,
     waiter,
     searchIndex,
@@ -158,16 +157,19 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     ledger,
     sandboxLedger,
     self,
-    kit: {
-      authenticator: new SessionAuthenticator(tokens, sessions),
-      tenants,
-      rateLimiter,
-      idempotency: new IdempotencyStore(pgPool, redis, logger),
-      defaultTenantSlug: config.DEFAULT_TENANT,
-    },
+    idempotency: new IdempotencyStore(pgPool, redis, logger),
     async close() {
       await store.close();
       await Promise.allSettled([knex.destroy(), pgPool.end(), redis.quit()]);
     },
   };
 };
+
+/** The HTTP kit every route is mounted with: session authentication, tenant resolution, rate limits, idempotency. */
+export const httpKit = (services: Services, tenants: TenantDirectory): HttpKit => ({
+  authenticator: new SessionAuthenticator(services.tokens, services.sessions),
+  tenants,
+  rateLimiter: services.rateLimiter,
+  idempotency: services.idempotency,
+  defaultTenantSlug: services.config.DEFAULT_TENANT,
+});

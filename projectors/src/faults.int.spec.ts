@@ -26,6 +26,7 @@ import {
   specStore as store,
   uniq,
 } from './spec-support';
+import { TenantReadModel } from '@cagnotte/read-models';
 
 const test = suite('projectors: faulted projections');
 
@@ -41,7 +42,7 @@ const expectedKeys = async (streams: string[]) => {
 /** An HTTP server reporting on the given projections, as the API does (its own Services). */
 const startHttp = async (projections: string[]) => {
   const services = await createServices({ ...loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), PORT: 0, HOST: '127.0.0.1' }, { migrate: false });
-  const app = createApiServer({ services, routes: [], projections, info: { title: 'spec', version: '1', description: 'spec' } });
+  const app = createApiServer({ services, tenants: new TenantReadModel(services.knex), routes: [], projections, info: { title: 'spec', version: '1', description: 'spec' } });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -1,5 +1,5 @@
 import type { RouteDef, Services } from '@cagnotte/infra';
-import { MandateReadModel, OrganiserGrantReadModel, PoolReadModel } from '@cagnotte/read-models';
+import { AccountReadModel, MandateReadModel, OrganiserGrantReadModel, PoolReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './merchants/routes';
 import { makePoolQueryRoutes } from './pools/routes';
@@ -11,13 +11,15 @@ import { awaitMinPosition } from './shared/consistency';
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
   const { services } = deps;
+  const accounts = new AccountReadModel(services.knex);
+  const tenants = new TenantReadModel(services.knex);
   // Mandates and grants are tables of the `identity` projection (the one their commands wait for).
   const awaitIdentity = (ctx: Parameters<typeof awaitMinPosition>[1]) => awaitMinPosition(services, ctx, ['identity']);
   return [
-    ...makeIdentityQueryRoutes({ accounts: services.accounts, tenants: services.tenants, ledger: services.ledger }),
+    ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger }),
     ...makePoolQueryRoutes({
       pools: new PoolReadModel(services.knex, services.pgPool),
-      accounts: services.accounts,
+      accounts,
       waiter: services.waiter,
       readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS,
     }),

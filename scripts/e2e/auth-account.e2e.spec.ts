@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTenant } from '@cagnotte/command-api';
 import { eventually, startApi, uniqueSlug, type TestApi } from './harness';
+import { TenantReadModel } from '@cagnotte/read-models';
 
 interface Ctx {
   api: TestApi;
@@ -303,7 +304,7 @@ const GOOD_DEST: Array<[string, string]> = [
 /** Checks the dest rules against a running API (sandbox or production mode). */
 const destRules = async (api: TestApi, tenantSlug: string) => {
   const user = await api.user(tenantSlug);
-  const tenant = (await api.services.tenants.bySlug(tenantSlug))!;
+  const tenant = (await new TenantReadModel(api.services.knex).bySlug(tenantSlug))!;
   const mint = () => api.services.tokens.signPurpose('partner-sso', { sub: user.id, tid: tenant.id }, 120).token;
   const start = (query: Record<string, string>) => api.call('GET', `/api/auth/sso/start?${new URLSearchParams(query).toString()}`);
   const code = mint();
@@ -347,12 +348,12 @@ test('SSO: a code works only in the tenant it was minted for; another tenant\'s 
   assert.is((await ssoStart(ctx, { code: theirs }, { 'x-service-tenant': ctx.tenant })).status, 404);
   // A code minted for a tenant whose toggle is off (handoff itself refuses it; a code signed directly must fail too).
   const closedUser = await ctx.api.user(ctx.closed);
-  const closedTenant = (await ctx.api.services.tenants.bySlug(ctx.closed))!;
+  const closedTenant = (await new TenantReadModel(ctx.api.services.knex).bySlug(ctx.closed))!;
   const closedCode = ctx.api.services.tokens.signPurpose('partner-sso', { sub: closedUser.id, tid: closedTenant.id }, 120).token;
   assert.is((await ssoStart(ctx, { code: closedCode })).status, 404);
   assert.is((await ssoStart(ctx, { code: closedCode }, { 'x-service-tenant': ctx.closed })).status, 404);
   // A code naming this tenant for a user of another tenant is refused too.
-  const mixed = ctx.api.services.tokens.signPurpose('partner-sso', { sub: there.id, tid: (await ctx.api.services.tenants.bySlug(ctx.tenant))!.id }, 120).token;
+  const mixed = ctx.api.services.tokens.signPurpose('partner-sso', { sub: there.id, tid: (await new TenantReadModel(ctx.api.services.knex).bySlug(ctx.tenant))!.id }, 120).token;
   assert.is((await ssoStart(ctx, { code: mixed })).status, 404);
 });
 

@@ -9,6 +9,7 @@ import { testDatabaseUrl } from '@cagnotte/infra/src/testing/resources';
 import { burnXidsUntil } from '@cagnotte/infra/src/testing/xids';
 import { PROJECTION_NAMES, createProjectorRunner } from '@cagnotte/projectors';
 import { call, listen } from './harness';
+import { TenantReadModel } from '@cagnotte/read-models';
 
 /**
  * Issue 8, section 1: lag is non-zero whenever it is. With the projectors stopped, N events appended past a
@@ -48,7 +49,7 @@ test('projectors stopped, N events past the boundary: lag N everywhere; an open 
   try {
     services = await createServices(loadConfig({ ...process.env, DATABASE_URL: dbUrl, LOG_LEVEL: 'silent', DB_POOL_SIZE: '4' }));
     const s = services;
-    const app = createApiServer({ services: s, routes: [], projections: PROJECTION_NAMES, info: { title: 'lag spec', version: '1', description: 'lag spec' } });
+    const app = createApiServer({ services: s, tenants: new TenantReadModel(s.knex), routes: [], projections: PROJECTION_NAMES, info: { title: 'lag spec', version: '1', description: 'lag spec' } });
     const api = await listen(app);
     server = api.server;
 

@@ -7,6 +7,7 @@ import { createServices, loadConfig, serveApp, type Config, type Services } from
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import type { ProjectorRunner } from '@cagnotte/projectors';
 import { createEmbedded } from '../src/api';
+import { TenantReadModel } from '@cagnotte/read-models';
 
 /** A running API on a random port, against the test database and Redis, the way a partner front-end sees it. */
 export interface TestApi {
@@ -145,7 +146,7 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
       return { id: tenant.tenantId, slug };
     },
     async user(tenantSlug, o = {}) {
-      const tenant = await services.tenants.bySlug(tenantSlug);
+      const tenant = await new TenantReadModel(services.knex).bySlug(tenantSlug);
       if (!tenant) throw new Error(`no tenant ${tenantSlug}`);
       const email = o.email ?? `${randomUUID().slice(0, 12)}@example.test`;
       const password = o.password ?? 'correct horse battery';
@@ -169,7 +170,7 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
       return { id: userId, email, password, token: login.body.data.token, tenant: tenantSlug };
     },
     async merchant(tenantSlug, o) {
-      const tenant = await services.tenants.bySlug(tenantSlug);
+      const tenant = await new TenantReadModel(services.knex).bySlug(tenantSlug);
       if (!tenant) throw new Error(`no tenant ${tenantSlug}`);
       const slug = o.slug ?? uniqueSlug('m');
       const { merchant, position } = await onboardMerchant(

@@ -135,7 +135,7 @@ test('an expired key is a new key; expired rows are purged', async (ctx) => {
   const stale = await holdKey(ctx, `gone-${randomUUID()}`, 'x', "now() - interval '1 second'");
   await stale.query('COMMIT');
   stale.release();
-  assert.ok((await ctx.api.services.kit.idempotency.purgeExpired()) >= 1);
+  assert.ok((await ctx.api.services.idempotency.purgeExpired()) >= 1);
   const left = await ctx.api.services.knex('idempotency_keys').where('expires_at', '<=', ctx.api.services.knex.fn.now()).count<{ n: string }[]>({ n: '*' });
   assert.is(Number(left[0]!.n), 0);
 });

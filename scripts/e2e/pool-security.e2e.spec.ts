@@ -13,9 +13,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeCommandRoutes } from '@cagnotte/command-api';
 import { makeQueryRoutes } from '@cagnotte/query-api';
-import { AccountReadModel, createApiServer, type Services } from '@cagnotte/infra';
+import { createApiServer, type Services } from '@cagnotte/infra';
 import { API_INFO } from '../src/api';
 import { call, groupsPool, listen, startApi, uniqueSlug, type TestApi, type TestUser } from './harness';
+import { TenantReadModel } from '@cagnotte/read-models';
 
 interface Ctx {
   api: TestApi;
@@ -220,7 +221,7 @@ test('a Stellar secret seed anywhere in a pool command is a 400 secret_key_refus
 });
 
 test('old events (v1 free-form config with secrets) and stale read-model documents never reach a view', async (ctx) => {
-  const tenant = (await ctx.api.services.tenants.bySlug(ctx.tenant))!;
+  const tenant = (await new TenantReadModel(ctx.api.services.knex).bySlug(ctx.tenant))!;
   const poolId = randomUUID();
   const now = new Date().toISOString();
   const metadata = { tenantId: tenant.id, actor: { kind: 'user' as const, id: ctx.organiser.id }, correlationId: randomUUID(), causationId: null, occurredAt: now };
@@ -366,8 +367,8 @@ test('a database outage during a reference lookup is a 503 service_unavailable, 
   // accounts and merchants a pool names); auth, tenants, the caller's own stream and the pool streams stay up.
   const down = knexFactory({ client: 'pg', connection: { host: '127.0.0.1', port: await closedPort(), user: 'postgres', database: 'down' }, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 20_000, log: QUIET });
   const store = referenceStreamsDown(ctx.api.services.store, ctx.organiser.id);
-  const services: Services = { ...ctx.api.services, knex: down, accounts: new AccountReadModel(down), store };
-  const app = createApiServer({ services, routes: makeCommandRoutes({ services }), projections: [], info: API_INFO });
+  const services: Services = { ...ctx.api.services, knex: down, store };
+  const app = createApiServer({ services, tenants: new TenantReadModel(services.knex), routes: makeCommandRoutes({ services }), projections: [], info: API_INFO });
   const { server, url } = await listen(app);
   try {
     const as = { token: ctx.organiser.token, tenant: ctx.tenant };
@@ -394,8 +395,8 @@ test('a database outage during a reference lookup is a 503 service_unavailable, 
 
 test('a database outage on any route (a read of a read model) is a 503 with Retry-After, never a 500', async (ctx) => {
   const down = knexFactory({ client: 'pg', connection: { host: '127.0.0.1', port: await closedPort(), user: 'postgres', database: 'down' }, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 20_000, log: QUIET });
-  const services: Services = { ...ctx.api.services, knex: down, accounts: new AccountReadModel(down) };
-  const app = createApiServer({ services, routes: makeQueryRoutes({ services }), projections: [], info: API_INFO });
+  const services: Services = { ...ctx.api.services, knex: down };
+  const app = createApiServer({ services, tenants: new TenantReadModel(services.knex), routes: makeQueryRoutes({ services }), projections: [], info: API_INFO });
   const { server, url } = await listen(app);
   try {
     const res = await call(url, 'GET', '/api/tenant/group-buys', { tenant: ctx.tenant });

@@ -13,6 +13,7 @@ import { PROJECTION_NAMES, createProjectorRunner, type ProjectorRunner } from '@
 import { createApiServer, createServices, loadConfig, parsePosition, comparePositions, type Config, type Services } from '@cagnotte/infra';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import { ESCROW_ACCOUNT_ID, call, groupsPool, listen, startApi, type ApiResponse, type CallOptions, type TestApi, type TestUser } from './harness';
+import { TenantReadModel } from '@cagnotte/read-models';
 
 interface Envelope<T = any> {
   success: boolean;
@@ -67,14 +68,12 @@ Split.before(async (state) => {
   services.push(workerServices);
 
   const projections = PROJECTION_NAMES;
-  const commandApp = createApiServer({
-    services: commandServices,
+  const commandApp = createApiServer({ services: commandServices, tenants: new TenantReadModel(commandServices.knex),
     routes: makeCommandRoutes({ services: commandServices }),
     projections,
     info: { title: 'Cagnotte command API', version: '1.0.0', description: 'Write side of the marketplace API.' },
   });
-  const queryApp = createApiServer({
-    services: queryServices,
+  const queryApp = createApiServer({ services: queryServices, tenants: new TenantReadModel(queryServices.knex),
     routes: makeQueryRoutes({ services: queryServices }),
     projections,
     info: { title: 'Cagnotte query API', version: '1.0.0', description: 'Read side of the marketplace API.' },

@@ -3,6 +3,7 @@ import { makeCommandRoutes } from '@cagnotte/command-api';
 import { makeQueryRoutes } from '@cagnotte/query-api';
 import { createProjectorRunner, type ProjectorRunner } from '@cagnotte/projectors';
 import { createApiServer, type Services } from '@cagnotte/infra';
+import { TenantReadModel } from '@cagnotte/read-models';
 
 export const API_INFO = {
   title: 'Cagnotte marketplace API',
@@ -16,6 +17,7 @@ export const createEmbedded = async (services: Services, options: { projectors?:
   if (options.projectors !== false) await runner.start();
   const app = createApiServer({
     services,
+    tenants: new TenantReadModel(services.knex),
     routes: [...makeCommandRoutes({ services }), ...makeQueryRoutes({ services })],
     projections: runner.names,
     info: API_INFO,

@@ -18,6 +18,7 @@ import {
   type AnchorReceipt,
   type Services,
 } from '@cagnotte/infra';
+import { TenantReadModel } from '@cagnotte/read-models';
 
 const USAGE = `Usage: pnpm cli <command>
 
@@ -76,7 +77,7 @@ const sandboxOnly = (s: Services, what: string) => {
 const setBlocked = async (s: Services, args: string[], blocked: boolean) => {
   const { values } = parseArgs({ args, options: { tenant: { type: 'string' }, email: { type: 'string' } } });
   if (!values.tenant || !values.email) throw new UsageError(`user ${blocked ? 'block' : 'unblock'} needs --tenant and --email`);
-  const tenant = await s.tenants.bySlug(values.tenant.toLowerCase());
+  const tenant = await new TenantReadModel(s.knex).bySlug(values.tenant.toLowerCase());
   if (!tenant) throw new UsageError(`no tenant ${values.tenant}`);
   const cred = await s.credentials.byEmail(tenant.id, values.email);
   if (!cred) throw new UsageError(`no user ${values.email} in ${tenant.slug}`);
@@ -119,7 +120,7 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
       },
     });
     if (!values.tenant || !values.email || !values.password) throw new UsageError('user create needs --tenant, --email and --password');
-    const tenant = await s.tenants.bySlug(values.tenant.toLowerCase());
+    const tenant = await new TenantReadModel(s.knex).bySlug(values.tenant.toLowerCase());
     if (!tenant) throw new UsageError(`no tenant ${values.tenant}: create it first with \`pnpm cli tenant create ${values.tenant}\``);
     const role = Role.safeParse(values.role);
     const accountType = AccountType.safeParse(values['account-type']);
@@ -195,7 +196,7 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
       },
     });
     if (!values.tenant || !values.slug || !values.name) throw new UsageError('merchant create needs --tenant, --slug and --name');
-    const tenant = await s.tenants.bySlug(values.tenant.toLowerCase());
+    const tenant = await new TenantReadModel(s.knex).bySlug(values.tenant.toLowerCase());
     if (!tenant) throw new UsageError(`no tenant ${values.tenant}`);
     const slug = values.slug.toLowerCase();
     if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(slug)) throw new UsageError('--slug takes lowercase letters, digits and dashes');

@@ -3,6 +3,7 @@ import { createTenant } from '@cagnotte/command-api';
 import { ConflictError } from '@cagnotte/domain';
 import { boot, startAnchoring, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
 import { createEmbedded } from './api';
+import { TenantReadModel } from '@cagnotte/read-models';
 
 /**
  * In sandbox, requests that name no tenant use DEFAULT_TENANT: it is created on first start (white-label on, no
@@ -10,7 +11,7 @@ import { createEmbedded } from './api';
  */
 const provisionDefaultTenant = async (services: Services, catchUp: (position: Position) => Promise<unknown>) => {
   const slug = services.config.DEFAULT_TENANT;
-  if (services.config.APP_ENV !== 'sandbox' || (await services.tenants.bySlug(slug))) return;
+  if (services.config.APP_ENV !== 'sandbox' || (await new TenantReadModel(services.knex).bySlug(slug))) return;
   try {
     const meta = { actor: { kind: 'system' as const, id: 'sandbox-start' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() };
     const { position } = await createTenant(services, { slug, name: 'Sandbox default tenant', whiteLabel: true, approvedOrigins: [] }, meta);

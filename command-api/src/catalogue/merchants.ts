@@ -3,6 +3,7 @@ import { ValidationError, decideMerchant, evolveMerchant, initialMerchant } from
 import type { EventMetadata, MerchantProfileFields } from '@cagnotte/event-schemas';
 import type { Services } from '@cagnotte/infra';
 import { runCommand } from '../shared/run-command';
+import { AccountReadModel } from '@cagnotte/read-models';
 
 export const merchantStream = (tenantId: string, slug: string) => `merchant-${tenantId}-${slug}`;
 
@@ -18,7 +19,7 @@ export interface OnboardMerchantInput {
 export const onboardMerchant = async (services: Services, input: OnboardMerchantInput, metadata: Omit<EventMetadata, 'tenantId'>) => {
   let ownerUserId: string | null = null;
   if (input.ownerEmail) {
-    const owner = await services.accounts.findInTenant(input.tenantId, input.ownerEmail);
+    const owner = await new AccountReadModel(services.knex).findInTenant(input.tenantId, input.ownerEmail);
     if (!owner) throw new ValidationError({ ownerEmail: ['no account with this email in the tenant'] });
     ownerUserId = owner.id;
   }

@@ -13,7 +13,7 @@ import {
   type MailOutbox,
   type OneTimeUse,
   type RouteDef,
-  type TenantReadModel,
+  type TenantDirectory,
   type TenantRef,
 } from '@cagnotte/infra';
 import type { Request } from 'express';
@@ -74,7 +74,7 @@ export interface AccountRouteDeps extends AccountCommandDeps, SessionDeps {
   oneTime: OneTimeUse;
   mail: Pick<MailOutbox, 'enqueueWhen'>;
   /** SSO start: the tenant a code was minted for (request routing, as the HTTP kit resolves X-Service-Tenant). */
-  tenants: Pick<TenantReadModel, 'byId'>;
+  tenants: Pick<TenantDirectory, 'byId'>;
   logger: Logger;
   config: Pick<Config, 'RATE_LIMIT_WINDOW_SECONDS' | 'RATE_LIMIT_REGISTER_PER_MINUTE' | 'RATE_LIMIT_PASSWORD_RESET_PER_MINUTE' | 'PASSWORD_RESET_URL' | 'APP_ENV'>;
 }

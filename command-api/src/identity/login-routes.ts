@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ForbiddenError, UnauthorizedError } from '@cagnotte/domain';
 import type { Knex } from 'knex';
-import { decoyHash, defineRoute, verifyPassword, type Config, type CredentialRow, type EventStore, type RouteDef, type TenantReadModel, type TenantRef } from '@cagnotte/infra';
+import { decoyHash, defineRoute, verifyPassword, type Config, type CredentialRow, type EventStore, type RouteDef, type TenantDirectory, type TenantRef } from '@cagnotte/infra';
 import { loadAccount } from '../shared/context';
 import { AuthTokenResponse, issueSession, userSummaryOf, type SessionDeps } from './session';
 
@@ -17,7 +17,7 @@ export const LoginInput = z
 export interface AuthRouteDeps extends SessionDeps {
   knex: Knex;
   /** Resolves the X-Service-Tenant of a login (request routing, as the HTTP kit does). */
-  tenants: Pick<TenantReadModel, 'bySlug' | 'byId'>;
+  tenants: TenantDirectory;
   /** The account streams: a login answers the account as its stream says. */
   store: EventStore;
   config: Pick<Config, 'DEFAULT_TENANT' | 'RATE_LIMIT_LOGIN_PER_MINUTE' | 'RATE_LIMIT_WINDOW_SECONDS'>;

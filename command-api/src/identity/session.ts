@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { isUuid, type RegisteredAccount } from '@cagnotte/domain';
-import { ACCESS_TOKEN_TTL_SECONDS, UserSummarySchema, type RequestContext, type SessionStore, type TenantRef, type TokenService } from '@cagnotte/infra';
+import { UserSummarySchema } from '@cagnotte/read-models';
+import { ACCESS_TOKEN_TTL_SECONDS, type RequestContext, type SessionStore, type TenantRef, type TokenService } from '@cagnotte/infra';
 
 export const UserSummary = UserSummarySchema.extend({ tenant: z.string().describe('tenant slug') });
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError, acceptedMandate, decideMandate, findMandate, mandateAggregate } from '@cagnotte/domain';
 import { MandateKind, currentMandate } from '@cagnotte/event-schemas';
-import { MandateSchema, defineRoute, mandateView, type RouteDef } from '@cagnotte/infra';
+import { defineRoute, type RouteDef } from '@cagnotte/infra';
+import { MandateSchema, mandateView } from '@cagnotte/read-models';
 import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
 import { runCommand } from '../shared/run-command';
 

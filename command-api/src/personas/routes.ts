@@ -21,15 +21,13 @@ import {
   LedgerRejectedError,
   LedgerUnavailableError,
   defineRoute,
-  OrganiserGrantSchema,
   grantMemoHash,
   ledgerCall,
-  organiserGrantView,
-  type BuiltPayment,
   type Config,
   type LedgerGateway,
   type RouteDef,
 } from '@cagnotte/infra';
+import { OrganiserGrantSchema, organiserGrantView as grantViewOf, type BuiltPayment, type GrantFacts } from '@cagnotte/read-models';
 import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
 import { loadState, runCommand } from '../shared/run-command';
 
@@ -37,6 +35,14 @@ import { loadState, runCommand } from '../shared/run-command';
 
 /** The organiser activation fee: exactly one unit of the euro stablecoin, in Stellar's 7 decimals. */
 export const ORGANISER_FEE = '1.0000000';
+
+/** The grant as the query side renders it, with the unsigned payment rebuilt by the ledger while it awaits a signature. */
+const organiserGrantView = async (ledger: LedgerGateway, grant: GrantFacts, built?: BuiltPayment) =>
+  grantViewOf(
+    grant,
+    ledger.settings.networkPassphrase,
+    grant.status === 'SETTLED' ? null : (built ?? (await ledgerCall(() => ledger.buildFeePayment(grant.ledgerAccount, grant.amount, grant.memoHash)))),
+  );
 
 const TxHash = z
   .string()

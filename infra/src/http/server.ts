@@ -5,16 +5,18 @@ import client from 'prom-client';
 import type { z } from 'zod';
 import { createBaseApp, newRouter } from './app';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
-import { mountRoutes, type RouteDef } from './route';
+import { mountRoutes, type RouteDef, type TenantDirectory } from './route';
 import { rethrowDeferredInput } from './deferred-input';
 import { formatPosition } from '../event-store/port';
 import { PostgresEventStore } from '../event-store/postgres';
 import { projectionLag } from '../projections/checkpoints';
-import type { Services } from '../services';
+import { httpKit, type Services } from '../services';
 import { createSandboxHorizonRouter } from '../ledger/sandbox';
 
 export interface ApiServerOptions {
   services: Services;
+  /** Resolves `X-Service-Tenant` and the signed-in user's tenant (the identity feature's tenants read model). */
+  tenants: TenantDirectory;
   routes: RouteDef[];
   /** Which projections this process reports on in /health and /metrics. */
   projections: string[];
@@ -180,7 +182,7 @@ export const createApiServer = (o: ApiServerOptions): Express => {
       res.send(await registry.metrics());
     });
     const router = newRouter();
-    mountRoutes(router, services.kit, o.routes);
+    mountRoutes(router, httpKit(services, o.tenants), o.routes);
     app.use(router);
   });
 };

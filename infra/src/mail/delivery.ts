@@ -145,7 +145,8 @@ export const runMailDelivery = (deps: MailDeliveryDeps, transport: MailTransport
   return async () => {
     stopped = true;
     if (timer) clearTimeout(timer);
-    await running;
+    // A pass blocked on an unreachable Redis (bullmq's commands wait across reconnects) must not hold shutdown.
+    await Promise.race([running, new Promise((r) => setTimeout(r, 5_000).unref())]);
     await worker.close();
   };
 };

@@ -58,6 +58,16 @@ const ConfigSchema = z
     PASSWORD_RESET_URL: z.string().url().default('http://localhost:3000/reset-password'),
     SMTP_URL: z.string().url().optional(),
     MAIL_FROM: z.string().min(3).default('Cagnotte <no-reply@cagnotte.local>'),
+    /** Background jobs (docs/jobs.md): attempts per job before it stays as failed. */
+    JOBS_ATTEMPTS: int(8, 1, 100),
+    /** First retry delay of a failing job; it doubles per attempt. */
+    JOBS_RETRY_BASE_MS: int(30_000, 1, 3_600_000),
+    /** How long a finished job's key is remembered: enqueuing the same key again within it is a no-op. */
+    JOBS_KEEP_COMPLETED_SECONDS: int(7 * 86_400, 60, 365 * 86_400),
+    /** How long a job that failed all its attempts stays visible (failed count in /metrics). */
+    JOBS_KEEP_FAILED_SECONDS: int(30 * 86_400, 60, 365 * 86_400),
+    /** Mails one process sends at the same time. */
+    MAIL_WORKER_CONCURRENCY: int(4, 1, 100),
     /** `sandbox`: the service runs its own Stellar network at /sandbox/horizon. `horizon`: a real Horizon (testnet or public). */
     LEDGER_MODE: z.enum(['sandbox', 'horizon']).default('sandbox'),
     HORIZON_URL: z.string().url().optional(),

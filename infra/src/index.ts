@@ -33,6 +33,8 @@ export * from './search/embeddings';
 export * from './search/postgres';
 export * from './auth/one-time';
 export * from './mail/outbox';
+export * from './mail/delivery';
+export * from './jobs';
 export * from './ledger/gateway';
 export * from './ledger/sandbox';
 export * from './ledger/ledger-call';

@@ -20,6 +20,8 @@ import { createEmbedder } from './search/embeddings';
 import { PostgresSearchIndex } from './search/postgres';
 import { OneTimeUse } from './auth/one-time';
 import { MailOutbox } from './mail/outbox';
+import { BullJobQueue } from './jobs/bullmq';
+import { JOB_QUEUES, type JobQueue } from './jobs/port';
 import { LedgerGateway } from './ledger/gateway';
 import { SandboxLedger, sandboxKeys } from './ledger/sandbox';
 import { Keypair } from '@stellar/stellar-sdk';
@@ -47,6 +49,8 @@ export interface Services {
   embedder: Embedder;
   oneTime: OneTimeUse;
   mail: MailOutbox;
+  /** Background jobs (bullmq on Redis): mail delivery now, the money path's deadlines later (docs/jobs.md). */
+  jobs: JobQueue;
   ledger: LedgerGateway;
   /** The embedded Stellar network (LEDGER_MODE=sandbox), served by the API at /sandbox/horizon; null against a real Horizon. */
   sandboxLedger: SandboxLedger | null;
@@ -136,6 +140,16 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const embedder = createEmbedder({ url: config.EMBEDDINGS_URL, model: config.EMBEDDINGS_MODEL });
   const self: { url: string | null } = { url: null };
   const ledger = createLedgerGateway(config, self);
+  const jobs = new BullJobQueue({
+    url: config.REDIS_URL,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    logger,
+    queues: Object.values(JOB_QUEUES),
+    attempts: config.JOBS_ATTEMPTS,
+    retryBaseMs: config.JOBS_RETRY_BASE_MS,
+    keepCompletedSeconds: config.JOBS_KEEP_COMPLETED_SECONDS,
+    keepFailedSeconds: config.JOBS_KEEP_FAILED_SECONDS,
+  });
   const sandboxLedger = config.LEDGER_MODE === 'sandbox' ? new SandboxLedger(knex, { passphrase: config.STELLAR_NETWORK_PASSPHRASE, assetCode: config.STELLAR_ASSET_CODE }) : null;
   return {
     config,
@@ -154,11 +168,13 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     embedder,
     oneTime: new OneTimeUse(redis),
     mail: new MailOutbox(knex),
+    jobs,
     ledger,
     sandboxLedger,
     self,
     idempotency: new IdempotencyStore(pgPool, redis, logger),
     async close() {
+      await jobs.close();
       await store.close();
       await Promise.allSettled([knex.destroy(), pgPool.end(), redis.quit()]);
     },

@@ -110,6 +110,45 @@ export const createApiServer = (o: ApiServerOptions): Express => {
   void faultedGauge;
   void attemptsGauge;
   void faultInfo;
+  // Background jobs (docs/jobs.md): depth and failures per queue, one read of the queues per scrape.
+  let jobsCache: { at: number; counts: Promise<Awaited<ReturnType<typeof services.jobs.counts>>> } | null = null;
+  const jobCounts = () => {
+    if (!jobsCache || Date.now() - jobsCache.at > 500) {
+      jobsCache = { at: Date.now(), counts: services.jobs.counts().catch((err: unknown) => (services.logger.warn({ err }, 'job counts unavailable'), {})) };
+    }
+    return jobsCache.counts;
+  };
+  new client.Gauge({
+    name: 'job_queue_depth',
+    help: 'Jobs in a queue by state: waiting (ready to run), delayed (scheduled or waiting for a retry), active (running)',
+    labelNames: ['queue', 'state'],
+    registers: [registry],
+    async collect() {
+      for (const [queue, c] of Object.entries(await jobCounts())) {
+        for (const state of ['waiting', 'delayed', 'active'] as const) this.set({ queue, state }, c[state]);
+      }
+    },
+  });
+  new client.Gauge({
+    name: 'job_queue_failed',
+    help: 'Jobs that failed their last attempt and are kept for the operator (JOBS_KEEP_FAILED_SECONDS)',
+    labelNames: ['queue'],
+    registers: [registry],
+    async collect() {
+      for (const [queue, c] of Object.entries(await jobCounts())) this.set({ queue }, c.failed);
+    },
+  });
+  new client.Counter({
+    name: 'job_failed_attempts_total',
+    help: 'Failed job attempts (retried ones included), counted in Redis across every worker process',
+    labelNames: ['queue'],
+    registers: [registry],
+    async collect() {
+      const counts = await jobCounts();
+      this.reset();
+      for (const [queue, c] of Object.entries(counts)) this.inc({ queue }, c.failedAttempts);
+    },
+  });
   // PostgreSQL only: the feed waits for the oldest appending transaction of this database (docs/event-store.md).
   const store = services.store;
   const openAppends = store instanceof PostgresEventStore ? () => store.openAppends() : null;

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import nodemailer from 'nodemailer';
 import { isUuid } from '@cagnotte/domain';
-import type { Logger } from '../logger';
 
 export interface OutgoingMail {
   tenantId: string | null;
@@ -48,8 +46,8 @@ const toRecord = (r: MailRow): MailRecord => ({
 
 /**
  * The transactional outbox for e-mail: a request writes its message here (in its own transaction when it
- * has one), and the worker delivers it. A crash between the two loses nothing and sends nothing twice
- * within one worker's claim.
+ * has one); the relay hands each row to the mail job queue and the mail job sends it (./delivery.ts,
+ * docs/jobs.md). A crash between the two loses nothing.
  */
 export class MailOutbox {
   constructor(private readonly knex: Knex) {}
@@ -85,108 +83,3 @@ export class MailOutbox {
     return row ? toRecord(row) : null;
   }
 }
-
-export interface MailTransport {
-  readonly name: string;
-  send(mail: { from: string; to: string; subject: string; text: string }): Promise<void>;
-}
-
-/** SMTP through nodemailer: `SMTP_URL` such as smtps://user:pass@smtp.example.com:465. */
-export const smtpTransport = (url: string): MailTransport => {
-  const transporter = nodemailer.createTransport(url);
-  return {
-    name: 'smtp',
-    async send(mail) {
-      await transporter.sendMail(mail);
-    },
-  };
-};
-
-const MAX_ATTEMPTS = 8;
-
-/**
- * Delivers due messages: claims a batch with FOR UPDATE SKIP LOCKED (several workers never send the same
- * row), sends each, marks it sent, or schedules a retry with a growing delay; after 8 attempts it stops
- * and keeps the last error for the operator.
- */
-export class MailWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-
-  constructor(
-    private readonly knex: Knex,
-    private readonly transport: MailTransport,
-    private readonly from: string,
-    private readonly logger: Logger,
-    private readonly intervalMs = 1000,
-  ) {}
-
-  /** One pass: answers how many messages were sent. */
-  async deliverDue(batch = 20): Promise<number> {
-    let sent = 0;
-    await this.knex.transaction(async (trx) => {
-      const rows: MailRow[] = await trx('mail_outbox')
-        .whereNull('sent_at')
-        .where('attempts', '<', MAX_ATTEMPTS)
-        .where('next_attempt_at', '<=', trx.fn.now())
-        .orderBy('next_attempt_at')
-        .limit(batch)
-        .forUpdate()
-        .skipLocked();
-      for (const row of rows) {
-        try {
-          await this.transport.send({ from: this.from, to: row.to_address, subject: row.subject, text: row.body_text });
-          await trx('mail_outbox').where({ id: row.id }).update({ sent_at: trx.fn.now(), attempts: row.attempts + 1, last_error: null });
-          sent++;
-        } catch (e) {
-          const attempts = row.attempts + 1;
-          const message = e instanceof Error ? e.message.slice(0, 500) : 'send failed';
-          this.logger.warn({ mailId: row.id, attempts, err: message }, 'mail delivery failed');
-          await trx('mail_outbox')
-            .where({ id: row.id })
-            .update({ attempts, last_error: message, next_attempt_at: trx.raw(`now() + make_interval(secs => ?)`, [30 * attempts * attempts]) });
-        }
-      }
-    });
-    return sent;
-  }
-
-  start(): void {
-    if (this.timer) return;
-    const tick = () => {
-      this.running = this.deliverDue()
-        .then(() => undefined)
-        .catch((e: unknown) => this.logger.error({ err: e }, 'mail worker pass failed'))
-        .finally(() => {
-          this.running = null;
-          if (this.timer) {
-            this.timer = setTimeout(tick, this.intervalMs);
-            this.timer.unref();
-          }
-        });
-    };
-    this.timer = setTimeout(tick, this.intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-}
-
-/**
- * Starts delivering the outbox when SMTP_URL is set (the embedded app and the worker process both call it;
- * several workers share the work). Without it mail stays queued: in sandbox the operator reads it with
- * `pnpm cli mail list`. Answers the stop function.
- */
-export const startMailDelivery = (deps: { knex: Knex; logger: Logger; config: { SMTP_URL?: string; MAIL_FROM: string; APP_ENV: string } }): (() => Promise<void>) => {
-  if (!deps.config.SMTP_URL) {
-    if (deps.config.APP_ENV === 'production') deps.logger.warn('SMTP_URL is not set: outgoing mail (password resets) stays queued in mail_outbox');
-    return async () => undefined;
-  }
-  const worker = new MailWorker(deps.knex, smtpTransport(deps.config.SMTP_URL), deps.config.MAIL_FROM, deps.logger);
-  worker.start();
-  return () => worker.stop();
-};

@@ -1,0 +1,3 @@
+export * from './port';
+export * from './bullmq';
+export * from './scheduler';

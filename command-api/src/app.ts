@@ -28,6 +28,6 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
       accounts: deps.services.accounts,
       clock,
     }),
-    ...makePilotRequestRoutes({ services: deps.services, clock }),
+    ...makePilotRequestRoutes({ store: deps.services.store, pgPool: deps.services.pgPool, commandQueue: deps.services.commandQueue, clock }),
   ];
 };

@@ -4,4 +4,5 @@ export * from './pools/pool';
 export * from './identity/identity';
 export * from './equal';
 export * from './ids';
-export * from './merchants/merchant';
+export * from './catalogue/merchant';
+export * from './catalogue/lead';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ValidationError, decideMerchant, evolveMerchant, initialMerchant } from '@cagnotte/domain';
 import type { EventMetadata, MerchantProfileFields } from '@cagnotte/event-schemas';
 import type { Services } from '@cagnotte/infra';
-import { runCommand } from '../shared/run-command';
+import { runCommand, type CommandRuntime } from '../shared/run-command';
 
 export const merchantStream = (tenantId: string, slug: string) => `merchant-${tenantId}-${slug}`;
 
@@ -15,10 +15,13 @@ export interface OnboardMerchantInput {
 }
 
 /** Onboards (and by default activates) a merchant; the slug is unique per tenant (stream `merchant-<tenant>-<slug>`). */
-export const onboardMerchant = async (services: Services, input: OnboardMerchantInput, metadata: Omit<EventMetadata, 'tenantId'>) => {
+/** What onboarding uses: the write path, and the accounts read model to resolve the owner's email (Services fits). */
+export type OnboardMerchantDeps = CommandRuntime & { accounts: Pick<Services['accounts'], 'findInTenant'> };
+
+export const onboardMerchant = async (deps: OnboardMerchantDeps, input: OnboardMerchantInput, metadata: Omit<EventMetadata, 'tenantId'>) => {
   let ownerUserId: string | null = null;
   if (input.ownerEmail) {
-    const owner = await services.accounts.findInTenant(input.tenantId, input.ownerEmail);
+    const owner = await deps.accounts.findInTenant(input.tenantId, input.ownerEmail);
     if (!owner) throw new ValidationError({ ownerEmail: ['no account with this email in the tenant'] });
     ownerUserId = owner.id;
   }
@@ -26,7 +29,7 @@ export const onboardMerchant = async (services: Services, input: OnboardMerchant
   const aggregate = { initial: initialMerchant, evolve: evolveMerchant };
   const now = metadata.occurredAt;
   const outcome = await runCommand(
-    services,
+    deps,
     merchantStream(input.tenantId, input.slug),
     aggregate,
     (state) => {

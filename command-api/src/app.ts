@@ -31,6 +31,6 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeOrganiserRoutes({ ...onAccounts, ledger, config }),
     ...makeMandateRoutes(onAccounts),
     ...makePoolCommandRoutes({ ...onAccounts, accounts }),
-    ...makePilotRequestRoutes({ services: deps.services, clock }),
+    ...makePilotRequestRoutes({ store, pgPool, commandQueue, clock }),
   ];
 };

@@ -9,4 +9,5 @@ export * from './personas/organiser-grant';
 export * from './mandates/mandate';
 export * from './equal';
 export * from './ids';
-export * from './merchants/merchant';
+export * from './catalogue/merchant';
+export * from './catalogue/lead';

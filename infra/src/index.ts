@@ -27,7 +27,6 @@ export * from './http/server';
 export * from './boot';
 export * from './http/idempotency';
 export * from './concurrency/keyed-queue';
-export * from './read-models/catalogue';
 export * from './search/port';
 export * from './search/embeddings';
 export * from './search/postgres';

@@ -1,15 +1,16 @@
 export * from './runtime';
 export * from './pools/projection';
 export * from './identity/projection';
-export * from './merchants/projection';
-export * from './merchants/leads';
+export * from './catalogue/merchants';
+export * from './catalogue/leads';
 export * from './search/projection';
 export * from './search/listings';
 import type { Services } from '@cagnotte/infra';
+import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
 import { identityProjection } from './identity/projection';
-import { merchantsProjection } from './merchants/projection';
-import { leadsProjection } from './merchants/leads';
+import { merchantsProjection } from './catalogue/merchants';
+import { leadsProjection } from './catalogue/leads';
 import { makeSearchProjection } from './search/projection';
 import { ProjectorRunner, type Projection } from './runtime';
 
@@ -19,9 +20,11 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   merchantsProjection,
   leadsProjection,
   poolsProjection,
-  makeSearchProjection(services.searchIndex, services.embedder, {
+  makeSearchProjection({
+    searchIndex: services.searchIndex,
+    embedder: services.embedder,
     // The PostgreSQL index is a table of this projection (rebuilt with it); OpenSearch keeps its own index.
-    listingsTable: services.searchIndex.name === 'postgres' ? 'rm_search_listings' : undefined,
+    listingsTable: services.searchIndex.name === 'postgres' ? SEARCH_TABLES.listings : undefined,
   }),
 ];
 

@@ -1,9 +1,10 @@
 import type { RouteDef, Services } from '@cagnotte/infra';
-import { AccountReadModel, MandateReadModel, OrganiserGrantReadModel, PoolReadModel, TenantReadModel } from '@cagnotte/read-models';
+import { AccountReadModel, CatalogueReadModel, MandateReadModel, OrganiserGrantReadModel, PoolReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
-import { makeMerchantQueryRoutes } from './merchants/routes';
+import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
 import { makePoolQueryRoutes } from './pools/routes';
 import { makeCatalogueRoutes } from './catalogue/routes';
+import { makeSearchRoutes } from './search/routes';
 import { makeMandateQueryRoutes } from './mandates/routes';
 import { makePersonaQueryRoutes } from './personas/routes';
 import { awaitMinPosition } from './shared/consistency';
@@ -14,6 +15,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
   const accounts = new AccountReadModel(services.knex);
   const tenants = new TenantReadModel(services.knex);
   // Mandates and grants are tables of the `identity` projection (the one their commands wait for).
+  const catalogue = new CatalogueReadModel(services.knex);
   const awaitIdentity = (ctx: Parameters<typeof awaitMinPosition>[1]) => awaitMinPosition(services, ctx, ['identity']);
   return [
     ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger }),
@@ -23,8 +25,9 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
       waiter: services.waiter,
       readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS,
     }),
-    ...makeMerchantQueryRoutes(deps),
-    ...makeCatalogueRoutes(deps),
+    ...makeMerchantQueryRoutes({ catalogue }),
+    ...makeCatalogueRoutes({ catalogue, catalogueLimitPerMinute: services.config.RATE_LIMIT_CATALOGUE_PER_MINUTE }),
+    ...makeSearchRoutes({ searchIndex: services.searchIndex, embedder: services.embedder, searchLimitPerMinute: services.config.RATE_LIMIT_SEARCH_PER_MINUTE }),
     ...makeMandateQueryRoutes({ mandates: new MandateReadModel(services.knex), awaitProjections: awaitIdentity }),
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
   ];

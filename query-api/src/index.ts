@@ -2,4 +2,4 @@ export * from './app';
 export * from './identity/routes';
 export * from './mandates/routes';
 export * from './personas/routes';
-export * from './merchants/routes';
+export * from './catalogue/merchant-profile';

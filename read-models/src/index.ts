@@ -3,3 +3,5 @@ export * from './shared';
 export * from './identity';
 export * from './mandates';
 export * from './personas';
+export * from './catalogue';
+export * from './search';

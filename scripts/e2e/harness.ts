@@ -7,7 +7,7 @@ import { createServices, loadConfig, serveApp, type Config, type Services } from
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import type { ProjectorRunner } from '@cagnotte/projectors';
 import { createEmbedded } from '../src/api';
-import { TenantReadModel } from '@cagnotte/read-models';
+import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
 
 /** A running API on a random port, against the test database and Redis, the way a partner front-end sees it. */
 export interface TestApi {
@@ -174,7 +174,7 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
       if (!tenant) throw new Error(`no tenant ${tenantSlug}`);
       const slug = o.slug ?? uniqueSlug('m');
       const { merchant, position } = await onboardMerchant(
-        services,
+        { ...services, accounts: new AccountReadModel(services.knex) },
         {
           tenantId: tenant.id,
           slug,

@@ -18,7 +18,7 @@ import {
   type AnchorReceipt,
   type Services,
 } from '@cagnotte/infra';
-import { TenantReadModel } from '@cagnotte/read-models';
+import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
 
 const USAGE = `Usage: pnpm cli <command>
 
@@ -207,7 +207,7 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
     if (lng !== null && (!Number.isFinite(lng) || lng < -180 || lng > 180)) throw new UsageError('--lng is a longitude from -180 to 180');
     if (values.website !== undefined && !URL.canParse(values.website)) throw new UsageError('--website is not a URL');
     const { merchant, position } = await onboardMerchant(
-      s,
+      { ...s, accounts: new AccountReadModel(s.knex) },
       {
         tenantId: tenant.id,
         slug,

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError, decideMerchant, evolveMerchant, initialMerchant } from '@cagnotte/domain';
 import type { EventMetadata, MerchantProfileFields } from '@cagnotte/event-schemas';
-import type { Services } from '@cagnotte/infra';
-import { runCommand } from '../shared/run-command';
-import { AccountReadModel } from '@cagnotte/read-models';
+import { runCommand, type CommandRuntime } from '../shared/run-command';
 
 export const merchantStream = (tenantId: string, slug: string) => `merchant-${tenantId}-${slug}`;
 
@@ -15,11 +13,14 @@ export interface OnboardMerchantInput {
   activate: boolean;
 }
 
+/** What onboarding uses: the write path, and the accounts read model to resolve the owner's email to an id. */
+export type OnboardMerchantDeps = CommandRuntime & { accounts: { findInTenant(tenantId: string, identifier: string): Promise<{ id: string } | null> } };
+
 /** Onboards (and by default activates) a merchant; the slug is unique per tenant (stream `merchant-<tenant>-<slug>`). */
-export const onboardMerchant = async (services: Services, input: OnboardMerchantInput, metadata: Omit<EventMetadata, 'tenantId'>) => {
+export const onboardMerchant = async (deps: OnboardMerchantDeps, input: OnboardMerchantInput, metadata: Omit<EventMetadata, 'tenantId'>) => {
   let ownerUserId: string | null = null;
   if (input.ownerEmail) {
-    const owner = await new AccountReadModel(services.knex).findInTenant(input.tenantId, input.ownerEmail);
+    const owner = await deps.accounts.findInTenant(input.tenantId, input.ownerEmail);
     if (!owner) throw new ValidationError({ ownerEmail: ['no account with this email in the tenant'] });
     ownerUserId = owner.id;
   }
@@ -27,7 +28,7 @@ export const onboardMerchant = async (services: Services, input: OnboardMerchant
   const aggregate = { initial: initialMerchant, evolve: evolveMerchant };
   const now = metadata.occurredAt;
   const outcome = await runCommand(
-    services,
+    deps,
     merchantStream(input.tenantId, input.slug),
     aggregate,
     (state) => {

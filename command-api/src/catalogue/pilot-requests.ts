@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Attribution, parseEvent, type DomainEvent } from '@cagnotte/event-schemas';
-import { WrongExpectedRevisionError, defineRoute, type RouteDef, type Services } from '@cagnotte/infra';
+import { decideFirstTouch, decidePilotRequest, evolveLead, evolveVisitor, firstTouchOf, initialLead, initialVisitor } from '@cagnotte/domain';
+import { Attribution } from '@cagnotte/event-schemas';
+import { defineRoute, type RouteDef } from '@cagnotte/infra';
 import { metadataFor } from '../shared/context';
-import { toNewEvents } from '../shared/new-events';
-import { appendWithAnswer } from '../shared/run-command';
+import { runCommand, type CommandRuntime } from '../shared/run-command';
 
 const utm = {
   utm_source: z.string().trim().max(200).optional(),
@@ -35,12 +35,16 @@ type PilotRequestInput = z.infer<typeof PilotRequestInput>;
 const PilotQuery = z.object(utm).describe('UTM parameters may also come on the query string');
 
 const visitorStream = (tenantId: string, visitorId: string) => `visitor-${tenantId}-${visitorId}`;
+const visitor = { initial: initialVisitor, evolve: evolveVisitor };
+const lead = { initial: initialLead, evolve: evolveLead };
 
 /**
  * White-label lead capture. The visitor's first touch (utm_* from the query or body, referrer) is recorded
  * once, with no_stream on the visitor's stream; every later lead of the same visitor carries that first touch.
  */
-export const makePilotRequestRoutes = ({ services, clock }: { services: Services; clock: () => Date }): RouteDef[] => [
+export const makePilotRequestRoutes = ({ store, pgPool, commandQueue, clock }: CommandRuntime & { clock: () => Date }): RouteDef[] => {
+  const runtime: CommandRuntime = { store, pgPool, commandQueue };
+  return [
   defineRoute({
     method: 'post',
     path: '/api/tenant/pilot-requests',
@@ -80,38 +84,39 @@ export const makePilotRequestRoutes = ({ services, clock }: { services: Services
       );
       const now = clock().toISOString();
       const metadata = metadataFor(ctx, tenant.id, now);
-      let attribution = touch;
-      const first: DomainEvent = { type: 'VisitorFirstTouched', data: { tenantId: tenant.id, visitorId, attribution: touch, touchedAt: now } };
-      try {
-        await services.store.append(visitorStream(tenant.id, visitorId), toNewEvents([first], metadata), { expectedRevision: 'no_stream' });
-      } catch (e) {
-        if (!(e instanceof WrongExpectedRevisionError)) throw e;
-        const [earliest] = await services.store.readStream(visitorStream(tenant.id, visitorId), { maxCount: 1 });
-        const parsed = earliest ? parseEvent(earliest) : null;
-        if (parsed?.type === 'VisitorFirstTouched') attribution = parsed.data.attribution;
-      }
+      // The visitor's first touch is recorded once; a visitor already touched keeps (and lends this lead) its first one.
+      const touched = await runCommand(
+        runtime,
+        visitorStream(tenant.id, visitorId),
+        visitor,
+        (state) => decideFirstTouch({ tenantId: tenant.id, visitorId, attribution: touch, touchedAt: now }, state),
+        metadata,
+      );
+      const attribution = firstTouchOf(touched.state, touch);
       const leadId = randomUUID();
-      const lead: DomainEvent = {
-        type: 'PilotRequested',
-        data: {
-          leadId,
-          tenantId: tenant.id,
-          visitorId,
-          contactName: body.contactName,
-          email: body.email.toLowerCase(),
-          phone: body.phone ?? null,
-          company: body.company,
-          role: body.role ?? null,
-          volume: body.volume,
-          message: body.message,
-          consentAt: now,
-          attribution,
-          requestedAt: now,
-        },
+      const request = {
+        leadId,
+        tenantId: tenant.id,
+        visitorId,
+        contactName: body.contactName,
+        email: body.email.toLowerCase(),
+        phone: body.phone ?? null,
+        company: body.company,
+        role: body.role ?? null,
+        volume: body.volume,
+        message: body.message,
+        consentAt: now,
+        attribution,
+        requestedAt: now,
       };
       // Under an Idempotency-Key the lead and the answer commit together: a retry after a crash replays, never duplicates.
       const answer = { status: 201, data: { id: leadId, message: 'Thank you: we will get back to you shortly.' } };
-      return appendWithAnswer(services, `lead-${leadId}`, toNewEvents([lead], metadata), 'no_stream', ctx.idempotency, () => answer);
+      const outcome = await runCommand(runtime, `lead-${leadId}`, lead, (state) => decidePilotRequest(request, state), metadata, {
+        respond: () => answer,
+        idempotency: ctx.idempotency,
+      });
+      return outcome.answer!;
     },
   }),
-];
+  ];
+};

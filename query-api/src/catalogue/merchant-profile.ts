@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { ForbiddenError, MerchantCard, defineRoute, merchantFromRow, toMerchantCard, type MerchantRow, type RouteDef, type Services } from '@cagnotte/infra';
+import { ForbiddenError } from '@cagnotte/domain/errors';
+import { defineRoute, type RouteDef } from '@cagnotte/infra';
+import { MerchantCard, merchantDocOfRow, toMerchantCard, type CatalogueReadModel } from '@cagnotte/read-models';
 
 export const MerchantProfile = MerchantCard.extend({
   tenantId: z.string().uuid(),
@@ -8,7 +10,7 @@ export const MerchantProfile = MerchantCard.extend({
   updatedAt: z.string(),
 }).describe('MerchantProfile');
 
-export const makeMerchantQueryRoutes = ({ services }: { services: Services }): RouteDef[] => [
+export const makeMerchantQueryRoutes = ({ catalogue }: { catalogue: CatalogueReadModel }): RouteDef[] => [
   defineRoute({
     method: 'get',
     path: '/api/merchant/profile',
@@ -20,9 +22,9 @@ export const makeMerchantQueryRoutes = ({ services }: { services: Services }): R
     errors: [401, 403],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      const row = await services.knex<MerchantRow>('rm_merchants').where('owner_user_id', auth.userId).andWhere('tenant_id', auth.tenantId).andWhere('status', 'ACTIVE').first();
+      const row = await catalogue.activeMerchantOf(auth.userId, auth.tenantId);
       if (!row) throw new ForbiddenError('merchant_profile_required', 'An active merchant profile is required');
-      const card = toMerchantCard(merchantFromRow(row));
+      const card = toMerchantCard(merchantDocOfRow(row).merchant);
       return {
         data: { ...card, tenantId: row.tenant_id, status: 'ACTIVE', createdAt: new Date(row.created_at).toISOString(), updatedAt: new Date(row.updated_at).toISOString() },
       };

@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import type { ExistingMerchant, ExistingPool } from '@cagnotte/domain';
-import { GroupBuy, PublicPoolConfig, publicConfigView, unitView } from '@cagnotte/read-models';
+import { GroupBuy, PublicPoolConfig, publicConfigView, unitView } from '../pools/view';
+import type { PoolDocument } from '../pools/fold';
+import type { MerchantDocument } from './fold';
+
+/*
+ * The catalogue's cards, once: the catalogue routes render read-model documents with them, the search projection
+ * stores them in its listings, and the search route picks stored cards again through the same allowlist.
+ */
 
 export const MerchantCard = z
   .object({
@@ -41,35 +47,10 @@ export const GroupBuyCard = GroupBuy.pick({
   .describe('GroupBuyCard');
 export type GroupBuyCard = z.infer<typeof GroupBuyCard>;
 
-/** A row of `rm_merchants`, as the merchants projection writes it. */
-export interface MerchantRow {
-  id: string;
-  tenant_id: string;
-  owner_user_id: string | null;
-  slug: string;
-  name: string;
-  status: string;
-  profile: ExistingMerchant['profile'];
-  created_at: Date | string;
-  updated_at: Date | string;
-  revision: string;
-}
-
-export const merchantFromRow = (r: MerchantRow): ExistingMerchant => ({
-  status: r.status as ExistingMerchant['status'],
-  id: r.id,
-  tenantId: r.tenant_id,
-  slug: r.slug,
-  ownerUserId: r.owner_user_id,
-  profile: r.profile,
-  onboardedAt: new Date(r.created_at).toISOString(),
-  updatedAt: new Date(r.updated_at).toISOString(),
-});
-
 /** Escapes LIKE's wildcards so that user text matches literally. */
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-export const toMerchantCard = (m: ExistingMerchant): MerchantCard => ({
+export const toMerchantCard = (m: MerchantDocument): MerchantCard => ({
   id: m.id,
   slug: m.slug,
   name: m.profile.name,
@@ -97,7 +78,7 @@ const pickupPointOf = (r: Record<string, unknown>) => {
 };
 
 /** A public card, from an allowlist: never the owner-only config, the payout account or member ids. */
-export const toGroupBuyCard = (p: ExistingPool, memberNames: string[]): GroupBuyCard => {
+export const toGroupBuyCard = (p: PoolDocument, memberNames: string[]): GroupBuyCard => {
   const f = p.fields;
   const config = publicConfigView(f.config);
   return {
@@ -148,11 +129,3 @@ export const groupBuyCardFromStored = (card: Record<string, unknown>): GroupBuyC
     createdAt: String(card.createdAt),
   };
 };
-
-/** Listed in the tenant's catalogue: GROUPS pools that are LISTED or FEATURED, published and not archived. */
-export const isListedGroupBuy = (p: ExistingPool): boolean =>
-  p.type === 'GROUPS' && p.status !== 'DRAFT' && p.archivedAt === null && (p.fields.marketplaceVisibility === 'LISTED' || p.fields.marketplaceVisibility === 'FEATURED');
-
-/** Findable by search: listed group-buys, and LISTED or FEATURED FUNDING pools that are published and not archived. */
-export const isSearchablePool = (p: ExistingPool): boolean =>
-  p.status !== 'DRAFT' && p.archivedAt === null && (p.fields.marketplaceVisibility === 'LISTED' || p.fields.marketplaceVisibility === 'FEATURED');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { event } from './define';
-import { CountryCode, Id, IsoDate } from './common';
+import { event, type EventOf } from '../define';
+import { CountryCode, Id, IsoDate } from '../common';
 
 export const MerchantStatus = z.enum(['ONBOARDING', 'ACTIVE', 'SUSPENDED']);
 export type MerchantStatus = z.infer<typeof MerchantStatus>;
@@ -95,3 +95,14 @@ export const VisitorFirstTouched = event(
 );
 
 export const catalogueEvents = [MerchantOnboarded, MerchantProfileUpdated, MerchantActivated, MerchantSuspended, PilotRequested, VisitorFirstTouched] as const;
+
+const merchantEvents = [MerchantOnboarded, MerchantProfileUpdated, MerchantActivated, MerchantSuspended] as const;
+/** The events a merchant stream (`merchant-<tenant>-<slug>`) holds: what the merchant aggregate and the merchants read model fold. */
+export type MerchantEvent = EventOf<(typeof merchantEvents)[number]>;
+const MERCHANT_EVENT_TYPES: ReadonlySet<string> = new Set(merchantEvents.map((d) => d.type));
+/** Narrows an event of the feed to a merchant event. */
+export const isMerchantEvent = <E extends { type: string }>(e: E): e is Extract<E, MerchantEvent> => MERCHANT_EVENT_TYPES.has(e.type);
+
+/** A visitor stream (`visitor-<tenant>-<visitorId>`) holds its first touch; a lead stream (`lead-<leadId>`) its pilot request. */
+export type VisitorEvent = EventOf<typeof VisitorFirstTouched>;
+export type LeadEvent = EventOf<typeof PilotRequested>;

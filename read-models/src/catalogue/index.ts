@@ -1,0 +1,4 @@
+export * from './tables';
+export * from './fold';
+export * from './cards';
+export * from './reader';

@@ -1,0 +1,3 @@
+export * from './listings';
+export * from './sources';
+export * from './view';

@@ -20,9 +20,6 @@ export * from './projections/checkpoints';
 export * from './services';
 export * from './http/app';
 export * from './http/listen';
-// The error types the HTTP layer renders, for apps that may not import the domain (query-api).
-export { AppError, ValidationError, UnauthorizedError, ForbiddenError, NotFoundError, ConflictError, IllegalStateError, UnavailableError, findGrant, isUuid } from '@cagnotte/domain';
-export type { FieldErrors, ExistingMerchant, ExistingPool } from '@cagnotte/domain';
 export * from './http/server';
 export * from './boot';
 export * from './http/idempotency';

@@ -7,7 +7,7 @@ import { makeCatalogueRoutes } from './catalogue/routes';
 import { makeSearchRoutes } from './search/routes';
 import { makeMandateQueryRoutes } from './mandates/routes';
 import { makePersonaQueryRoutes } from './personas/routes';
-import { awaitMinPosition } from './shared/consistency';
+import { waitForMinPosition } from './shared/consistency';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -16,7 +16,8 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
   const tenants = new TenantReadModel(services.knex);
   // Mandates and grants are tables of the `identity` projection (the one their commands wait for).
   const catalogue = new CatalogueReadModel(services.knex);
-  const awaitIdentity = (ctx: Parameters<typeof awaitMinPosition>[1]) => awaitMinPosition(services, ctx, ['identity']);
+  const consistency = { waiter: services.waiter, readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS };
+  const awaitIdentity = (ctx: Parameters<typeof waitForMinPosition>[1]) => waitForMinPosition(consistency, ctx, ['identity']);
   return [
     ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger }),
     ...makePoolQueryRoutes({

@@ -155,20 +155,3 @@ const appendInTransaction = async <T extends { answer: RouteAnswer | null }>(
     client.release(broken);
   }
 };
-
-/** Appends prepared events under an Idempotency-Key: in one transaction with the answer when the store allows it. */
-export const appendWithAnswer = async (
-  runtime: CommandRuntime,
-  streamId: string,
-  events: NewEvent[],
-  expectedRevision: bigint | 'no_stream',
-  claim: IdempotencyClaim | null,
-  respond: (position: Position) => RouteAnswer,
-): Promise<RouteAnswer> => {
-  if (claim && runtime.store instanceof PostgresEventStore) {
-    const { answer } = await appendInTransaction(runtime.pgPool, runtime.store, streamId, events, expectedRevision, { claim }, (position) => ({ answer: respond(position) }));
-    return answer!;
-  }
-  const result = await runtime.store.append(streamId, events, { expectedRevision });
-  return respond(result.position);
-};

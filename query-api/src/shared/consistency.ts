@@ -1,13 +1,7 @@
-import { ValidationError, parsePosition, type CheckpointWaiter, type RequestContext, type Services } from '@cagnotte/infra';
+import { ValidationError } from '@cagnotte/domain/errors';
+import { parsePosition, type CheckpointWaiter, type RequestContext } from '@cagnotte/infra';
 
 export const MIN_POSITION_HEADER = 'x-min-position';
-
-/**
- * Read-your-writes across processes: a client that got `X-Event-Position` from a command sends it back as
- * `X-Min-Position`; the read waits (bounded) until the named projections have passed it.
- */
-export const awaitMinPosition = (services: Services, ctx: RequestContext<unknown, unknown, unknown>, projections: string[]): Promise<void> =>
-  waitForMinPosition({ waiter: services.waiter, readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS }, ctx, projections);
 
 /** What waiting for `X-Min-Position` takes: the checkpoint waiter and how long a read may wait. */
 export interface ConsistencyDeps {
@@ -15,7 +9,10 @@ export interface ConsistencyDeps {
   readYourWritesMs: number;
 }
 
-/** `awaitMinPosition` for routes given explicit dependencies. */
+/**
+ * Read-your-writes across processes: a client that got `X-Event-Position` from a command sends it back as
+ * `X-Min-Position`; the read waits (bounded) until the named projections have passed it.
+ */
 export const waitForMinPosition = async (deps: ConsistencyDeps, ctx: RequestContext<unknown, unknown, unknown>, projections: string[]): Promise<void> => {
   const raw = ctx.req.headers[MIN_POSITION_HEADER];
   if (raw === undefined) return;

@@ -32,6 +32,13 @@ export default tseslint.config(
     },
   },
   {
+    // The sandbox Stellar network is a system of its own: it knows nothing of Cagnotte.
+    files: ['infra/sandbox-ledger/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@cagnotte/*'], message: 'the sandbox network is a system of its own: no Cagnotte package' }] }],
+    },
+  },
+  {
     // The query side reads read models only: no domain (bar its error vocabulary), no event store.
     files: ['query-api/src/**/*.ts', 'read-models/src/**/*.ts'],
     rules: {

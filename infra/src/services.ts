@@ -23,7 +23,7 @@ import { MailOutbox } from './mail/outbox';
 import { BullJobQueue } from './jobs/bullmq';
 import { JOB_QUEUES, type JobQueue } from './jobs/port';
 import { LedgerGateway } from './ledger/gateway';
-import { SandboxLedger, sandboxKeys } from './ledger/sandbox';
+import { SandboxLedger, sandboxKeys } from '@cagnotte/sandbox-ledger';
 import { Keypair } from '@stellar/stellar-sdk';
 
 /**

@@ -13,7 +13,7 @@ import { createLogger } from '../logger';
 import { createLedgerGateway } from '../services';
 import { startAnchoring } from './anchoring';
 import { LedgerGateway } from '../ledger/gateway';
-import { SandboxLedger, createSandboxHorizonRouter, sandboxKeys } from '../ledger/sandbox';
+import { SandboxLedger, createSandboxHorizonRouter, sandboxKeys } from '@cagnotte/sandbox-ledger';
 import { testKnex, testPgPool } from '../testing/resources';
 import { LedgerUnavailableError } from '../ledger/gateway';
 import { EventAnchor, anchorRoot, horizonAnchorLedger, sandboxAnchorLedger, type AnchorReceipt } from './anchor';

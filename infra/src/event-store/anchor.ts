@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { Account, BASE_FEE, Keypair, Memo, Operation, TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
 import type { Logger } from '../logger';
 import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway } from '../ledger/gateway';
-import type { SandboxLedger } from '../ledger/sandbox';
+import type { SandboxLedger } from '@cagnotte/sandbox-ledger';
 import { eventHash, verifyChain, type HashedContent } from './hash-chain';
 import { formatPosition, type Position } from './port';
 

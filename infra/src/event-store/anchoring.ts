@@ -1,5 +1,5 @@
 import { Keypair } from '@stellar/stellar-sdk';
-import { sandboxKeys } from '../ledger/sandbox';
+import { sandboxKeys } from '@cagnotte/sandbox-ledger';
 import type { Services } from '../services';
 import { EventAnchor, horizonAnchorLedger, sandboxAnchorLedger } from './anchor';
 

@@ -11,7 +11,7 @@ import { formatPosition } from '../event-store/port';
 import { PostgresEventStore } from '../event-store/postgres';
 import { projectionLag } from '../projections/checkpoints';
 import { httpKit, type Services } from '../services';
-import { createSandboxHorizonRouter } from '../ledger/sandbox';
+import { createSandboxHorizonRouter } from '@cagnotte/sandbox-ledger';
 
 export interface ApiServerOptions {
   services: Services;

@@ -3,8 +3,8 @@ import type pg from 'pg';
 import { createKnex, createPgPool } from '../db/database';
 
 /** Shared connections for spec files. The test runner closes them all once uvu is done. */
-const closers: Array<() => Promise<void>> = [];
-(globalThis as { __cagnotteClosers?: typeof closers }).__cagnotteClosers = closers;
+// One list per process, whoever creates it first (the sandbox network's specs keep their own connection).
+const closers: Array<() => Promise<void>> = ((globalThis as { __cagnotteClosers?: Array<() => Promise<void>> }).__cagnotteClosers ??= []);
 
 export const onTestTeardown = (fn: () => Promise<void>): void => {
   closers.push(fn);

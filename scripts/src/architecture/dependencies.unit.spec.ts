@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
  */
 const test = suite('architecture: dependencies declared where used');
 const root = resolve(__dirname, '../../..');
-const PACKAGES = ['event-schemas', 'domain', 'infra', 'read-models', 'command-api', 'query-api', 'projectors', 'scripts'];
+const PACKAGES = ['event-schemas', 'domain', 'infra', 'infra/sandbox-ledger', 'read-models', 'command-api', 'query-api', 'projectors', 'scripts'];
 const SOURCE_DIRS: Record<string, string[]> = { scripts: ['src', 'e2e', 'bench', 'search-fixtures'] };
 
 const files = (dir: string): string[] => {

@@ -61,6 +61,7 @@ export const featureMap = (): FeatureMap => {
   const infra = readdirSync(join(root, 'infra', 'src'))
     .filter((n) => statSync(join(root, 'infra', 'src', n)).isDirectory())
     .map((folder) => ({ folder, ...sourceLines(join(root, 'infra', 'src', folder)) }));
+  infra.push({ folder: '../sandbox-ledger (its own package)', ...sourceLines(join(root, 'infra', 'sandbox-ledger', 'src')) });
   return { rows, others, infra };
 };
 

@@ -28,6 +28,7 @@ const cases: Array<{ file: string; source: string; refused: boolean; why: string
   { file: 'command-api/src/pools/x.ts', source: "import { makeQueryRoutes } from '@cagnotte/query-api';\nvoid makeQueryRoutes;\n", refused: true, why: 'app → app' },
   { file: 'projectors/src/pools/x.ts', source: "import { makeCommandRoutes } from '@cagnotte/command-api';\nvoid makeCommandRoutes;\n", refused: true, why: 'app → app' },
   { file: 'infra/src/x.ts', source: "import { isCatalogued } from '@cagnotte/read-models';\nvoid isCatalogued;\n", refused: true, why: 'infra holds adapters only' },
+  { file: 'infra/sandbox-ledger/src/x.ts', source: "import { loadConfig } from '@cagnotte/infra';\nvoid loadConfig;\n", refused: true, why: 'the sandbox network is a system of its own' },
   { file: 'domain/src/pools/x.ts', source: "import { Knex } from 'knex';\nexport type K = Knex;\n", refused: true, why: 'the domain is pure' },
   { file: 'domain/src/pools/x.ts', source: "import { createKnex } from '@cagnotte/infra';\nvoid createKnex;\n", refused: true, why: 'the domain does not reach down to adapters' },
   { file: 'command-api/src/pools/x.ts', source: "import { decidePool } from '@cagnotte/domain';\nvoid decidePool;\n", refused: false, why: 'the command side decides with the domain' },

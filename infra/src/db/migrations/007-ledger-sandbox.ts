@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 export const name = '007-ledger-sandbox';
 
 /**
- * The sandbox Stellar network (infra/src/ledger/sandbox): ledger entries (accounts, signers, trustlines, data),
+ * The sandbox Stellar network (infra/sandbox-ledger/src): ledger entries (accounts, signers, trustlines, data),
  * closed ledgers and the history Horizon serves (transactions, operations, participants). Several networks
  * (passphrases) can share a database; amounts and sequence numbers are int64 stroops, never floats.
  */

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 export const name = '015-sandbox-claimable-balances';
 
 /**
- * The sandbox Stellar network (infra/src/ledger/sandbox), what a per-pool escrow needs: claimable balances (the
+ * The sandbox Stellar network (infra/sandbox-ledger/src), what a per-pool escrow needs: claimable balances (the
  * entry, with its claimants and their absolute predicates as jsonb, and the destinations as an array for
  * Horizon's ?claimant= filter), the reserves an account pays for what it sponsors (numSponsoring), and the
  * network's clock offset (SandboxLedger.advanceTime: close times are the server clock plus this many seconds).

@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Account, Asset, Claimant, Horizon, Keypair, Operation, StrKey, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
 import { createSandboxHorizonRouter, SandboxLedger, sandboxKeys } from './index';
-import { onTestTeardown, testKnex } from '../../testing/resources';
+import { onTestTeardown, testKnex } from './testing';
 
 const PASSPHRASE = `Cagnotte escrow spec ${randomUUID()}`;
 const ledger = new SandboxLedger(testKnex(), { passphrase: PASSPHRASE, assetCode: 'EURC' });

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Account, Asset, Horizon, Keypair, Memo, Operation, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
 import { createSandboxHorizonRouter, SandboxLedger, SANDBOX_PASSPHRASE_DEFAULT, sandboxKeys } from './index';
-import { onTestTeardown, testKnex } from '../../testing/resources';
+import { onTestTeardown, testKnex } from './testing';
 
 const PASSPHRASE = SANDBOX_PASSPHRASE_DEFAULT;
 const ledger = new SandboxLedger(testKnex(), { passphrase: PASSPHRASE, assetCode: 'EURC' });

@@ -1,4 +1,4 @@
-import type { RouteDef, Services } from '@cagnotte/infra';
+import { EscrowLedger, type RouteDef, type Services } from '@cagnotte/infra';
 import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { makeAuthCommandRoutes } from './identity/login-routes';
 import { makeAccountRoutes } from './identity/account-routes';
@@ -22,6 +22,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const tenants = new TenantReadModel(knex);
   const accounts = new AccountReadModel(knex);
   // What every command on an account stream needs: the write path, and read-your-writes.
+  const escrow = new EscrowLedger(ledger);
   const onAccounts = { store, pgPool, commandQueue, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
   return [
     ...makeAuthCommandRoutes({ knex, tenants, store, tokens, sessions, config }),
@@ -30,7 +31,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeLedgerRoutes({ ...onAccounts, ledger, oneTime }),
     ...makeOrganiserRoutes({ ...onAccounts, ledger, config }),
     ...makeMandateRoutes(onAccounts),
-    ...makePoolCommandRoutes({ ...onAccounts, accounts }),
+    ...makePoolCommandRoutes({ ...onAccounts, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS }),
     ...makePilotRequestRoutes({ store, pgPool, commandQueue, clock }),
   ];
 };

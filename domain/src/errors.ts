@@ -51,6 +51,14 @@ export class NotFoundError extends AppError {
 }
 export class ConflictError extends AppError {
   readonly kind = 'conflict';
+  constructor(
+    code: string,
+    message: string,
+    /** Per-field detail of the conflict (what is left of a unit, say), rendered like validation errors. */
+    readonly errors?: FieldErrors,
+  ) {
+    super(code, message);
+  }
 }
 /** A command that is well-formed but not allowed in the aggregate's current state (answered 400, as the contract says). */
 export class IllegalStateError extends AppError {

@@ -7,5 +7,7 @@ export * from './ledger/events';
 export * from './mandates/events';
 export * from './mandates/texts';
 export * from './catalogue';
+export * from './reservations/events';
+export * from './reservations/terms';
 export * from './mandates/texts';
 export * from './registry';

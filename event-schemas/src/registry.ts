@@ -6,6 +6,8 @@ import { BusinessIdentityCaptured, OrganiserGrantPrepared, OrganiserGrantSettled
 import { LedgerAccountLinked } from './ledger/events';
 import { MandateAccepted, MandateRevoked } from './mandates/events';
 import { catalogueEvents } from './catalogue';
+import { escrowEvents, listingEvents, reservationEvents } from './reservations/events';
+import { TenantSettingsChanged } from './identity/events';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
 export interface RawEvent {
@@ -44,7 +46,16 @@ const identityEvents = [
 
 type AnyDefinition = EventDefinition<string, z.ZodType>;
 
-export const allEventDefinitions = [...poolEvents, ...identityEvents, ...catalogueEvents] as const;
+/** New areas are appended, so docs/event-schemas.json only grows at its end. */
+export const allEventDefinitions = [
+  ...poolEvents,
+  ...identityEvents,
+  ...catalogueEvents,
+  ...reservationEvents,
+  ...escrowEvents,
+  ...listingEvents,
+  TenantSettingsChanged,
+] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;
 export type DomainEventType = DomainEvent['type'];

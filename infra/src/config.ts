@@ -76,12 +76,24 @@ const ConfigSchema = z
     STELLAR_ASSET_ISSUER: z.string().regex(/^G[A-Z2-7]{55}$/).optional(),
     /** The account that receives platform fees (organiser activation). */
     PLATFORM_ACCOUNT: z.string().regex(/^G[A-Z2-7]{55}$/).optional(),
+    /** The platform account's secret (S…): it funds and cosigns escrow accounts and pays listing refunds. In sandbox mode it is derived from the passphrase when unset. */
+    PLATFORM_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/).optional(),
     /** Signs SEP-10 style link challenges. In sandbox mode it is derived from the network passphrase when unset. */
     LEDGER_SIGNING_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/).optional(),
     /** The SEP-10 home domain (and web-auth domain) that link challenges name. */
     LEDGER_HOME_DOMAIN: z.string().regex(/^[a-z0-9.-]{1,200}$/).default('cagnotte.local'),
     /** Signs the anchor transactions that commit the event log to the ledger. In sandbox mode it is derived from the passphrase when unset. */
     ANCHOR_SIGNING_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/).optional(),
+    /** Defaults of the tenant settings an operator can change per tenant (`pnpm cli tenant-settings`). */
+    /** How long a PENDING reservation holds its units before it expires unpaid. */
+    RESERVATION_TTL_SECONDS: int(900, 60, 7 * 86_400),
+    /** The paid listing's fees in the stablecoin ("0": free). */
+    LISTING_FEE_LISTED: z.string().regex(/^(0|[1-9]\d{0,14})(\.\d{1,7})?$/).default('5'),
+    LISTING_FEE_FEATURED: z.string().regex(/^(0|[1-9]\d{0,14})(\.\d{1,7})?$/).default('20'),
+    /** A delist within this many hours of the listing, before any paid reservation, refunds the fee. */
+    DELIST_REFUND_WINDOW_HOURS: int(72, 0, 24 * 365),
+    /** Days after a pool's deadline from which each buyer can reclaim an unreleased deposit alone (docs/escrow.md). */
+    ESCROW_RECLAIM_AFTER_DAYS: int(30, 1, 3650),
     /** How often the service anchors new events on the ledger (docs/event-store.md); 0 turns periodic anchoring off. */
     ANCHOR_INTERVAL_SECONDS: int(300, 0, 86_400),
   })
@@ -93,7 +105,7 @@ const ConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'the sandbox JWT_SECRET must not be used in production' });
     }
     if (c.LEDGER_MODE === 'horizon') {
-      for (const key of ['HORIZON_URL', 'STELLAR_ASSET_ISSUER', 'PLATFORM_ACCOUNT', 'LEDGER_SIGNING_SECRET'] as const) {
+      for (const key of ['HORIZON_URL', 'STELLAR_ASSET_ISSUER', 'PLATFORM_ACCOUNT', 'PLATFORM_SECRET', 'LEDGER_SIGNING_SECRET'] as const) {
         if (!c[key]) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is required when LEDGER_MODE=horizon` });
       }
       if (c.ANCHOR_INTERVAL_SECONDS > 0 && !c.ANCHOR_SIGNING_SECRET) {

@@ -34,6 +34,7 @@ export * from './jobs';
 export * from './ledger/gateway';
 export * from '@cagnotte/sandbox-ledger';
 export * from './ledger/ledger-call';
+export * from './ledger/escrow';
 export * from './http/gates';
 export * from './event-store/anchor';
 export * from './event-store/anchoring';

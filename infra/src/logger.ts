@@ -21,6 +21,7 @@ export const createLogger = (level: string, name = 'cagnotte'): Logger =>
         '*.JWT_SECRET',
         '*.SMTP_URL',
         '*.LEDGER_SIGNING_SECRET',
+        '*.PLATFORM_SECRET',
       ],
       censor: '[redacted]',
     },

@@ -111,6 +111,7 @@ export const createLedgerGateway = (config: Config, self: { url: string | null }
     assetIssuer: config.STELLAR_ASSET_ISSUER ?? sandbox!.issuer.publicKey(),
     platformAccount: config.PLATFORM_ACCOUNT ?? sandbox!.platform.publicKey(),
     signingKeypair: config.LEDGER_SIGNING_SECRET ? Keypair.fromSecret(config.LEDGER_SIGNING_SECRET) : sandbox!.signing,
+    platformKeypair: config.PLATFORM_SECRET ? Keypair.fromSecret(config.PLATFORM_SECRET) : sandbox!.platform,
     homeDomain: config.LEDGER_HOME_DOMAIN,
     allowHttp: config.APP_ENV !== 'production',
   });

@@ -5,3 +5,4 @@ export * from './mandates';
 export * from './personas';
 export * from './catalogue';
 export * from './search';
+export * from './reservations';

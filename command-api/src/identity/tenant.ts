@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { decideTenant, tenantAggregate } from '@cagnotte/domain';
-import type { EventData, EventMetadata } from '@cagnotte/event-schemas';
+import type { EventData, EventMetadata, TenantSettings } from '@cagnotte/event-schemas';
 import type { Position } from '@cagnotte/infra';
 import { tenantStream } from '../shared/context';
-import { runCommand, type CommandRuntime } from '../shared/run-command';
+import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
 
 export interface CreateTenantInput {
   slug: string;
@@ -37,5 +37,30 @@ export const createTenant = async (
       ),
     { ...metadata, tenantId },
   );
-  return { tenant: outcome.events[0]!.data, position: outcome.position! };
+  const created = outcome.events[0]!;
+  if (created.type !== 'TenantCreated') throw new Error('createTenant: the tenant was not created');
+  return { tenant: created.data, position: outcome.position! };
+};
+
+/** A tenant's settings as its stream says (the service's defaults for what it never set). */
+export const loadTenantSettings = async (store: CommandRuntime['store'], slug: string): Promise<TenantSettings> => {
+  const tenant = await loadState(store, tenantStream(slug), tenantAggregate);
+  return tenant.status === 'none' ? {} : tenant.settings;
+};
+
+/** `pnpm cli tenant-settings`: records what changes (nothing when the values are already these). */
+export const changeTenantSettings = async (
+  runtime: CommandRuntime,
+  slug: string,
+  settings: TenantSettings,
+  metadata: Omit<EventMetadata, 'tenantId'>,
+): Promise<{ settings: TenantSettings; position: Position | null }> => {
+  const outcome = await runCommand(
+    runtime,
+    tenantStream(slug),
+    tenantAggregate,
+    (state) => decideTenant({ type: 'ChangeTenantSettings', data: { settings }, metadata: { now: metadata.occurredAt } }, state),
+    { ...metadata, tenantId: null },
+  );
+  return { settings: outcome.state.status === 'none' ? {} : outcome.state.settings, position: outcome.position };
 };

@@ -34,6 +34,15 @@ export interface PoolCommandDeps extends CommandRuntime {
   /** Resolves an email or phone to an account id: the one lookup no stream can answer (a stream is named by id). */
   accounts: { findInTenant(tenantId: string, identifier: string): Promise<{ id: string } | null> };
   clock: () => Date;
+  /** Opens a pool's escrow account on the ledger (idempotent per pool: a retry finds the same account). */
+  escrow: EscrowOpener;
+  /** How long after its deadline (or, without one, after publishing plus the longest open period) a buyer may reclaim. */
+  reclaimAfterDays: number;
+}
+
+/** The ledger side of publishing (infra/src/ledger/escrow.ts), as the pool commands need it. */
+export interface EscrowOpener {
+  openEscrow(input: { poolId: string; organiserAccount: string }): Promise<{ accountId: string; platformSigner: string; threshold: number; setupTxHash: string | null }>;
 }
 
 export const POSITION_HEADER = 'X-Event-Position';
@@ -54,6 +63,8 @@ const aggregate: Aggregate<PoolCommandState, PoolEvent> = {
   initial: () => ({ pool: initialPool(), doc: null, revision: -1n }),
   evolve: (s, e) => ({ pool: evolvePool(s.pool, e), doc: foldPool(s.doc, e, s.revision + 1n), revision: s.revision + 1n }),
 };
+
+export const poolAggregate = aggregate;
 
 export type PoolOutcome = CommandOutcome<PoolCommandState, PoolEvent>;
 

@@ -17,6 +17,7 @@ import { defineRoute, type RouteDef } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
 import { requireOwnTenant } from '../shared/context';
 import { commissionMandate } from '@cagnotte/event-schemas';
+import { openEscrowFor } from './publish';
 import { POSITION_HEADER, documentOf, poolAnswer, positionHeaders, resolveSeller, runPoolCommand, type PoolCommandDeps } from './handler';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -204,17 +205,19 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
       method: 'post',
       path: merchant ? '/api/merchant/pools/{id}/publish' : '/api/pools/{id}/publish',
       summary: 'Publish a DRAFT pool (DRAFT → OPEN)',
-      description: 'Owner and organiser. GROUPS pools need at least one unit, FUNDING pools a positive targetAmount. 400 when not DRAFT.',
+      description:
+        'Owner and organiser. GROUPS pools need at least one unit, FUNDING pools a positive targetAmount. 400 when not DRAFT. Publishing opens the pool’s escrow account on the ledger (docs/escrow.md): master key disabled, the organiser’s linked ledger account and the platform as cosigners (weight 1 each, thresholds 2), a trustline to the stablecoin. The organiser needs a linked ledger account (400 `ledger_account_required`). The answer’s `escrow` names the account and `reclaimAfter`, from when each buyer can take back an unreleased deposit alone.',
       tags: ['Pool CRUD'],
       auth: 'required',
       tenant: 'optional',
       params: PoolIdParams,
       idempotent: true,
       success: { status: 200, description: 'The published pool', schema: GroupBuy },
-      errors: [400, 401, 403, 404],
+      errors: [400, 401, 403, 404, 503],
       handler: async (ctx) => {
         const { id } = ctx.params as { id: string };
-        return runPoolCommand(deps, ctx, id, (metadata) => ({ type: 'PublishPool', data: {}, metadata }), poolAnswer(ctx.auth!));
+        const escrow = await openEscrowFor(deps, ctx, id);
+        return runPoolCommand(deps, ctx, id, (metadata) => ({ type: 'PublishPool', data: { escrow }, metadata }), poolAnswer(ctx.auth!));
       },
     });
 

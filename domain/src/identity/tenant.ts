@@ -1,10 +1,10 @@
-import type { DomainEvent, EventData } from '@cagnotte/event-schemas';
-import { ConflictError, assertNever } from '../errors';
+import type { DomainEvent, EventData, TenantSettings } from '@cagnotte/event-schemas';
+import { ConflictError, NotFoundError, assertNever } from '../errors';
 
-/** A tenant's stream `tenant-<slug>` holds its TenantCreated only: the slug is the stream's name, so it is unique. */
-export type TenantEvent = Extract<DomainEvent, { type: 'TenantCreated' }>;
+/** A tenant's stream `tenant-<slug>` holds its TenantCreated, then its settings changes: the slug is the stream's name, so it is unique. */
+export type TenantEvent = Extract<DomainEvent, { type: 'TenantCreated' | 'TenantSettingsChanged' }>;
 
-export type Tenant = { status: 'none' } | ({ status: 'created' } & EventData<'TenantCreated'>);
+export type Tenant = { status: 'none' } | ({ status: 'created'; settings: TenantSettings } & EventData<'TenantCreated'>);
 
 export interface TenantInput {
   tenantId: string;
@@ -14,16 +14,20 @@ export interface TenantInput {
   approvedOrigins: string[];
 }
 
-export type TenantCommand = { type: 'CreateTenant'; data: TenantInput; metadata: { now: string } };
+export type TenantCommand =
+  | { type: 'CreateTenant'; data: TenantInput; metadata: { now: string } }
+  | { type: 'ChangeTenantSettings'; data: { settings: TenantSettings }; metadata: { now: string } };
 
 export const initialTenant = (): Tenant => ({ status: 'none' });
 
-export const evolveTenant = (_state: Tenant, event: TenantEvent): Tenant => {
+export const evolveTenant = (state: Tenant, event: TenantEvent): Tenant => {
   switch (event.type) {
     case 'TenantCreated':
-      return { status: 'created', ...event.data };
+      return { status: 'created', settings: {}, ...event.data };
+    case 'TenantSettingsChanged':
+      return state.status === 'none' ? state : { ...state, settings: { ...state.settings, ...event.data.settings } };
     default:
-      return assertNever(event.type);
+      return assertNever(event);
   }
 };
 
@@ -38,7 +42,16 @@ export const decideTenant = (command: TenantCommand, state: Tenant): TenantEvent
       if (state.status !== 'none') throw new ConflictError('tenant_exists', `Tenant ${input.slug} already exists`);
       return [{ type: 'TenantCreated', data: { ...input, approvedOrigins: [...new Set(input.approvedOrigins)], createdAt: command.metadata.now } }];
     }
+    case 'ChangeTenantSettings': {
+      if (state.status === 'none') throw new NotFoundError('tenant');
+      // Only what changes is recorded; setting the same values again records nothing.
+      const changes = Object.fromEntries(
+        Object.entries(command.data.settings).filter(([k, v]) => v !== undefined && JSON.stringify(state.settings[k as keyof TenantSettings]) !== JSON.stringify(v)),
+      ) as TenantSettings;
+      if (Object.keys(changes).length === 0) return [];
+      return [{ type: 'TenantSettingsChanged', data: { tenantId: state.tenantId, settings: changes, changedAt: command.metadata.now } }];
+    }
     default:
-      return assertNever(command.type);
+      return assertNever(command);
   }
 };

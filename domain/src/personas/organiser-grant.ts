@@ -129,10 +129,13 @@ export const openGrantFor = (state: OrganiserGrants, input: PrepareGrantInput): 
 };
 
 /** Why an observed payment does not settle a grant, or null when it does. Amounts compare exactly, as strings of stroops. */
-export const paymentMismatch = (grant: OrganiserGrant, p: ObservedPayment): { field: string; message: string } | null => {
+/** The payment a grant (or a paid listing) expects. */
+export type ExpectedPayment = Pick<OrganiserGrant, 'ledgerAccount' | 'destination' | 'assetCode' | 'assetIssuer' | 'amount' | 'memoHash'>;
+
+export const paymentMismatch = (grant: ExpectedPayment, p: ObservedPayment): { field: string; message: string } | null => {
   if (!p.successful) return { field: 'transaction', message: 'the transaction failed on the ledger' };
   if (p.paymentCount !== 1) return { field: 'transaction', message: 'the transaction must hold exactly one payment' };
-  if (p.memoHash !== grant.memoHash) return { field: 'memo', message: 'the memo does not bind this grant' };
+  if (p.memoHash !== grant.memoHash) return { field: 'memo', message: 'the memo does not bind this payment to what it pays' };
   if (p.from !== grant.ledgerAccount) return { field: 'source', message: 'the payment was not made from your linked ledger account' };
   if (p.to !== grant.destination) return { field: 'destination', message: 'the payment was not made to the platform account' };
   if (p.assetCode !== grant.assetCode || p.assetIssuer !== grant.assetIssuer) {

@@ -9,8 +9,20 @@ import type {
   Role,
 } from '@cagnotte/event-schemas';
 import { ForbiddenError, IllegalStateError, NotFoundError, ConflictError, ValidationError, assertNever, type FieldErrors } from '../errors';
-import { isPositiveAmount } from '../money';
+import { isPositiveAmount, parseAmount } from '../money';
+
+
 import { jsonEqual } from '../equal';
+import { emptyHoldings, type Holdings } from '../reservations/holdings';
+import { evolveHoldings } from '../reservations/evolve';
+import { evolveListing, type Listing } from './listing-state';
+
+/** The pool's escrow account, as publishing opened it. */
+export interface PoolEscrowState {
+  accountId: string;
+  organiserSigner: string;
+  reclaimAfter: string;
+}
 
 /** The pool as its stream folds it. `none` until PoolCreated. */
 export type Pool =
@@ -27,6 +39,10 @@ export type Pool =
       publishedAt: string | null;
       /** The paid listing fee still refundable on delist (set by the listing operation), or null. */
       listingFee: ListingRefund | null;
+      escrow: PoolEscrowState | null;
+      /** The reservations (see reservations/holdings.ts: updated in place by the fold). */
+      holdings: Holdings;
+      listing: Listing;
       createdAt: string;
       updatedAt: string;
     };
@@ -47,6 +63,16 @@ interface CommandMeta {
   ip: string | null;
 }
 
+/** The escrow account the route opened on the ledger before publishing (docs/escrow.md). */
+export interface EscrowOpening {
+  accountId: string;
+  organiserSigner: string;
+  platformSigner: string;
+  threshold: number;
+  reclaimAfter: string;
+  setupTxHash: string | null;
+}
+
 export type PoolCreateFields = Omit<PoolDraftFields, never>;
 export type PoolPatch = Partial<PoolDraftFields> & { status?: PoolStatus };
 
@@ -63,8 +89,8 @@ export type PoolCommand =
       };
       metadata: CommandMeta;
     }
-  | { type: 'UpdatePool'; data: { patch: PoolPatch }; metadata: CommandMeta }
-  | { type: 'PublishPool'; data: Record<string, never>; metadata: CommandMeta }
+  | { type: 'UpdatePool'; data: { patch: PoolPatch; delistRefundWindowHours?: number }; metadata: CommandMeta }
+  | { type: 'PublishPool'; data: { escrow: EscrowOpening }; metadata: CommandMeta }
   | { type: 'ArchivePool'; data: Record<string, never>; metadata: CommandMeta }
   | { type: 'UnarchivePool'; data: Record<string, never>; metadata: CommandMeta };
 
@@ -171,7 +197,21 @@ const visibilityError = (to: string) =>
     'listing_requires_listing_operation',
   );
 
-const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): PoolEvent[] => {
+/** The tenant's default when it set none: a delist within 3 days of listing, before any paid reservation, is refunded. */
+export const DEFAULT_DELIST_REFUND_WINDOW_HOURS = 72;
+
+/**
+ * A delist refunds the listing fee when the pool is still OPEN, a fee was paid and not yet refunded, the listing
+ * is less than the window old, and no buyer has paid (a pool people paid into has had the exposure it bought).
+ */
+export const delistRefundable = (pool: ExistingPool, now: string, windowHours = DEFAULT_DELIST_REFUND_WINDOW_HOURS): boolean => {
+  if (!PAID_VISIBILITIES.has(pool.fields.marketplaceVisibility) || pool.listingFee === null || pool.status !== 'OPEN') return false;
+  if (!pool.listing.listedAt || Date.parse(now) - Date.parse(pool.listing.listedAt) > windowHours * 3_600_000) return false;
+  for (const r of pool.holdings.byId.values()) if (r.status === 'PAID') return false;
+  return true;
+};
+
+const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta, windowHours?: number): PoolEvent[] => {
   // The contract's state table: PATCH leaves the status as it is (a DRAFT stays DRAFT); publishing is its own operation.
   if (patch.status !== undefined && patch.status !== pool.status) {
     throw new ValidationError(
@@ -204,7 +244,7 @@ const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): 
   if (Object.keys(refused).length > 0) throw new ValidationError(refused, 'Only marketplaceVisibility (to PRIVATE) and country can change once a pool is published', 'pool_published');
 
   if (changes.marketplaceVisibility) {
-    const refundable = PAID_VISIBILITIES.has(pool.fields.marketplaceVisibility) && pool.listingFee !== null && pool.status === 'OPEN';
+    const refundable = delistRefundable(pool, meta.now, windowHours);
     events.push({
       type: 'PoolVisibilityChanged',
       data: {
@@ -222,11 +262,21 @@ const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta): 
   return events;
 };
 
-const decidePublish = (pool: ExistingPool, now: string): PoolEvent[] => {
+/** What publishing requires before the route opens an escrow for it (the ledger is not touched for a pool that cannot publish). */
+export const requirePublishable = (state: Pool, actor: PoolActor): ExistingPool => {
+  const pool = requireOwnedPool(state, actor);
   if (pool.status !== 'DRAFT') throw new IllegalStateError('pool_not_draft', 'Only a DRAFT pool can be published');
   const errors = publishErrors(pool);
   if (Object.keys(errors).length > 0) throw new ValidationError(errors, 'The pool is not ready to be published', 'pool_incomplete');
-  return [{ type: 'PoolPublished', data: { poolId: pool.id, publishedAt: now } }];
+  return pool;
+};
+
+const decidePublish = (state: Pool, actor: PoolActor, escrow: EscrowOpening, now: string): PoolEvent[] => {
+  const pool = requirePublishable(state, actor);
+  return [
+    { type: 'PoolPublished', data: { poolId: pool.id, publishedAt: now } },
+    { type: 'PoolEscrowOpened', data: { poolId: pool.id, ...escrow, openedAt: now } },
+  ];
 };
 
 export const decidePool = (command: PoolCommand, state: Pool): PoolEvent[] => {
@@ -237,6 +287,7 @@ export const decidePool = (command: PoolCommand, state: Pool): PoolEvent[] => {
       requireOrganiser(actor);
       const { poolId, tenantId, poolType, fields, commissionMandate } = command.data;
       requireNoSecrets(fields);
+      if (PAID_VISIBILITIES.has(fields.marketplaceVisibility)) throw visibilityError(fields.marketplaceVisibility);
       requireBusinessForCommission(fields.organiserCommissionPercent, actor);
       requireValidConfig(fields.config);
       const events: PoolEvent[] = [
@@ -254,9 +305,9 @@ export const decidePool = (command: PoolCommand, state: Pool): PoolEvent[] => {
       return events;
     }
     case 'UpdatePool':
-      return decideUpdate(requireOwnedPool(state, actor), command.data.patch, command.metadata);
+      return decideUpdate(requireOwnedPool(state, actor), command.data.patch, command.metadata, command.data.delistRefundWindowHours);
     case 'PublishPool':
-      return decidePublish(requireOwnedPool(state, actor), now);
+      return decidePublish(state, actor, command.data.escrow, now);
     case 'ArchivePool': {
       const pool = requireOrganiserThenOwner(state, actor);
       if (pool.archivedAt) throw new IllegalStateError('pool_already_archived', 'Pool is already archived');
@@ -285,6 +336,9 @@ const created = (data: EventData<'PoolCreated'>): ExistingPool => {
     archivedAt: null,
     publishedAt: null,
     listingFee: null,
+    escrow: null,
+    holdings: emptyHoldings(),
+    listing: { prepared: [], listedAt: null, listingId: null, source: null },
     createdAt,
     updatedAt: createdAt,
   };
@@ -320,6 +374,30 @@ export const evolvePool = (state: Pool, event: PoolEvent): Pool => {
       return { ...state, archivedAt: null, updatedAt: event.data.unarchivedAt };
     case 'PoolCommissionMandateAccepted':
       return state;
+    case 'ReservationPlaced':
+    case 'ReservationSigned':
+    case 'ReservationPaid':
+    case 'ReservationExpired':
+    case 'ReservationCancelled':
+    case 'ReservationLatePaymentReceived':
+      return { ...state, holdings: evolveHoldings(state.holdings, event) };
+    case 'PoolEscrowOpened': {
+      const { accountId, organiserSigner, reclaimAfter } = event.data;
+      return { ...state, escrow: { accountId, organiserSigner, reclaimAfter } };
+    }
+    case 'PoolListingPrepared':
+    case 'PoolListingFeeRefunded':
+      return { ...state, listing: evolveListing(state.listing, event) };
+    case 'PoolListed': {
+      const d = event.data;
+      return {
+        ...state,
+        fields: { ...state.fields, marketplaceVisibility: d.tier },
+        listingFee: d.txHash && parseAmount(d.amount) > 0n ? { amount: d.amount, source: d.txHash } : null,
+        listing: evolveListing(state.listing, event),
+        updatedAt: d.listedAt,
+      };
+    }
     default:
       return unknownEvent(event, state);
   }

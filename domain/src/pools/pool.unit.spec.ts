@@ -109,7 +109,15 @@ const updatePool = (patch: PoolPatch, actor: PoolActor = organiser, now = T2): P
   data: { patch },
   metadata: meta(actor, now),
 });
-const publishPool = (actor: PoolActor = organiser, now = T2): PoolCommand => ({ type: 'PublishPool', data: {}, metadata: meta(actor, now) });
+const ESCROW = {
+  accountId: `G${'E'.repeat(55)}`,
+  organiserSigner: `G${'O'.repeat(55)}`,
+  platformSigner: `G${'P'.repeat(55)}`,
+  threshold: 2,
+  reclaimAfter: '2027-03-01T00:00:00.000Z',
+  setupTxHash: 'ab'.repeat(32),
+};
+const publishPool = (actor: PoolActor = organiser, now = T2): PoolCommand => ({ type: 'PublishPool', data: { escrow: ESCROW }, metadata: meta(actor, now) });
 const archivePool = (actor: PoolActor = organiser, now = T2): PoolCommand => ({ type: 'ArchivePool', data: {}, metadata: meta(actor, now) });
 const unarchivePool = (actor: PoolActor = organiser, now = T3): PoolCommand => ({ type: 'UnarchivePool', data: {}, metadata: meta(actor, now) });
 
@@ -434,12 +442,35 @@ published('marketplaceVisibility to PRIVATE emits PoolVisibilityChanged, refund 
     .then([{ type: 'PoolVisibilityChanged', data: { poolId: POOL_ID, from: 'LISTED', to: 'PRIVATE', refund: null, changedAt: T2 } }]);
 });
 
-published('delisting an OPEN pool with a paid listing fee refunds the fee', () => {
-  const fee = { amount: '9.90', source: 'listing-payment-1' };
-  const state = { ...existing(foldPool(openPool(groupsFields({ marketplaceVisibility: 'FEATURED' })))), listingFee: fee };
-  givenState(state)
+const FEE_TX = 'cd'.repeat(32);
+const LISTING_ID = '7b0c1f2e-0000-4000-8000-00000000000a';
+const poolListed = (at = T1, amount = '9.90'): PoolEvent => ({
+  type: 'PoolListed',
+  data: { poolId: POOL_ID, listingId: LISTING_ID, tier: 'FEATURED', from: 'PRIVATE', amount, txHash: FEE_TX, ledger: 12, listedAt: at },
+});
+
+published('delisting an OPEN pool within the window of its paid listing refunds the fee (the fee payment is its source)', () => {
+  given([...openPool(), poolListed(T1)])
     .when(updatePool({ marketplaceVisibility: 'PRIVATE' }))
-    .then([{ type: 'PoolVisibilityChanged', data: { poolId: POOL_ID, from: 'FEATURED', to: 'PRIVATE', refund: fee, changedAt: T2 } }]);
+    .then([{ type: 'PoolVisibilityChanged', data: { poolId: POOL_ID, from: 'FEATURED', to: 'PRIVATE', refund: { amount: '9.90', source: FEE_TX }, changedAt: T2 } }]);
+});
+
+published('delisting after the refund window, or after a buyer paid, refunds nothing; a free listing has nothing to refund', () => {
+  const delist = (events: PoolEvent[], windowHours?: number) =>
+    given(events)
+      .when({ type: 'UpdatePool', data: { patch: { marketplaceVisibility: 'PRIVATE' }, ...(windowHours !== undefined ? { delistRefundWindowHours: windowHours } : {}) }, metadata: updatePool({}).metadata })
+      .then([{ type: 'PoolVisibilityChanged', data: { poolId: POOL_ID, from: 'FEATURED', to: 'PRIVATE', refund: null, changedAt: T2 } }]);
+  delist([...openPool(), poolListed(T1)], 24);
+  delist([...openPool(), { ...poolListed(T1, '0'), data: { ...(poolListed(T1, '0').data as object), txHash: null, ledger: null } } as PoolEvent]);
+  const placed: PoolEvent = {
+    type: 'ReservationPlaced',
+    data: { poolId: POOL_ID, reservationId: '7b0c1f2e-0000-4000-8000-0000000000b1', buyerId: '7b0c1f2e-0000-4000-8000-0000000000b2', buyerName: 'B', lines: [], pledge: '5.00', amount: '5.00', relaisId: null, expiresAt: T3, placedAt: T1 },
+  };
+  const paid: PoolEvent = {
+    type: 'ReservationPaid',
+    data: { poolId: POOL_ID, reservationId: '7b0c1f2e-0000-4000-8000-0000000000b1', buyerId: '7b0c1f2e-0000-4000-8000-0000000000b2', txHash: 'ef'.repeat(32), ledger: 13, balanceId: `00000000${'12'.repeat(32)}`, amount: '5.00', via: 'txHash', paidAt: T1 },
+  };
+  delist([...openPool(), poolListed(T1), placed, paid]);
 });
 
 published('country change emits PoolCountryChanged', () => {
@@ -508,13 +539,19 @@ const publish = suite('pool: publish');
 publish('a complete GROUPS pool is published', () => {
   given([poolCreated()])
     .when(publishPool())
-    .then([{ type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: T2 } }]);
+    .then([
+      { type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: T2 } },
+      { type: 'PoolEscrowOpened', data: { poolId: POOL_ID, ...ESCROW, openedAt: T2 } },
+    ]);
 });
 
 publish('a FUNDING pool with a positive targetAmount is published', () => {
   given([poolCreated(fundingFields(), 'FUNDING')])
     .when(publishPool())
-    .then([{ type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: T2 } }]);
+    .then([
+      { type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: T2 } },
+      { type: 'PoolEscrowOpened', data: { poolId: POOL_ID, ...ESCROW, openedAt: T2 } },
+    ]);
 });
 
 publish('a GROUPS pool without units is incomplete', () => {
@@ -542,7 +579,10 @@ publish('a FUNDING pool with a zero targetAmount is incomplete', () => {
 publish('a FUNDING pool needs no units', () => {
   given([poolCreated(fundingFields({ config: { units: [] } }), 'FUNDING')])
     .when(publishPool())
-    .then([{ type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: T2 } }]);
+    .then([
+      { type: 'PoolPublished', data: { poolId: POOL_ID, publishedAt: T2 } },
+      { type: 'PoolEscrowOpened', data: { poolId: POOL_ID, ...ESCROW, openedAt: T2 } },
+    ]);
 });
 
 publish('an already published pool cannot be published again', () => {
@@ -697,6 +737,9 @@ evolve('PoolCreated folds to a DRAFT pool with its fields', () => {
     archivedAt: null,
     publishedAt: null,
     listingFee: null,
+    escrow: null,
+    holdings: { byId: new Map(), pending: new Set() },
+    listing: { prepared: [], listedAt: null, listingId: null, source: null },
     createdAt: T0,
     updatedAt: T0,
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { event } from '../define';
-import { CountryCode, Id, IsoDate } from '../common';
+import { CountryCode, DecimalAmount, Id, IsoDate } from '../common';
 
 // Identity: tenants (stream `tenant-<slug>`) and accounts (stream `account-<userId>`, shared with the
 // personas, ledger and mandates features: see domain/src/identity/account-stream.ts for the map).
@@ -24,6 +24,24 @@ export const TenantCreated = event(
     })
     .strict(),
 );
+
+/**
+ * A tenant's commercial settings, set by an operator (`pnpm cli tenant-settings`). Each field present replaces the
+ * tenant's value; an absent field keeps it (the service's default until first set).
+ */
+export const TenantSettings = z
+  .object({
+    /** How long a PENDING reservation holds its units before it expires unpaid. */
+    reservationTtlSeconds: z.number().int().min(60).max(7 * 86_400).optional(),
+    /** The paid listing's fee schedule, in the stablecoin; "0" lists for free. */
+    listingFees: z.object({ LISTED: DecimalAmount, FEATURED: DecimalAmount }).strict().optional(),
+    /** A delist refunds the listing fee when it comes within this many hours of the listing and before any paid reservation. */
+    delistRefundWindowHours: z.number().int().min(0).max(24 * 365).optional(),
+  })
+  .strict();
+export type TenantSettings = z.infer<typeof TenantSettings>;
+
+export const TenantSettingsChanged = event('TenantSettingsChanged', 1, z.object({ tenantId: Id, settings: TenantSettings, changedAt: IsoDate }).strict());
 
 
 export const AccountRegistered = event(

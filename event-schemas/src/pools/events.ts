@@ -15,7 +15,16 @@ export const PoolUnit = z
     id: z.string().min(1).max(64),
     label: z.string().min(1).max(200),
     price: DecimalAmount,
+    /** The stock: at no time do held and paid units exceed it. Null or absent: no limit. */
     quantity: z.number().int().min(1).max(1_000_000).nullable().optional(),
+    /** Per buyer, across their holding reservations of this unit. */
+    minPerBuyer: z.number().int().min(1).max(1_000_000).optional(),
+    maxPerBuyer: z.number().int().min(1).max(1_000_000).optional(),
+    /** The group-buy discount: from `minQuantity` units held or paid in all (this reservation's included), the unit costs `price`. */
+    tiers: z
+      .array(z.object({ minQuantity: z.number().int().min(2).max(1_000_000), price: DecimalAmount }).strict())
+      .max(10)
+      .optional(),
   })
   .strict();
 export type PoolUnit = z.infer<typeof PoolUnit>;
@@ -57,6 +66,10 @@ export const PoolConfig = z
     notes: z.string().max(5000).optional(),
     links: z.array(z.string().url().max(2000)).max(50).optional(),
     escrow: PoolEscrow.optional(),
+    /** GROUPS: the units held in all below which the pool fails at its deadline. */
+    minimumUnits: z.number().int().min(1).max(1_000_000_000).optional(),
+    /** FUNDING: the bounds of a free pledge. */
+    pledge: z.object({ min: DecimalAmount.optional(), max: DecimalAmount.optional() }).strict().optional(),
   })
   .strict()
   .describe('PoolConfig');
@@ -178,13 +191,8 @@ export const poolEvents = [
   PoolCommissionMandateAccepted,
 ] as const;
 
-/** The events a pool stream holds: what the pool aggregate decides and folds, and the pools read model folds. */
-export type PoolEvent = EventOf<(typeof poolEvents)[number]>;
-export type PoolEventType = PoolEvent['type'];
-
-const POOL_EVENT_TYPES: ReadonlySet<string> = new Set(poolEvents.map((d) => d.type));
-/** Narrows an event of the feed to a pool event (what a pool stream holds). */
-export const isPoolEvent = <E extends { type: string }>(e: E): e is Extract<E, PoolEvent> => POOL_EVENT_TYPES.has(e.type);
+/** The pool's own lifecycle events (a pool stream also holds its reservations, escrow and listing: see ./stream). */
+export type PoolLifecycleEvent = EventOf<(typeof poolEvents)[number]>;
 
 const withConfig = (data: unknown, at: (d: Record<string, unknown>) => Record<string, unknown> | undefined): unknown => {
   if (data === null || typeof data !== 'object') return data;

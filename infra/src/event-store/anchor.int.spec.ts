@@ -125,7 +125,7 @@ test('an anchor lands on the sandbox network: Horizon shows a memo-hash transact
     // Verification through a Horizon client (what LEDGER_MODE=horizon uses) agrees.
     const gateway = new LedgerGateway({
       horizonUrl: () => url, networkPassphrase: passphrase, assetCode: 'EURC', assetIssuer: sandbox.keys.issuer.publicKey(),
-      platformAccount: sandbox.keys.platform.publicKey(), signingKeypair: sandbox.keys.signing, homeDomain: 'x.test', allowHttp: true,
+      platformAccount: sandbox.keys.platform.publicKey(), signingKeypair: sandbox.keys.signing, platformKeypair: sandbox.keys.platform, homeDomain: 'x.test', allowHttp: true,
     });
     assert.ok(gateway.server instanceof Horizon.Server);
     // Pages of 2: the account's history is walked with Horizon cursors, as it is 200 at a time in production.

@@ -11,6 +11,8 @@ export interface LedgerSettings {
   platformAccount: string;
   /** Signs SEP-10 style challenges. */
   signingKeypair: Keypair;
+  /** The platform account's key: funds escrow accounts, cosigns them (weight 1 of 2), pays listing refunds. */
+  platformKeypair: Keypair;
   /** The name challenges carry as SEP-10 home domain and web-auth domain. */
   homeDomain: string;
   allowHttp: boolean;

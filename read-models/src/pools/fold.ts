@@ -16,6 +16,8 @@ export interface PoolDocument {
   fields: PoolDraftFields;
   archivedAt: string | null;
   publishedAt: string | null;
+  /** The escrow account publishing opened (absent on pools published before escrows, and on drafts). */
+  escrow?: { accountId: string; reclaimAfter: string } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -50,7 +52,20 @@ const evolve = (doc: PoolDocument, event: PoolEvent): PoolDocument => {
       return { ...doc, archivedAt: event.data.archivedAt, updatedAt: event.data.archivedAt };
     case 'PoolUnarchived':
       return { ...doc, archivedAt: null, updatedAt: event.data.unarchivedAt };
+    case 'PoolListed':
+      return { ...doc, fields: { ...doc.fields, marketplaceVisibility: event.data.tier }, updatedAt: event.data.listedAt };
+    case 'PoolEscrowOpened':
+      return { ...doc, escrow: { accountId: event.data.accountId, reclaimAfter: event.data.reclaimAfter } };
+    // The reservations have their own read model (../reservations); the listing's bookkeeping changes nothing shown here.
     case 'PoolCommissionMandateAccepted':
+    case 'ReservationPlaced':
+    case 'ReservationSigned':
+    case 'ReservationPaid':
+    case 'ReservationExpired':
+    case 'ReservationCancelled':
+    case 'ReservationLatePaymentReceived':
+    case 'PoolListingPrepared':
+    case 'PoolListingFeeRefunded':
       return doc;
     default:
       return unknownEvent(event, doc);

@@ -1,0 +1,232 @@
+import type { PoolEvent, ReservationEvent, ReservationLine } from '@cagnotte/event-schemas';
+import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError, assertNever, type FieldErrors } from '../errors';
+import { formatAmount, parseAmount } from '../money';
+import type { ExistingPool, Pool } from '../pools/pool';
+import { depositMismatch, type ObservedDeposit } from './deposit';
+import { holdsAt, isStale, linesAmount, tierPrice, totalOf, unitCounts, unitOf, type Reservation } from './holdings';
+
+export interface BuyerActor {
+  userId: string;
+  displayName: string;
+}
+
+interface Meta {
+  actor: BuyerActor;
+  now: string;
+  ip: string | null;
+}
+
+export type ReservationCommand =
+  | {
+      type: 'PlaceReservation';
+      data: { reservationId: string; lines: Array<{ unitId: string; quantity: number }>; pledge: string | null; relaisId: string | null; ttlSeconds: number };
+      metadata: Meta;
+    }
+  | {
+      type: 'SignReservation';
+      data: { reservationId: string; terms: { version: string; hash: string }; source: string; memoHash: string };
+      metadata: Meta;
+    }
+  | {
+      type: 'PayReservation';
+      data: { reservationId: string; deposit: ObservedDeposit; via: 'txHash' | 'signedXdr'; asset: { code: string; issuer: string } };
+      metadata: Meta;
+    }
+  | { type: 'CancelReservation'; data: { reservationId: string }; metadata: Meta }
+  /** The delayed job (or any reader) expiring a stale PENDING reservation: the system acts, no buyer. */
+  | { type: 'ExpireReservation'; data: { reservationId: string }; metadata: { now: string } };
+
+/** How many stale reservations one command expires on its way (the job catches the rest). */
+const LAZY_EXPIRY_BATCH = 50;
+
+/** Stale PENDING reservations, expired on the way: their units are free again before this command decides. */
+export const staleExpirations = (pool: ExistingPool, now: string, limit = LAZY_EXPIRY_BATCH): ReservationEvent[] => {
+  const events: ReservationEvent[] = [];
+  for (const id of pool.holdings.pending) {
+    if (events.length >= limit) break;
+    const r = pool.holdings.byId.get(id)!;
+    if (isStale(r, now)) events.push(expired(pool, r, now));
+  }
+  return events;
+};
+
+const expired = (pool: ExistingPool, r: Reservation, now: string): ReservationEvent => ({
+  type: 'ReservationExpired',
+  data: { poolId: pool.id, reservationId: r.id, buyerId: r.buyerId, expiresAt: r.expiresAt, expiredAt: now },
+});
+
+/** The pool is taking reservations: published and OPEN, not archived, escrow opened, before its deadline. */
+const requireOpenForReservations = (pool: ExistingPool, now: string) => {
+  if (pool.status !== 'OPEN' || pool.archivedAt) throw new IllegalStateError('pool_not_open', 'This pool is not taking reservations');
+  if (pool.fields.deadline && Date.parse(pool.fields.deadline) <= Date.parse(now)) throw new IllegalStateError('pool_deadline_passed', 'This pool’s deadline has passed');
+  if (!pool.escrow) throw new IllegalStateError('escrow_not_open', 'This pool has no escrow account yet');
+};
+
+/** A buyer sees only their own reservations: anyone else's is not found. */
+const ownReservation = (pool: ExistingPool, reservationId: string, buyerId: string): Reservation => {
+  const r = pool.holdings.byId.get(reservationId);
+  if (!r || r.buyerId !== buyerId) throw new NotFoundError('reservation');
+  return r;
+};
+
+const placeGroups = (pool: ExistingPool, input: Extract<ReservationCommand, { type: 'PlaceReservation' }>['data'], buyerId: string, now: string): ReservationLine[] => {
+  const errors: FieldErrors = {};
+  if (input.pledge !== null) errors.pledge = ['a GROUPS pool takes units, not a pledge'];
+  if (input.lines.length === 0) errors.lines = ['reserve at least one unit'];
+  const seen = new Set<string>();
+  input.lines.forEach((l, i) => {
+    if (seen.has(l.unitId)) errors[`lines.${i}.unitId`] = [`${l.unitId} is listed twice`];
+    seen.add(l.unitId);
+    if (!unitOf(pool.fields.config, l.unitId)) errors[`lines.${i}.unitId`] = [`no unit ${l.unitId} in this pool`];
+  });
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+  const all = unitCounts(pool.holdings, now);
+  const mine = unitCounts(pool.holdings, now, buyerId);
+  const limits: FieldErrors = {};
+  const short: FieldErrors = {};
+  const lines = input.lines.map((l, i): ReservationLine => {
+    const unit = unitOf(pool.fields.config, l.unitId)!;
+    const buyerTotal = totalOf(mine.get(unit.id)) + l.quantity;
+    if (unit.minPerBuyer !== undefined && buyerTotal < unit.minPerBuyer) limits[`lines.${i}.quantity`] = [`at least ${unit.minPerBuyer} per buyer`];
+    if (unit.maxPerBuyer !== undefined && buyerTotal > unit.maxPerBuyer) {
+      limits[`lines.${i}.quantity`] = [`at most ${unit.maxPerBuyer} per buyer (you hold ${buyerTotal - l.quantity})`];
+    }
+    const taken = totalOf(all.get(unit.id));
+    if (unit.quantity != null && taken + l.quantity > unit.quantity) short[`lines.${i}.quantity`] = [`only ${unit.quantity - taken} of ${unit.id} left`];
+    return { unitId: unit.id, quantity: l.quantity, unitPrice: tierPrice(unit, taken + l.quantity) };
+  });
+  if (Object.keys(limits).length > 0) throw new ValidationError(limits, 'Outside the per-buyer limits', 'per_buyer_limit');
+  if (Object.keys(short).length > 0) {
+    throw new ConflictError('insufficient_stock', `Not enough units left: ${Object.values(short).flat().join('; ')}`, short);
+  }
+  return lines;
+};
+
+const placeFunding = (pool: ExistingPool, pledge: string | null, lines: unknown[]): string => {
+  if (lines.length > 0) throw new ValidationError({ lines: ['a FUNDING pool takes a pledge, not units'] });
+  if (pledge === null || parseAmount(pledge) <= 0n) throw new ValidationError({ pledge: ['pledge a positive amount'] });
+  const { min, max } = pool.fields.config.pledge ?? {};
+  if (min !== undefined && parseAmount(pledge) < parseAmount(min)) throw new ValidationError({ pledge: [`at least ${min}`] }, 'Outside the pledge bounds', 'pledge_out_of_bounds');
+  if (max !== undefined && parseAmount(pledge) > parseAmount(max)) throw new ValidationError({ pledge: [`at most ${max}`] }, 'Outside the pledge bounds', 'pledge_out_of_bounds');
+  return formatAmount(parseAmount(pledge));
+};
+
+const requireRelais = (pool: ExistingPool, relaisId: string | null) => {
+  const points = pool.fields.config.relais ?? [];
+  if (points.length === 0) {
+    if (relaisId !== null) throw new ValidationError({ relaisId: ['this pool has no pick-up points'] });
+    return;
+  }
+  if (relaisId === null) throw new ValidationError({ relaisId: ['choose a pick-up point of this pool'] });
+  if (!points.some((p) => p.id === relaisId)) throw new ValidationError({ relaisId: [`no pick-up point ${relaisId} in this pool`] });
+};
+
+const decidePlace = (pool: ExistingPool, command: Extract<ReservationCommand, { type: 'PlaceReservation' }>): PoolEvent[] => {
+  const { actor, now } = command.metadata;
+  const input = command.data;
+  if (pool.holdings.byId.has(input.reservationId)) throw new ConflictError('reservation_exists', 'A reservation with this id exists');
+  requireOpenForReservations(pool, now);
+  if (actor.userId === pool.organiserId) throw new ForbiddenError('organiser_cannot_reserve', 'An organiser does not reserve in their own pool');
+  requireRelais(pool, input.relaisId);
+  const lines = pool.type === 'GROUPS' ? placeGroups(pool, input, actor.userId, now) : [];
+  const pledge = pool.type === 'FUNDING' ? placeFunding(pool, input.pledge, input.lines) : null;
+  const amount = pledge ?? linesAmount(lines);
+  if (parseAmount(amount) <= 0n) throw new ValidationError({ lines: ['these units cost nothing: there is nothing to pay into escrow'] }, 'Nothing to pay', 'nothing_to_pay');
+  const expiresAt = new Date(Date.parse(now) + input.ttlSeconds * 1000).toISOString();
+  return [
+    ...staleExpirations(pool, now),
+    {
+      type: 'ReservationPlaced',
+      data: {
+        poolId: pool.id,
+        reservationId: input.reservationId,
+        buyerId: actor.userId,
+        buyerName: actor.displayName,
+        lines,
+        pledge,
+        amount,
+        relaisId: input.relaisId,
+        expiresAt,
+        placedAt: now,
+      },
+    },
+  ];
+};
+
+const decideSign = (pool: ExistingPool, command: Extract<ReservationCommand, { type: 'SignReservation' }>): PoolEvent[] => {
+  const { actor, now, ip } = command.metadata;
+  const { reservationId, terms, source, memoHash } = command.data;
+  const r = ownReservation(pool, reservationId, actor.userId);
+  if (r.status === 'PAID') throw new IllegalStateError('reservation_paid', 'This reservation is already paid');
+  if (r.status !== 'PENDING' || isStale(r, now)) throw new IllegalStateError(`reservation_${r.status === 'CANCELLED' ? 'cancelled' : 'expired'}`, 'This reservation no longer holds');
+  if (!pool.escrow) throw new IllegalStateError('escrow_not_open', 'This pool has no escrow account yet');
+  // The same terms from the same account again: nothing new (the route rebuilds the deposit to sign).
+  if (r.signed && r.signed.source === source && r.signed.terms.hash === terms.hash) return [];
+  return [
+    {
+      type: 'ReservationSigned',
+      data: {
+        poolId: pool.id,
+        reservationId,
+        buyerId: actor.userId,
+        terms,
+        source,
+        escrowAccount: pool.escrow.accountId,
+        memoHash,
+        reclaimAfter: pool.escrow.reclaimAfter,
+        ip,
+        signedAt: now,
+      },
+    },
+  ];
+};
+
+const decidePay = (pool: ExistingPool, command: Extract<ReservationCommand, { type: 'PayReservation' }>): PoolEvent[] => {
+  const { actor, now } = command.metadata;
+  const { reservationId, deposit, via, asset } = command.data;
+  const r = ownReservation(pool, reservationId, actor.userId);
+  if (!r.signed) throw new IllegalStateError('reservation_not_signed', 'Sign the reservation first: the deposit is bound to it then');
+  // This very deposit was already recorded (as the payment or as owed back): a repeat changes nothing.
+  if (r.payment?.txHash === deposit.txHash || r.latePayments.some((p) => p.txHash === deposit.txHash)) return [];
+  const mismatch = depositMismatch({ ...r.signed, assetCode: asset.code, assetIssuer: asset.issuer, amount: r.amount }, deposit);
+  if (mismatch) throw new ValidationError({ [mismatch.field]: [mismatch.message] }, `The deposit does not pay this reservation: ${mismatch.message}`, 'payment_mismatch');
+  const money = { txHash: deposit.txHash, ledger: deposit.ledger, balanceId: deposit.balanceId!, amount: formatAmount(parseAmount(deposit.amount)) };
+  // When it landed: the ledger's close time, the command's time when the ledger does not say.
+  const landedAt = deposit.closedAt ?? now;
+  if (r.status === 'PENDING' && holdsAt(r, landedAt)) {
+    return [{ type: 'ReservationPaid', data: { poolId: pool.id, reservationId, buyerId: r.buyerId, ...money, via, paidAt: now } }];
+  }
+  // Too late, cancelled, or a second deposit: recorded so the money is owed back, never counted.
+  const events: PoolEvent[] = r.status === 'PENDING' ? [expired(pool, r, now)] : [];
+  events.push({ type: 'ReservationLatePaymentReceived', data: { poolId: pool.id, reservationId, buyerId: r.buyerId, ...money, reclaimAfter: r.signed.reclaimAfter, receivedAt: now } });
+  return events;
+};
+
+/** Reservation commands, decided by the pool (it owns the capacity). The route hides pools of other tenants. */
+export const decideReservation = (command: ReservationCommand, state: Pool): PoolEvent[] => {
+  if (state.status === 'none') throw new NotFoundError('pool');
+  const pool = state;
+  switch (command.type) {
+    case 'PlaceReservation':
+      return decidePlace(pool, command);
+    case 'SignReservation':
+      return decideSign(pool, command);
+    case 'PayReservation':
+      return decidePay(pool, command);
+    case 'CancelReservation': {
+      const { actor, now } = command.metadata;
+      const r = ownReservation(pool, command.data.reservationId, actor.userId);
+      if (r.status === 'CANCELLED') return [];
+      if (r.status === 'PAID') throw new IllegalStateError('reservation_paid', 'A paid reservation is refunded through the escrow, not cancelled');
+      if (r.status === 'EXPIRED' || isStale(r, now)) throw new IllegalStateError('reservation_expired', 'This reservation already expired');
+      return [{ type: 'ReservationCancelled', data: { poolId: pool.id, reservationId: r.id, buyerId: r.buyerId, cancelledAt: now } }];
+    }
+    case 'ExpireReservation': {
+      const r = pool.holdings.byId.get(command.data.reservationId);
+      return r && isStale(r, command.metadata.now) ? [expired(pool, r, command.metadata.now)] : [];
+    }
+    default:
+      return assertNever(command);
+  }
+};

@@ -1,0 +1,92 @@
+import type { EventData, PoolConfig, PoolUnit, ReservationLine } from '@cagnotte/event-schemas';
+import { formatAmount, parseAmount } from '../money';
+
+export type ReservationStatus = 'PENDING' | 'PAID' | 'EXPIRED' | 'CANCELLED';
+
+export interface ReservationDeposit {
+  txHash: string;
+  ledger: number;
+  balanceId: string;
+  amount: string;
+}
+
+/** One reservation as the pool's stream folds it. */
+export interface Reservation {
+  id: string;
+  buyerId: string;
+  buyerName: string;
+  status: ReservationStatus;
+  lines: ReservationLine[];
+  pledge: string | null;
+  amount: string;
+  relaisId: string | null;
+  expiresAt: string;
+  placedAt: string;
+  signed: Omit<EventData<'ReservationSigned'>, 'poolId' | 'reservationId' | 'buyerId' | 'ip'> | null;
+  payment: (ReservationDeposit & { paidAt: string; via: 'txHash' | 'signedXdr' }) | null;
+  /** Deposits that came when the reservation no longer held (or a second one): owed back, never counted. */
+  latePayments: Array<ReservationDeposit & { receivedAt: string }>;
+  endedAt: string | null;
+}
+
+/**
+ * The pool's reservations. The fold owns this object: `evolve` updates the map in place (a hot pool holds
+ * thousands of reservations; copying them on every event would make each command cost the whole history). A state
+ * is never used again after it was evolved.
+ */
+export interface Holdings {
+  byId: Map<string, Reservation>;
+  /** Ids of PENDING reservations, oldest first: what lazy expiry scans. */
+  pending: Set<string>;
+}
+
+export const emptyHoldings = (): Holdings => ({ byId: new Map(), pending: new Set() });
+
+/** Whether a reservation holds its units at `now`: PAID, or PENDING before its expiry. */
+export const holdsAt = (r: Reservation, now: string): boolean => r.status === 'PAID' || (r.status === 'PENDING' && Date.parse(r.expiresAt) > Date.parse(now));
+
+export const isStale = (r: Reservation, now: string): boolean => r.status === 'PENDING' && Date.parse(r.expiresAt) <= Date.parse(now);
+
+export interface UnitCount {
+  held: number;
+  paid: number;
+}
+
+/** Units held (PENDING and live) and paid, per unit id, at `now`. */
+export const unitCounts = (h: Holdings, now: string, buyerId?: string): Map<string, UnitCount> => {
+  const counts = new Map<string, UnitCount>();
+  for (const r of h.byId.values()) {
+    if (!holdsAt(r, now) || (buyerId !== undefined && r.buyerId !== buyerId)) continue;
+    for (const line of r.lines) {
+      const c = counts.get(line.unitId) ?? { held: 0, paid: 0 };
+      if (r.status === 'PAID') c.paid += line.quantity;
+      else c.held += line.quantity;
+      counts.set(line.unitId, c);
+    }
+  }
+  return counts;
+};
+
+export const totalOf = (c: UnitCount | undefined): number => (c ? c.held + c.paid : 0);
+
+/** The unit price once `totalUnits` of this unit are held or paid: the best tier reached, else the base price. */
+export const tierPrice = (unit: PoolUnit, totalUnits: number): string => {
+  let best = parseAmount(unit.price);
+  for (const tier of unit.tiers ?? []) {
+    if (totalUnits >= tier.minQuantity && parseAmount(tier.price) < best) best = parseAmount(tier.price);
+  }
+  return formatAmount(best);
+};
+
+/** Σ quantity × unitPrice, exact. */
+export const linesAmount = (lines: ReservationLine[]): string =>
+  formatAmount(lines.reduce((sum, l) => sum + parseAmount(l.unitPrice) * BigInt(l.quantity), 0n));
+
+/** Money paid in and still held for the pool (PAID reservations), in minor units. */
+export const paidMinor = (h: Holdings): bigint => {
+  let sum = 0n;
+  for (const r of h.byId.values()) if (r.status === 'PAID' && r.payment) sum += parseAmount(r.payment.amount);
+  return sum;
+};
+
+export const unitOf = (config: PoolConfig, unitId: string): PoolUnit | undefined => (config.units ?? []).find((u) => u.id === unitId);

@@ -1,0 +1,258 @@
+import { createHmac } from 'node:crypto';
+import { Account, BASE_FEE, Claimant, Keypair, Memo, Operation, StrKey, TransactionBuilder, type Horizon, type Transaction } from '@stellar/stellar-sdk';
+import { ValidationError, type ObservedDeposit } from '@cagnotte/domain';
+import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway } from './gateway';
+
+/** XLM the platform gives an escrow account: its reserve (2 base + trustline + 2 signers = 2.5 XLM) plus fees. */
+export const ESCROW_STARTING_XLM = '4';
+/** Organiser and platform, weight 1 each; thresholds 2: neither alone moves anything (docs/escrow.md). */
+export const ESCROW_SIGNER_WEIGHT = 1;
+export const ESCROW_THRESHOLD = 2;
+
+export interface EscrowOpened {
+  accountId: string;
+  platformSigner: string;
+  threshold: number;
+  /** Null when the account already stood there with this layout (a retry after a crash). */
+  setupTxHash: string | null;
+}
+
+const balanceIdOf = (tx: Transaction): string | null => {
+  try {
+    return tx.getClaimableBalanceId(0);
+  } catch {
+    return null;
+  }
+};
+
+const unix = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** Horizon's JSON predicates as the domain compares them: `{before}` / `{notBefore}` in epoch seconds, else `other`. */
+interface XdrPredicate {
+  switch(): { name: string };
+  absBefore(): { toString(): string };
+  notPredicate(): XdrPredicate | null | undefined;
+}
+
+const predicateOf = (p: XdrPredicate): ObservedDeposit['claimants'][number]['predicate'] => {
+  const kind = p.switch().name;
+  if (kind === 'claimPredicateBeforeAbsoluteTime') return { before: Number(p.absBefore().toString()) };
+  if (kind === 'claimPredicateNot') {
+    const inner = p.notPredicate();
+    if (inner && inner.switch().name === 'claimPredicateBeforeAbsoluteTime') return { notBefore: Number(inner.absBefore().toString()) };
+  }
+  return 'other';
+};
+
+/**
+ * The escrow side of the ledger: opening a pool's escrow account, the deposits buyers sign (claimable balances the
+ * escrow may claim until `reclaimAfter`, the buyer from then on), their reclaim, what an escrow holds, and the
+ * platform's own payments (listing refunds). The layout and every transaction are in docs/escrow.md.
+ */
+export class EscrowLedger {
+  constructor(private readonly ledger: LedgerGateway) {}
+
+  private get platform(): Keypair {
+    return this.ledger.settings.platformKeypair;
+  }
+
+  get asset() {
+    return { code: this.ledger.settings.assetCode, issuer: this.ledger.settings.assetIssuer };
+  }
+
+  /**
+   * The escrow account's key, derived from the platform's secret and the pool: a retry after a crash finds the same
+   * account. It is used once, to set the account up, and is worthless after (master weight 0); never stored.
+   */
+  private escrowKeypair(poolId: string): Keypair {
+    return Keypair.fromRawEd25519Seed(createHmac('sha256', this.platform.rawSecretKey()).update(`cagnotte:escrow:${poolId}`).digest());
+  }
+
+  escrowAccountOf(poolId: string): string {
+    return this.escrowKeypair(poolId).publicKey();
+  }
+
+  private hasLayout(account: Horizon.AccountResponse, organiser: string): boolean {
+    const weight = (key: string) => account.signers.find((s) => s.key === key)?.weight ?? 0;
+    const trusts = account.balances.some((b) => 'asset_code' in b && b.asset_code === this.asset.code && b.asset_issuer === this.asset.issuer);
+    const t = account.thresholds;
+    return (
+      trusts &&
+      weight(account.account_id) === 0 &&
+      weight(organiser) === ESCROW_SIGNER_WEIGHT &&
+      weight(this.platform.publicKey()) === ESCROW_SIGNER_WEIGHT &&
+      account.signers.filter((s) => s.weight > 0).length === 2 &&
+      t.low_threshold === ESCROW_THRESHOLD &&
+      t.med_threshold === ESCROW_THRESHOLD &&
+      t.high_threshold === ESCROW_THRESHOLD
+    );
+  }
+
+  /** Opens (or finds, on a retry) the pool's escrow account: one transaction, the platform pays the reserve. */
+  async openEscrow(input: { poolId: string; organiserAccount: string }): Promise<EscrowOpened> {
+    const escrow = this.escrowKeypair(input.poolId);
+    const answer = (setupTxHash: string | null): EscrowOpened => ({ accountId: escrow.publicKey(), platformSigner: this.platform.publicKey(), threshold: ESCROW_THRESHOLD, setupTxHash });
+    const existing = await this.ledger.loadAccount(escrow.publicKey());
+    if (existing) {
+      if (this.hasLayout(existing, input.organiserAccount)) return answer(null);
+      throw new Error(`escrow account ${escrow.publicKey()} exists with another layout`);
+    }
+    const platform = await this.ledger.loadAccount(this.platform.publicKey());
+    if (!platform) throw new LedgerUnavailableError('the platform account does not exist on the ledger');
+    const e = escrow.publicKey();
+    const tx = new TransactionBuilder(platform, { fee: String(Number(BASE_FEE) * 5), networkPassphrase: this.ledger.settings.networkPassphrase })
+      .addOperation(Operation.createAccount({ destination: e, startingBalance: ESCROW_STARTING_XLM }))
+      .addOperation(Operation.changeTrust({ source: e, asset: this.ledger.asset }))
+      .addOperation(Operation.setOptions({ source: e, signer: { ed25519PublicKey: input.organiserAccount, weight: ESCROW_SIGNER_WEIGHT } }))
+      .addOperation(Operation.setOptions({ source: e, signer: { ed25519PublicKey: this.platform.publicKey(), weight: ESCROW_SIGNER_WEIGHT } }))
+      .addOperation(
+        Operation.setOptions({ source: e, masterWeight: 0, lowThreshold: ESCROW_THRESHOLD, medThreshold: ESCROW_THRESHOLD, highThreshold: ESCROW_THRESHOLD }),
+      )
+      .setTimeout(300)
+      .build();
+    tx.sign(this.platform, escrow);
+    try {
+      const { hash } = await this.ledger.submit(tx);
+      return answer(hash);
+    } catch (e) {
+      // Another attempt opened it first (op_already_exists): that account answers, if it has the layout.
+      if (e instanceof LedgerRejectedError) {
+        const now = await this.ledger.loadAccount(escrow.publicKey());
+        if (now && this.hasLayout(now, input.organiserAccount)) return answer(null);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The deposit a buyer signs: from their account, one claimable balance of exactly `amount`, claimable by the
+   * escrow before `reclaimAfter` and by the buyer from then on, bound to the reservation by its memo, and valid
+   * only until `validUntil` (the reservation's expiry: a deposit cannot land after it).
+   */
+  async buildDeposit(input: { source: string; escrowAccount: string; amount: string; memoHash: string; reclaimAfter: Date; validUntil: Date }) {
+    const account = await this.ledger.loadAccount(input.source);
+    if (!account) {
+      throw new ValidationError({ ledgerAccount: [`${input.source} does not exist on the ledger yet: fund it first`] }, 'Your linked ledger account is not funded', 'ledger_account_not_found');
+    }
+    const at = String(unix(input.reclaimAfter));
+    const tx = new TransactionBuilder(account, {
+      fee: BASE_FEE,
+      networkPassphrase: this.ledger.settings.networkPassphrase,
+      timebounds: { minTime: 0, maxTime: unix(input.validUntil) },
+    })
+      .addOperation(
+        Operation.createClaimableBalance({
+          asset: this.ledger.asset,
+          amount: input.amount,
+          claimants: [
+            new Claimant(input.escrowAccount, Claimant.predicateBeforeAbsoluteTime(at)),
+            new Claimant(input.source, Claimant.predicateNot(Claimant.predicateBeforeAbsoluteTime(at))),
+          ],
+        }),
+      )
+      .addMemo(Memo.hash(input.memoHash))
+      .build();
+    return {
+      xdr: tx.toXDR(),
+      hash: Buffer.from(tx.hash()).toString('hex'),
+      expiresAt: input.validUntil.toISOString(),
+      balanceId: tx.getClaimableBalanceId(0),
+      sequence: tx.sequence,
+    };
+  }
+
+  /**
+   * The buyer's reclaim: a claim of their deposit from their own account, valid from `reclaimAfter`. Built for the
+   * account's next sequence (or the one after `afterSequence`, to hand it out with the deposit it follows).
+   */
+  async buildReclaim(input: { buyer: string; balanceId: string; reclaimAfter: string; afterSequence?: string }) {
+    const account = await this.ledger.loadAccount(input.buyer);
+    if (!account) throw new ValidationError({ ledgerAccount: [`${input.buyer} does not exist on the ledger`] }, 'Your linked ledger account is not on the ledger', 'ledger_account_not_found');
+    // After the deposit it follows (not yet on the ledger), or after whatever the account did last.
+    const after = input.afterSequence !== undefined && BigInt(input.afterSequence) > BigInt(account.sequence) ? input.afterSequence : account.sequence;
+    const source = new Account(input.buyer, after);
+    const tx = new TransactionBuilder(source, {
+      fee: BASE_FEE,
+      networkPassphrase: this.ledger.settings.networkPassphrase,
+      timebounds: { minTime: unix(new Date(input.reclaimAfter)), maxTime: 0 },
+    })
+      .addOperation(Operation.claimClaimableBalance({ balanceId: input.balanceId }))
+      .build();
+    return { xdr: tx.toXDR(), hash: Buffer.from(tx.hash()).toString('hex'), validAfter: input.reclaimAfter, balanceId: input.balanceId };
+  }
+
+  /** What a transaction does, as far as a deposit is concerned. */
+  describeDeposit(tx: Transaction, facts: { txHash: string; ledger: number; successful: boolean; closedAt: string | null }): ObservedDeposit {
+    const op = tx.operations[0];
+    const memoHash = tx.memo.type === 'hash' && tx.memo.value ? Buffer.from(tx.memo.value as Buffer).toString('hex') : null;
+    const cb = op?.type === 'createClaimableBalance' ? op : null;
+    const balanceId = cb ? balanceIdOf(tx) : null;
+    return {
+      ...facts,
+      from: op?.source ?? tx.source,
+      operationCount: tx.operations.length,
+      isClaimableBalance: cb !== null,
+      assetCode: cb ? (cb.asset.isNative() ? 'XLM' : cb.asset.getCode()) : null,
+      assetIssuer: cb && !cb.asset.isNative() ? (cb.asset.getIssuer() ?? null) : null,
+      amount: cb?.amount ?? '0',
+      memoHash,
+      balanceId,
+      claimants: cb ? cb.claimants.map((c) => ({ destination: c.destination, predicate: predicateOf(c.predicate as unknown as XdrPredicate) })) : [],
+    };
+  }
+
+  /** The deposit as recorded on the ledger, decoded; null while the ledger does not show it. */
+  async observeDeposit(txHash: string): Promise<ObservedDeposit | null> {
+    let record: Horizon.ServerApi.TransactionRecord;
+    try {
+      record = await this.ledger.server.transactions().transaction(txHash).call();
+    } catch (e) {
+      if ((e as { response?: { status?: number } }).response?.status === 404) return null;
+      throw new LedgerUnavailableError(`the ledger (Horizon) is unavailable: ${(e as Error).message}`);
+    }
+    const tx = this.ledger.parseEnvelope(record.envelope_xdr);
+    if (!tx) throw new LedgerUnavailableError('the ledger returned an envelope for another network');
+    return this.describeDeposit(tx, { txHash: record.hash, ledger: Number(record.ledger_attr), successful: record.successful, closedAt: new Date(record.created_at).toISOString() });
+  }
+
+  /** What the escrow holds: its own balance of the stablecoin plus every deposit it may claim. Exact strings. */
+  async holdings(escrowAccount: string): Promise<{ balance: string; deposits: Array<{ balanceId: string; amount: string; sponsor: string | null }> }> {
+    const account = await this.ledger.loadAccount(escrowAccount);
+    const line = account?.balances.find((b) => 'asset_code' in b && b.asset_code === this.asset.code && b.asset_issuer === this.asset.issuer);
+    const deposits: Array<{ balanceId: string; amount: string; sponsor: string | null }> = [];
+    const assetName = `${this.asset.code}:${this.asset.issuer}`;
+    let page = await this.ledger.server.claimableBalances().claimant(escrowAccount).limit(200).call();
+    for (;;) {
+      for (const r of page.records) if (r.asset === assetName) deposits.push({ balanceId: r.id, amount: r.amount, sponsor: r.sponsor ?? null });
+      if (page.records.length < 200) break;
+      page = await page.next();
+    }
+    return { balance: line?.balance ?? '0', deposits };
+  }
+
+  /**
+   * A payment of the stablecoin from the platform, bound to `memoHash`. Paying twice is prevented by the memo: a
+   * payment with it to that destination among the platform's recent transactions answers instead.
+   */
+  async payFromPlatform(input: { destination: string; amount: string; memoHash: string }): Promise<{ hash: string; ledger: number }> {
+    const platformId = this.platform.publicKey();
+    const recent = await this.ledger.server.transactions().forAccount(platformId).order('desc').limit(200).call();
+    for (const r of recent.records) {
+      if (r.memo_type !== 'hash' || !r.memo || Buffer.from(r.memo, 'base64').toString('hex') !== input.memoHash || !r.successful) continue;
+      const tx = this.ledger.parseEnvelope(r.envelope_xdr);
+      const op = tx?.operations[0];
+      if (op?.type === 'payment' && op.destination === input.destination) return { hash: r.hash, ledger: Number(r.ledger_attr) };
+    }
+    const account = await this.ledger.loadAccount(platformId);
+    if (!account) throw new LedgerUnavailableError('the platform account does not exist on the ledger');
+    const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.ledger.settings.networkPassphrase })
+      .addOperation(Operation.payment({ destination: input.destination, asset: this.ledger.asset, amount: input.amount }))
+      .addMemo(Memo.hash(input.memoHash))
+      .setTimeout(300)
+      .build();
+    tx.sign(this.platform);
+    return this.ledger.submit(tx);
+  }
+}
+
+export const isEscrowAccountId = (s: string): boolean => StrKey.isValidEd25519PublicKey(s);

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/*
+ * A reservation as it is served, once: the query side renders rows of the reservations read model with it, the
+ * command side renders the reservation its pool's events fold to. The reclaim transaction is never part of it: it
+ * is handed to the buyer alone, by the sign and pay answers and GET …/reclaim.
+ */
+
+export const ReservationStatus = z.enum(['PENDING', 'PAID', 'EXPIRED', 'CANCELLED']);
+export type ReservationStatus = z.infer<typeof ReservationStatus>;
+
+/** What a buyer can do with the reservation now. */
+export const ReservationAction = z.enum(['sign', 'pay', 'cancel', 'reclaim']);
+export type ReservationAction = z.infer<typeof ReservationAction>;
+
+const Deposit = z.object({
+  txHash: z.string().describe('The ledger transaction that created the deposit: the payment proof'),
+  ledger: z.number().int(),
+  balanceId: z.string().describe('The claimable balance holding the money'),
+  amount: z.string(),
+});
+
+export const ReservationSchema = z
+  .object({
+    id: z.string().uuid(),
+    poolId: z.string().uuid(),
+    buyerId: z.string().uuid(),
+    buyerName: z.string(),
+    status: ReservationStatus.describe('PENDING holds the units until `expiresAt`; a stale PENDING reads as EXPIRED'),
+    lines: z.array(z.object({ unitId: z.string(), quantity: z.number().int(), unitPrice: z.string() })),
+    pledge: z.string().nullable(),
+    amount: z.string().describe('What the buyer pays into escrow, decimal string'),
+    currency: z.literal('EUR'),
+    relaisId: z.string().nullable(),
+    placedAt: z.string(),
+    expiresAt: z.string(),
+    terms: z.object({ version: z.string(), hash: z.string() }).nullable().describe('The terms accepted at signing'),
+    escrowAccount: z.string().nullable(),
+    reclaimAfter: z.string().nullable().describe('From this time the buyer alone can reclaim an unreleased deposit'),
+    payment: Deposit.extend({ paidAt: z.string(), via: z.enum(['txHash', 'signedXdr']) }).nullable(),
+    latePayments: z.array(Deposit.extend({ receivedAt: z.string() })).describe('Deposits that came when the reservation no longer held: owed back'),
+    endedAt: z.string().nullable(),
+    actions: z.array(ReservationAction),
+  })
+  .describe('Reservation');
+export type ReservationView = z.infer<typeof ReservationSchema>;
+
+/** The facts a reservation view is rendered from: the domain's folded reservation and the read model's row alike. */
+export interface ReservationFacts {
+  id: string;
+  poolId: string;
+  buyerId: string;
+  buyerName: string;
+  status: ReservationStatus;
+  lines: Array<{ unitId: string; quantity: number; unitPrice: string }>;
+  pledge: string | null;
+  amount: string;
+  relaisId: string | null;
+  placedAt: string;
+  expiresAt: string;
+  signed: { terms: { version: string; hash: string }; escrowAccount: string; reclaimAfter: string } | null;
+  payment: ReservationView['payment'];
+  latePayments: ReservationView['latePayments'];
+  endedAt: string | null;
+}
+
+/**
+ * Lazy expiry on read (contract rule 5): a PENDING reservation past its expiry is shown EXPIRED, whether or not
+ * its ReservationExpired has been recorded yet.
+ */
+export const effectiveStatus = (r: Pick<ReservationFacts, 'status' | 'expiresAt'>, now: Date): ReservationStatus =>
+  r.status === 'PENDING' && Date.parse(r.expiresAt) <= now.getTime() ? 'EXPIRED' : r.status;
+
+export const actionsOf = (r: ReservationFacts, now: Date): ReservationAction[] => {
+  const status = effectiveStatus(r, now);
+  const reclaimable = (at: string | null) => at !== null && Date.parse(at) <= now.getTime();
+  const owedBack = r.latePayments.length > 0 || (status === 'PAID' && reclaimable(r.signed?.reclaimAfter ?? null));
+  const actions: ReservationAction[] = [];
+  if (status === 'PENDING') actions.push(r.signed ? 'pay' : 'sign', 'cancel');
+  if (owedBack && reclaimable(r.signed?.reclaimAfter ?? null)) actions.push('reclaim');
+  return actions;
+};
+
+export const reservationView = (r: ReservationFacts, now: Date): ReservationView => ({
+  id: r.id,
+  poolId: r.poolId,
+  buyerId: r.buyerId,
+  buyerName: r.buyerName,
+  status: effectiveStatus(r, now),
+  lines: r.lines.map((l) => ({ unitId: l.unitId, quantity: l.quantity, unitPrice: l.unitPrice })),
+  pledge: r.pledge,
+  amount: r.amount,
+  currency: 'EUR',
+  relaisId: r.relaisId,
+  placedAt: r.placedAt,
+  expiresAt: r.expiresAt,
+  terms: r.signed?.terms ?? null,
+  escrowAccount: r.signed?.escrowAccount ?? null,
+  reclaimAfter: r.signed?.reclaimAfter ?? null,
+  payment: r.payment,
+  latePayments: r.latePayments,
+  endedAt: r.endedAt,
+  actions: actionsOf(r, now),
+});

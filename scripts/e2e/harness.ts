@@ -8,6 +8,7 @@ import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import type { ProjectorRunner } from '@cagnotte/projectors';
 import { createEmbedded } from '../src/api';
 import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
+import { fundedWallet, linkWallet, type Wallet } from './wallet';
 
 /** A running API on a random port, against the test database and Redis, the way a partner front-end sees it. */
 export interface TestApi {
@@ -46,6 +47,12 @@ export interface UserOptions {
   phone?: string | null;
   password?: string;
   name?: string;
+  /**
+   * A funded wallet (holding the stablecoin) linked to the account. Organisers get one unless `false`: publishing
+   * opens the pool's escrow with their ledger account as cosigner, and every real organiser paid their activation
+   * fee from one.
+   */
+  wallet?: boolean;
 }
 
 export interface MerchantOptions {
@@ -67,6 +74,8 @@ export interface TestUser {
   password: string;
   token: string;
   tenant: string;
+  /** The linked wallet, when the user has one (see UserOptions.wallet). */
+  wallet?: Wallet;
 }
 
 /** Polls `probe` until it answers something truthy, or fails after `timeoutMs` (generous: the machine may be loaded). */
@@ -167,7 +176,11 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
       await runner.catchUp(position);
       const login = await call<{ data: { token: string } }>(url, 'POST', '/api/auth/login/password', { tenant: tenantSlug, body: { email, password } });
       if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
-      return { id: userId, email, password, token: login.body.data.token, tenant: tenantSlug };
+      const token = login.body.data.token;
+      if (!(o.wallet ?? o.role === 'organiser')) return { id: userId, email, password, token, tenant: tenantSlug };
+      const wallet = await fundedWallet(url, services);
+      await linkWallet(url, token, wallet);
+      return { id: userId, email, password, token, tenant: tenantSlug, wallet };
     },
     async merchant(tenantSlug, o) {
       const tenant = await new TenantReadModel(services.knex).bySlug(tenantSlug);

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { EscrowLedger } from '@cagnotte/infra';
 import { expireReservation } from '@cagnotte/command-api';
 import { startApi, type TestApi, type TestUser } from './harness';
-import { fundedWallet, signXdr, type Wallet } from './wallet';
+import { signXdr, type Wallet } from './wallet';
 
 /**
  * Reserve, sign, pay end to end on the embedded sandbox Stellar network, the way a partner front end does it:

@@ -10,3 +10,4 @@ export * from './catalogue/pilot-requests';
 export * from './reservations/routes';
 export * from './reservations/runtime';
 export * from './reservations/expiry';
+export * from './reservations/reconcile';

@@ -3,9 +3,23 @@ import { Asset, BASE_FEE, Claimant, Keypair, Memo, Operation, TransactionBuilder
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EscrowLedger } from '@cagnotte/infra';
-import { expireReservation } from '@cagnotte/command-api';
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { expireReservation, reconcileAll } from '@cagnotte/command-api';
 import { startApi, type TestApi, type TestUser } from './harness';
 import { signXdr, type Wallet } from './wallet';
+
+const root = resolve(__dirname, '../..');
+const cli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(resolve(root, 'node_modules/.bin/tsx'), ['scripts/src/cli.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, out: stdout, err: stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, out: x.stdout, err: x.stderr };
+  }
+};
 
 /**
  * Reserve, sign, pay end to end on the embedded sandbox Stellar network, the way a partner front end does it:
@@ -233,6 +247,34 @@ test('expiry: the job expires a stale PENDING reservation and frees its units; a
   const stranger = await buyer(ctx, 'Eve');
   assert.is((await as(ctx, stranger).get(`/api/pools/${pool.id}/reservations/${id}/reclaim`)).status, 404, 'shown to the buyer only');
   assert.is((await reserve(ctx, stranger, pool.id, { lines: [{ unitId: 'comte', quantity: 2 }], relaisId: 'r1' })).status, 201, 'the units are free again');
+});
+
+test('reconciliation: every published pool’s escrow holds exactly its PAID deposits (function and CLI verb); a stray deposit is listed, not counted', async (ctx) => {
+  const pool = await openPool(ctx, groups(10));
+  const fay = await buyer(ctx, 'Fay');
+  const placed = await reserve(ctx, fay, pool.id, { lines: [{ unitId: 'comte', quantity: 3 }], relaisId: 'r1' });
+  const signed = await sign(ctx, fay, pool.id, placed.body.data.id);
+  assert.is((await pay(ctx, fay, pool.id, placed.body.data.id, { signedXdr: signXdr(fay.wallet!, signed.payment.xdr).toXDR() })).body.data.paid, true);
+  const deps = { store: ctx.api.services.store, escrow: ctx.escrow, knex: ctx.api.services.knex };
+  const one = await reconcileAll(deps, { poolId: pool.id });
+  assert.is(one.ok, true, JSON.stringify(one));
+  assert.equal(one.pools[0]!.paid, { count: 1, amount: '55.50' });
+  assert.is(one.pools[0]!.ledger.held, '55.50');
+
+  // Someone sends the escrow an unexpected claimable balance: listed, not counted, the pool still reconciles.
+  const stray = await forged(fay.wallet!, { escrow: signed.payment.escrowAccount, amount: '1.00', memoHash: 'ab'.repeat(32), asset: ctx.api.services.ledger.asset, reclaimAt: Math.floor(Date.now() / 1000) + 3600 });
+  await fay.wallet!.horizon.submitTransaction(stray);
+  const withStray = (await reconcileAll(deps, { poolId: pool.id })).pools[0]!;
+  assert.is(withStray.ok, true);
+  assert.is(withStray.unexpected.length, 1);
+
+  // The CLI verb an operator runs (its own process, its own sandbox Horizon on a loopback port).
+  const out = await cli('escrow', 'reconcile', '--pool', pool.id);
+  assert.is(out.code, 0, out.err);
+  assert.is(JSON.parse(out.out).pools[0].ledger.held, '55.50');
+  const all = await cli('escrow', 'reconcile');
+  assert.ok(JSON.parse(all.out).pools.some((p: { poolId: string }) => p.poolId === pool.id));
+  assert.is((await cli('escrow', 'reconcile', '--pool', 'nope')).code, 2);
 });
 
 test.run();

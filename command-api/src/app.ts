@@ -8,6 +8,8 @@ import { makeMandateRoutes } from './mandates/routes';
 import { makePoolCommandRoutes } from './pools/routes';
 import { makePilotRequestRoutes } from './catalogue/pilot-requests';
 import { makeReservationRoutes } from './reservations/routes';
+import { makeListingRoutes } from './pools/listing';
+import type { TenantPolicy } from './pools/handler';
 import { loadTenantSettings } from './identity/tenant';
 
 export interface CommandApiDeps {
@@ -25,13 +27,19 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const accounts = new AccountReadModel(knex);
   // What every command on an account stream needs: the write path, and read-your-writes.
   const escrow = new EscrowLedger(ledger);
-  /** The tenant's reservation TTL: its settings (its stream says), else the service's default. */
-  const reservationTtlSeconds = async (tenantId: string) => {
+  /** The tenant's commercial settings (its stream says), else the service's defaults. */
+  const tenantPolicy = async (tenantId: string): Promise<TenantPolicy> => {
     const tenant = await tenants.byId(tenantId);
     const settings = tenant ? await loadTenantSettings(store, tenant.slug) : {};
-    return settings.reservationTtlSeconds ?? config.RESERVATION_TTL_SECONDS;
+    return {
+      reservationTtlSeconds: settings.reservationTtlSeconds ?? config.RESERVATION_TTL_SECONDS,
+      listingFees: settings.listingFees ?? { LISTED: config.LISTING_FEE_LISTED, FEATURED: config.LISTING_FEE_FEATURED },
+      delistRefundWindowHours: settings.delistRefundWindowHours ?? config.DELIST_REFUND_WINDOW_HOURS,
+    };
   };
+  const reservationTtlSeconds = async (tenantId: string) => (await tenantPolicy(tenantId)).reservationTtlSeconds;
   const onAccounts = { store, pgPool, commandQueue, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
+  const onPools = { ...onAccounts, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs, tenantPolicy };
   return [
     ...makeAuthCommandRoutes({ knex, tenants, store, tokens, sessions, config }),
     ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, logger, config }),
@@ -39,7 +47,8 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeLedgerRoutes({ ...onAccounts, ledger, oneTime }),
     ...makeOrganiserRoutes({ ...onAccounts, ledger, config }),
     ...makeMandateRoutes(onAccounts),
-    ...makePoolCommandRoutes({ ...onAccounts, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS }),
+    ...makePoolCommandRoutes(onPools),
+    ...makeListingRoutes({ ...onPools, ledger }),
     ...makePilotRequestRoutes({ store, pgPool, commandQueue, clock }),
     ...makeReservationRoutes({ ...onAccounts, ledger, escrow, jobs, reservationTtlSeconds }),
   ];

@@ -11,3 +11,4 @@ export * from './reservations/routes';
 export * from './reservations/runtime';
 export * from './reservations/expiry';
 export * from './reservations/reconcile';
+export * from './pools/listing';

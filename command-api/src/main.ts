@@ -1,12 +1,14 @@
-import { boot, createApiServer } from '@cagnotte/infra';
+import { EscrowLedger, boot, createApiServer } from '@cagnotte/infra';
 import { makeCommandRoutes } from './app';
 import { startReservationExpiry } from './reservations/expiry';
+import { startListingRefunds } from './pools/listing';
 import { TenantReadModel } from '@cagnotte/read-models';
 
 /** command-api alone (split deployment): writes only; reads are served by query-api, projections by the worker. */
 void boot('command-api', async (services) => {
   // The reservation expiry jobs run where commands run: they append to pool streams.
   const stopExpiry = startReservationExpiry(services);
+  const stopRefunds = startListingRefunds(services, new EscrowLedger(services.ledger));
   return {
     app: createApiServer({
       services,
@@ -15,6 +17,9 @@ void boot('command-api', async (services) => {
       projections: ['identity', 'pools'],
       info: { title: 'Cagnotte command API', version: '1.0.0', description: 'Write side of the marketplace API.' },
     }),
-    stop: stopExpiry,
+    stop: async () => {
+      await stopExpiry();
+      await stopRefunds();
+    },
   };
 });

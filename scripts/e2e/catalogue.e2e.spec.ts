@@ -28,11 +28,13 @@ test.before(async (ctx) => {
   await ctx.api.merchant(ctx.tenant, { slug: 'boulangerie-du-marche', name: 'Boulangerie du Marché', city: 'Paris', postalCode: '75004', location: PARIS });
   await ctx.api.merchant(ctx.tenant, { slug: 'pending-shop', name: 'Épicerie Pending', active: false });
   await ctx.api.merchant(ctx.other, { slug: 'fromagerie-leclerc', name: 'Fromagerie Autre Tenant' });
-  const create = async (body: Record<string, unknown>, publish = true, archive = false) => {
+  // Listing is its own (paid) operation: pools are created PRIVATE, published, then listed (free on this tenant).
+  const create = async ({ marketplaceVisibility: tier, ...body }: Record<string, unknown>, publish = true, archive = false) => {
     const r = await ctx.api.call('POST', '/api/pools', { token: ctx.organiser.token, tenant: ctx.tenant, body });
     assert.is(r.status, 201, r.text);
     const id = r.body.data.id as string;
     if (publish) assert.is((await ctx.api.call('POST', `/api/pools/${id}/publish`, { token: ctx.organiser.token, tenant: ctx.tenant })).status, 200);
+    if (publish && (tier === 'LISTED' || tier === 'FEATURED')) await ctx.api.list(ctx.organiser, id, tier);
     if (archive) await ctx.api.call('POST', `/api/pools/${id}/archive`, { token: ctx.organiser.token, tenant: ctx.tenant });
     return id;
   };
@@ -40,7 +42,8 @@ test.before(async (ctx) => {
     listed: await create(groupsPool({ title: 'Miel de lavande en commande groupée', marketplaceVisibility: 'LISTED' })),
     featured: await create(groupsPool({ title: 'Paniers de légumes bio du Rhône', marketplaceVisibility: 'FEATURED' })),
     private: await create(groupsPool({ title: 'Miel privé', marketplaceVisibility: 'PRIVATE' })),
-    draft: await create(groupsPool({ title: 'Miel brouillon', marketplaceVisibility: 'LISTED' }), false),
+    // A draft cannot be listed (nor created LISTED): it is never shown.
+    draft: await create(groupsPool({ title: 'Miel brouillon' }), false),
     archived: await create(groupsPool({ title: 'Miel archivé', marketplaceVisibility: 'LISTED' }), true, true),
     funding: await create(fundingPool({ title: 'Four à pain collectif', marketplaceVisibility: 'LISTED' })),
   };

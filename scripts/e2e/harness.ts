@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { createTenant, onboardMerchant, registerUser } from '@cagnotte/command-api';
+import { changeTenantSettings, createTenant, onboardMerchant, registerUser } from '@cagnotte/command-api';
 import type { AccountType, Role } from '@cagnotte/event-schemas';
 import { createServices, loadConfig, serveApp, type Config, type Services } from '@cagnotte/infra';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
@@ -17,7 +17,10 @@ export interface TestApi {
   runner: ProjectorRunner;
   app: Express;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
-  tenant(options?: { whiteLabel?: boolean; origins?: string[]; slug?: string }): Promise<{ id: string; slug: string }>;
+  /** A tenant. Its listing fees are 0 (listing is free: POST …/list lists at once) unless `listingFees` says otherwise. */
+  tenant(options?: { whiteLabel?: boolean; origins?: string[]; slug?: string; listingFees?: { LISTED: string; FEATURED: string } }): Promise<{ id: string; slug: string }>;
+  /** Lists a published pool of `user` at `tier` through POST /api/pools/{id}/list (free on the harness's tenants). */
+  list(user: TestUser, poolId: string, tier?: 'LISTED' | 'FEATURED'): Promise<void>;
   user(tenantSlug: string, options?: UserOptions): Promise<TestUser>;
   merchant(tenantSlug: string, options: MerchantOptions): Promise<{ id: string; slug: string }>;
   stop(): Promise<void>;
@@ -151,6 +154,7 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
     async tenant(o = {}) {
       const slug = o.slug ?? uniqueSlug();
       const { tenant, position } = await createTenant(services, { slug, whiteLabel: o.whiteLabel ?? true, approvedOrigins: o.origins ?? [] }, meta());
+      await changeTenantSettings(services, slug, { listingFees: o.listingFees ?? { LISTED: '0', FEATURED: '0' } }, meta());
       await runner.catchUp(position);
       return { id: tenant.tenantId, slug };
     },
@@ -206,6 +210,10 @@ export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi
       );
       await runner.catchUp(position);
       return { id: (merchant as { id: string }).id, slug };
+    },
+    async list(user, poolId, tier = 'LISTED') {
+      const res = await call<{ data: { listed: boolean } }>(url, 'POST', `/api/pools/${poolId}/list`, { token: user.token, tenant: user.tenant, body: { tier } });
+      if (res.status !== 200 || !res.body.data.listed) throw new Error(`listing failed: ${res.status} ${res.text}`);
     },
     stop,
   };

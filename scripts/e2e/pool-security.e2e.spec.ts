@@ -63,7 +63,6 @@ const everyField = (sellerId: string) => ({
   description: 'VIEW-description',
   country: 'LU',
   currency: 'EUR',
-  marketplaceVisibility: 'LISTED',
   sellerId,
   payoutAccount: PAYOUT,
   organiserCommissionPercent: '12.5',
@@ -95,6 +94,7 @@ test('every field a pool can hold, field by field: anonymous, member, owner and 
   const id = created.body.data.id as string;
   const pub = await ctx.api.call('POST', `/api/pools/${id}/publish`, { token: ctx.business.token, tenant: ctx.tenant });
   assert.is(pub.status, 200, pub.text);
+  await ctx.api.list(ctx.business, id, 'LISTED');
   await ctx.api.runner.catchUp();
 
   const anon = await ctx.api.call('GET', `/api/pools/${id}`, { tenant: ctx.tenant });
@@ -146,7 +146,7 @@ test('every field a pool can hold, field by field: anonymous, member, owner and 
     ['publishedAt', owner.body.data.publishedAt, ALL],
     ['createdAt', owner.body.data.createdAt, ALL],
     ['updatedAt', owner.body.data.updatedAt, READERS],
-    ['revision', 1, READERS],
+    ['revision', 3, READERS], // created, published, escrow opened, listed
     ['myReservations', [], READERS],
   ];
   for (const [path, value, shownIn] of expected) {

@@ -197,12 +197,14 @@ test('LISTED or FEATURED through PATCH is rejected; delisting to PRIVATE answers
     expectError(res, 400, 'listing_requires_listing_operation');
     assert.ok(res.body.errors.marketplaceVisibility);
   }
-  const listed = await published(ctx, groupsPool({ marketplaceVisibility: 'LISTED' }));
+  for (const v of ['LISTED', 'FEATURED']) expectError(await create(ctx, groupsPool({ marketplaceVisibility: v })), 400, 'listing_requires_listing_operation');
+  const listed = await published(ctx, groupsPool());
+  await ctx.api.list(ctx.organiser, listed, 'LISTED');
   const delist = await ctx.api.call('PATCH', `/api/pools/${listed}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { marketplaceVisibility: 'PRIVATE' } });
   assert.is(delist.status, 200, delist.text);
   assert.is(delist.body.data.marketplaceVisibility, 'PRIVATE');
   assert.ok('refund' in delist.body.data);
-  assert.is(delist.body.data.refund, null, 'no listing fee was paid, nothing to refund');
+  assert.is(delist.body.data.refund, null, 'the listing was free (this tenant’s fee is 0), nothing to refund');
   expectError(
     await ctx.api.call('PATCH', `/api/pools/${listed}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { marketplaceVisibility: 'LISTED' } }),
     400,
@@ -254,7 +256,8 @@ test('anonymous reads: published GROUPS and LISTED/FEATURED FUNDING only, with m
   const draft = (await create(ctx, groupsPool())).body.data.id;
   const open = await published(ctx);
   const privateFunding = await published(ctx, fundingPool());
-  const listedFunding = (await create(ctx, fundingPool({ marketplaceVisibility: 'LISTED' }))).body.data.id;
+  const listedFunding = await published(ctx, fundingPool());
+  await ctx.api.list(ctx.organiser, listedFunding, 'LISTED');
   const archivedOpen = await published(ctx);
   await ctx.api.call('POST', `/api/pools/${archivedOpen}/archive`, { token: ctx.organiser.token, tenant: ctx.tenant });
   const anon = (id: string) => ctx.api.call('GET', `/api/pools/${id}`, { tenant: ctx.tenant });

@@ -4,9 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createTenant, onboardMerchant, reconcileAll, registerUser } from '@cagnotte/command-api';
+import { changeTenantSettings, createTenant, onboardMerchant, reconcileAll, registerUser } from '@cagnotte/command-api';
 import { AppError } from '@cagnotte/domain';
-import { AccountType, Role } from '@cagnotte/event-schemas';
+import { AccountType, Role, TenantSettings } from '@cagnotte/event-schemas';
 import { PROJECTION_NAMES, ProjectionFaultedError, createProjectorRunner } from '@cagnotte/projectors';
 import {
   LedgerRejectedError,
@@ -26,6 +26,8 @@ import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
 const USAGE = `Usage: pnpm cli <command>
 
   tenant create <slug> [--name <name>] [--white-label on|off] [--origin <url>]...
+  tenant settings <slug> [--reservation-ttl <seconds>] [--listing-fee-listed <amount>] [--listing-fee-featured <amount>]
+              [--delist-refund-window-hours <n>]   set what is given (prints the tenant's settings; unset = defaults)
   user create --tenant <slug> --email <e> --password <p> [--phone <p>] [--name <display name>]
               [--role user|organiser] [--account-type CONSUMER|BUSINESS]
   user block --tenant <slug> --email <e>     refuse logins (403) and revoke every session
@@ -301,6 +303,40 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
     const report = await anchor.verify(all ? 'all' : streams);
     print({ ...report, results: all ? report.results.filter((r) => !r.ok) : report.results });
     if (!report.ok) process.exitCode = 1;
+  },
+  'tenant settings': async (s, args) => {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        'reservation-ttl': { type: 'string' },
+        'listing-fee-listed': { type: 'string' },
+        'listing-fee-featured': { type: 'string' },
+        'delist-refund-window-hours': { type: 'string' },
+      },
+    });
+    const slug = positionals[0];
+    if (!slug) throw new UsageError('tenant settings needs a slug');
+    const int = (name: string, v: string | undefined) => {
+      if (v === undefined) return undefined;
+      if (!/^\d{1,9}$/.test(v)) throw new UsageError(`--${name} takes a whole number`);
+      return Number(v);
+    };
+    const amount = (name: string, v: string | undefined) => {
+      if (v !== undefined && !/^(0|[1-9]\d{0,14})(\.\d{1,7})?$/.test(v)) throw new UsageError(`--${name} takes a decimal amount (at most 7 decimals)`);
+      return v;
+    };
+    const listed = amount('listing-fee-listed', values['listing-fee-listed']);
+    const featured = amount('listing-fee-featured', values['listing-fee-featured']);
+    if ((listed === undefined) !== (featured === undefined)) throw new UsageError('give --listing-fee-listed and --listing-fee-featured together');
+    const parsed = TenantSettings.safeParse({
+      ...(values['reservation-ttl'] !== undefined ? { reservationTtlSeconds: int('reservation-ttl', values['reservation-ttl']) } : {}),
+      ...(listed !== undefined ? { listingFees: { LISTED: listed, FEATURED: featured } } : {}),
+      ...(values['delist-refund-window-hours'] !== undefined ? { delistRefundWindowHours: int('delist-refund-window-hours', values['delist-refund-window-hours']) } : {}),
+    });
+    if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    const { settings } = await changeTenantSettings(s, slug, parsed.data, meta());
+    print({ slug, settings });
   },
   'escrow reconcile': async (s, args) => {
     const { values } = parseArgs({ args, options: { pool: { type: 'string' } } });

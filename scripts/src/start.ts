@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createTenant, startReservationExpiry } from '@cagnotte/command-api';
+import { createTenant, startListingRefunds, startReservationExpiry } from '@cagnotte/command-api';
 import { ConflictError } from '@cagnotte/domain';
-import { boot, startAnchoring, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
+import { EscrowLedger, boot, startAnchoring, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
 import { createEmbedded } from './api';
 import { TenantReadModel } from '@cagnotte/read-models';
 
@@ -29,10 +29,12 @@ void boot('cagnotte', async (services) => {
   const stopMail = startMailDelivery(services);
   const stopAnchoring = startAnchoring(services);
   const stopExpiry = startReservationExpiry(services);
+  const stopRefunds = startListingRefunds(services, new EscrowLedger(services.ledger));
   return {
     app,
     stop: async () => {
       await stopExpiry();
+      await stopRefunds();
       await stopAnchoring();
       await stopMail();
       await runner.stop();

@@ -18,6 +18,7 @@ import {
   type CheckpointWaiter,
   type EventStore,
   type IdempotencyClaim,
+  type JobQueue,
   type Position,
   type RouteAnswer,
 } from '@cagnotte/infra';
@@ -38,6 +39,16 @@ export interface PoolCommandDeps extends CommandRuntime {
   escrow: EscrowOpener;
   /** How long after its deadline (or, without one, after publishing plus the longest open period) a buyer may reclaim. */
   reclaimAfterDays: number;
+  /** Background jobs (the delist refund is one). */
+  jobs: JobQueue;
+  /** The tenant's commercial settings with the service's defaults filled in. */
+  tenantPolicy: (tenantId: string) => Promise<TenantPolicy>;
+}
+
+export interface TenantPolicy {
+  reservationTtlSeconds: number;
+  listingFees: { LISTED: string; FEATURED: string };
+  delistRefundWindowHours: number;
 }
 
 /** The ledger side of publishing (infra/src/ledger/escrow.ts), as the pool commands need it. */
@@ -115,6 +126,31 @@ export const runPoolCommand = async (
     ({ pool }) =>
       // A pool of another tenant does not exist for this caller: the decider sees no pool (and checks the role first where it should).
       decidePool(command, pool.status !== 'none' && pool.tenantId !== tenantId ? initialPool() : pool),
+    metadataFor(ctx, tenantId, now),
+    { respond, idempotency: ctx.idempotency },
+  );
+  if (outcome.position) await deps.waiter.waitFor(READ_PROJECTIONS, outcome.position, deps.readYourWritesMs);
+  return outcome.answer!;
+};
+
+/** Like runPoolCommand, for any decision on the pool's stream (the paid listing): the pool of another tenant is none. */
+export const runOnPool = async (
+  deps: PoolCommandDeps,
+  ctx: CommandCtx,
+  poolId: string,
+  decide: (pool: Pool, meta: PoolCommand['metadata']) => PoolEvent[],
+  respond: (outcome: PoolOutcome) => RouteAnswer,
+): Promise<RouteAnswer> => {
+  const auth = ctx.auth!;
+  const actor = await loadActor(deps.store, auth);
+  const now = deps.clock().toISOString();
+  const tenantId = ctx.tenant?.id ?? auth.tenantId;
+  const meta = { actor, now, ip: ctx.ip };
+  const outcome = await runCommand(
+    deps,
+    poolStream(poolId),
+    aggregate,
+    ({ pool }) => decide(pool.status !== 'none' && pool.tenantId !== tenantId ? initialPool() : pool, meta),
     metadataFor(ctx, tenantId, now),
     { respond, idempotency: ctx.idempotency },
   );

@@ -18,6 +18,7 @@ import { GroupBuy } from '@cagnotte/read-models';
 import { requireOwnTenant } from '../shared/context';
 import { commissionMandate } from '@cagnotte/event-schemas';
 import { openEscrowFor } from './publish';
+import { queueDelistRefund } from './listing';
 import { POSITION_HEADER, documentOf, poolAnswer, positionHeaders, resolveSeller, runPoolCommand, type PoolCommandDeps } from './handler';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -137,7 +138,7 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
       path: merchant ? '/api/merchant/pools/{id}' : '/api/pools/{id}',
       summary: 'Update a pool',
       description:
-        'Owner only. While DRAFT every field, the money spine included (seller, payout, commission, relais). Once published only marketplaceVisibility (to PRIVATE) and country. LISTED/FEATURED are refused here. PATCH never changes the status: a `status` other than the current one is a 400 `status_not_patchable` (publish with POST …/publish). `sellerId` must be a user of the tenant; `sellerMerchantSlug` a merchant of the tenant the caller owns. A value shaped like a Stellar secret key is refused (400 `secret_key_refused`). The answer carries `refund` (a delist refund of the listing fee, or null).',
+        'Owner only. While DRAFT every field, the money spine included (seller, payout, commission, relais). Once published only marketplaceVisibility (to PRIVATE) and country. LISTED/FEATURED are refused here. PATCH never changes the status: a `status` other than the current one is a 400 `status_not_patchable` (publish with POST …/publish). `sellerId` must be a user of the tenant; `sellerMerchantSlug` a merchant of the tenant the caller owns. A value shaped like a Stellar secret key is refused (400 `secret_key_refused`). The answer carries `refund`: when the delist is eligible (the pool is OPEN, the listing fee was paid less than the tenant’s refund window ago — 72 h by default — and no buyer has paid yet) `{amount, source}` with `source` the ledger transaction of the fee refunded, and the fee is paid back on the ledger to the account it came from (a background job; the pool’s stream then records PoolListingFeeRefunded); otherwise null.',
       tags: ['Pool CRUD'],
       auth: 'required',
       tenant: 'optional',
@@ -158,11 +159,13 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
         if (patch.sellerId || sellerIdentifier !== undefined || sellerMerchantSlug !== undefined) {
           patch.sellerId = await resolveSeller(deps, tenantId, auth.userId, { sellerId: patch.sellerId, sellerIdentifier, sellerMerchantSlug });
         }
+        const { delistRefundWindowHours } = await deps.tenantPolicy(tenantId);
+        if (patch.marketplaceVisibility === 'PRIVATE') await queueDelistRefund(deps, id, delistRefundWindowHours, deps.clock());
         return runPoolCommand(
           deps,
           ctx,
           id,
-          (metadata) => ({ type: 'UpdatePool', data: { patch: patch as PoolPatch }, metadata }),
+          (metadata) => ({ type: 'UpdatePool', data: { patch: patch as PoolPatch, delistRefundWindowHours }, metadata }),
           poolAnswer(auth, 200, ({ events }) => {
             const change = events.find((e) => e.type === 'PoolVisibilityChanged');
             return { refund: change?.type === 'PoolVisibilityChanged' ? change.data.refund : null };

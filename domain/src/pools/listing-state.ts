@@ -10,7 +10,13 @@ export interface Listing {
   listingId: string | null;
   /** The ledger account the fee in force came from: where a delist refund goes back. */
   source: string | null;
+  /** A delist refund decided and not yet paid back on the ledger. */
+  owed: { listingId: string; amount: string; destination: string } | null;
+  /** Listings whose fee was refunded on the ledger. */
+  refunded: string[];
 }
+
+export const initialListing = (): Listing => ({ prepared: [], listedAt: null, listingId: null, source: null, owed: null, refunded: [] });
 
 export const evolveListing = (l: Listing, event: PoolListingEvent): Listing => {
   switch (event.type) {
@@ -22,6 +28,7 @@ export const evolveListing = (l: Listing, event: PoolListingEvent): Listing => {
       const d = event.data;
       const paid = l.prepared.find((p) => p.listingId === d.listingId);
       return {
+        ...l,
         prepared: l.prepared.map((p) => (p.listingId === d.listingId ? { ...p, status: 'PAID' as const, txHash: d.txHash } : p)),
         listedAt: d.listedAt,
         listingId: d.listingId,
@@ -29,7 +36,7 @@ export const evolveListing = (l: Listing, event: PoolListingEvent): Listing => {
       };
     }
     case 'PoolListingFeeRefunded':
-      return l;
+      return { ...l, owed: l.owed?.listingId === event.data.listingId ? null : l.owed, refunded: [...l.refunded, event.data.listingId] };
     default:
       return assertNever(event);
   }

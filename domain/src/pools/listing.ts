@@ -85,6 +85,7 @@ export const decideListing = (command: ListingCommand, state: Pool): PoolEvent[]
     case 'RecordListingRefund': {
       if (state.status === 'none') throw new NotFoundError('pool');
       const d = command.data;
+      if (state.listing.refunded.includes(d.listingId)) return [];
       return [{ type: 'PoolListingFeeRefunded', data: { poolId: state.id, ...d, refundedAt: now } }];
     }
     default:

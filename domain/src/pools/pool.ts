@@ -15,7 +15,7 @@ import { isPositiveAmount, parseAmount } from '../money';
 import { jsonEqual } from '../equal';
 import { emptyHoldings, type Holdings } from '../reservations/holdings';
 import { evolveHoldings } from '../reservations/evolve';
-import { evolveListing, type Listing } from './listing-state';
+import { evolveListing, initialListing, type Listing } from './listing-state';
 
 /** The pool's escrow account, as publishing opened it. */
 export interface PoolEscrowState {
@@ -338,7 +338,7 @@ const created = (data: EventData<'PoolCreated'>): ExistingPool => {
     listingFee: null,
     escrow: null,
     holdings: emptyHoldings(),
-    listing: { prepared: [], listedAt: null, listingId: null, source: null },
+    listing: initialListing(),
     createdAt,
     updatedAt: createdAt,
   };
@@ -364,6 +364,10 @@ export const evolvePool = (state: Pool, event: PoolEvent): Pool => {
         ...state,
         fields: { ...state.fields, marketplaceVisibility: event.data.to },
         listingFee: event.data.refund ? null : state.listingFee,
+        listing:
+          event.data.refund && state.listing.listingId && state.listing.source
+            ? { ...state.listing, owed: { listingId: state.listing.listingId, amount: event.data.refund.amount, destination: state.listing.source } }
+            : state.listing,
         updatedAt: event.data.changedAt,
       };
     case 'PoolCountryChanged':

@@ -739,7 +739,7 @@ evolve('PoolCreated folds to a DRAFT pool with its fields', () => {
     listingFee: null,
     escrow: null,
     holdings: { byId: new Map(), pending: new Set() },
-    listing: { prepared: [], listedAt: null, listingId: null, source: null },
+    listing: { prepared: [], listedAt: null, listingId: null, source: null, owed: null, refunded: [] },
     createdAt: T0,
     updatedAt: T0,
   });

@@ -22,7 +22,7 @@ export interface SearchSourceRow {
 }
 
 /** The pool events that change a listing (a commission mandate does not: it is not folded, so versions stay put). */
-const POOL_EVENTS = ['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolVisibilityChanged', 'PoolCountryChanged', 'PoolArchived', 'PoolUnarchived'];
+const POOL_EVENTS = ['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolVisibilityChanged', 'PoolListed', 'PoolCountryChanged', 'PoolArchived', 'PoolUnarchived'];
 const MERCHANT_EVENTS = ['MerchantOnboarded', 'MerchantProfileUpdated', 'MerchantActivated', 'MerchantSuspended'];
 const HANDLED: ReadonlySet<string> = new Set([...POOL_EVENTS, ...MERCHANT_EVENTS]);
 

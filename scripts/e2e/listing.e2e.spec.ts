@@ -64,7 +64,7 @@ test('forged fee payments never list: short, wrong memo, wrong issuer, from anot
   const listing = (await post(ctx, `/api/pools/${id}/list`, { tier: 'LISTED' })).body.data.listing;
   const w = ctx.organiser.wallet!;
   const platform = ctx.api.services.ledger.settings.platformAccount;
-  const memo = Buffer.from((TransactionBuilder.fromXDR(listing.xdr, w.passphrase) as { memo: { value: Buffer } }).memo.value).toString('hex');
+  const memo = Buffer.from((TransactionBuilder.fromXDR(listing.xdr, w.passphrase) as unknown as { memo: { value: Buffer } }).memo.value).toString('hex');
   const pay = async (o: { amount?: string; memoHash?: string; asset?: Asset; from?: Keypair }) => {
     const from = o.from ?? w.keypair;
     const account = await w.horizon.loadAccount(from.publicKey());

@@ -196,8 +196,7 @@ payment('cancel frees the units; twice is a no-op; paid and expired are refused;
 
 payment('the fold counts held and paid units at a time', () => {
   const state = [...open(), placed(1), signed(), paidEvent, placed(1, { id: R2, buyer: BOB })].reduce((s, e) => evolvePool(s, e), initialPool());
-  assert.ok(state.status !== 'none');
-  if (state.status === 'none') return;
+  if (state.status === 'none') return assert.unreachable('the pool exists');
   assert.equal(unitCounts(state.holdings, T1).get('u'), { held: 1, paid: 1 });
   assert.equal(unitCounts(state.holdings, LATER).get('u'), { held: 0, paid: 1 }, 'a stale hold no longer counts');
 });

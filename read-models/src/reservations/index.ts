@@ -1,1 +1,5 @@
 export * from './view';
+export * from './tables';
+export * from './fold';
+export * from './reader';
+export * from './amounts';

@@ -82,10 +82,11 @@ const placed = (event: Extract<ReservationEvent, { type: 'ReservationPlaced' }>)
  * other pool events return it unchanged; before ReservationPlaced there is no document. Timestamps are kept as
  * ISO-8601 UTC, what the row gives back, so a document folded in memory equals one read from the table.
  */
-export const foldReservation = (doc: ReservationDoc | null, event: PoolEvent, revision: bigint, tenantId: string): ReservationDoc | null => {
+export const foldReservation = (doc: ReservationDoc | null, event: PoolEvent, revision: bigint, tenantId: string | null): ReservationDoc | null => {
   if (!isReservationEvent(event)) return doc;
   if (doc && revision <= doc.revision) return doc;
-  if (event.type === 'ReservationPlaced') return doc ?? { facts: placed(event), tenantId, revision };
+  // Reservations are always placed in a tenant (the command side records it in the metadata); without one there is no row.
+  if (event.type === 'ReservationPlaced') return doc ?? (tenantId === null ? null : { facts: placed(event), tenantId, revision });
   if (!doc) return null;
   return { facts: evolve(doc.facts, event), tenantId: doc.tenantId, revision };
 };

@@ -84,6 +84,16 @@ export class PoolReadModel {
     };
   }
 
+  /** Every pool this organiser has in the tenant, archived or not (the organiser's dashboard). */
+  async organisedBy(tenantId: string, organiserId: string): Promise<PoolRow[]> {
+    return this.knex<PoolRow>(POOL_TABLES.pools).where({ tenant_id: tenantId, organiser_id: organiserId });
+  }
+
+  /** These pools' rows (the buyer's orders show each reservation's pool). */
+  async rowsOf(ids: string[]): Promise<PoolRow[]> {
+    return ids.length === 0 ? [] : this.knex<PoolRow>(POOL_TABLES.pools).whereIn('id', [...new Set(ids)]);
+  }
+
   async view(row: PoolRow, viewer: Viewer, now: Date = new Date()): Promise<GroupBuy> {
     const [{ members, mine }, points] = await Promise.all([
       this.peopleOf([row.id], viewer, now),

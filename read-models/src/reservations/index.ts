@@ -3,3 +3,4 @@ export * from './tables';
 export * from './fold';
 export * from './reader';
 export * from './amounts';
+export * from './dashboard';

@@ -22,7 +22,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
   const consistency = { waiter: services.waiter, readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS };
   const awaitIdentity = (ctx: Parameters<typeof waitForMinPosition>[1]) => waitForMinPosition(consistency, ctx, ['identity']);
   return [
-    ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger }),
+    ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger, reservations }),
     ...makePoolQueryRoutes({ pools, accounts, ...consistency }),
     ...makeReservationQueryRoutes({ reservations, pools, accounts, ...consistency }),
     ...makeMerchantQueryRoutes({ catalogue }),

@@ -143,3 +143,26 @@ export const organiserDashboard = (pools: PoolRow[], reservations: ReservationRo
     },
   };
 };
+
+export interface Spending {
+  currency: string;
+  committed: string;
+  escrowed: string;
+  released: string;
+}
+
+/**
+ * A buyer's spending from real payments: `escrowed` sums the verified deposits of their PAID reservations,
+ * `committed` their live PENDING reservations (lazy expiry at `now`). Nothing is released before the escrow
+ * issue's release path exists, so `released` is 0.00. Every reservation is in the euro stablecoin.
+ */
+export const spendingOf = (rows: ReservationRow[], now: Date): Spending => {
+  let [committed, escrowed] = [0n, 0n];
+  for (const row of rows) {
+    const r = factsOfRow(row);
+    const status = effectiveStatus(r, now);
+    if (status === 'PAID') escrowed += toMinor(r.payment?.amount ?? r.amount);
+    else if (status === 'PENDING') committed += toMinor(r.amount);
+  }
+  return { currency: 'EUR', committed: fromMinor(committed), escrowed: fromMinor(escrowed), released: '0.00' };
+};

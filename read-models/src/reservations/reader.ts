@@ -47,9 +47,9 @@ export class ReservationReadModel {
     return (await this.table.whereIn('pool_id', poolIds).orderBy([{ column: 'placed_at', order: 'asc' }, { column: 'id', order: 'asc' }])) as ReservationRow[];
   }
 
-  /** Every PAID reservation of a buyer (what they spent), across tenants' pools of one tenant. */
-  async paidBy(tenantId: string, buyerId: string): Promise<ReservationRow[]> {
-    return (await this.table.where({ tenant_id: tenantId, buyer_id: buyerId, status: 'PAID' })) as ReservationRow[];
+  /** A buyer's PENDING and PAID reservations in a tenant: what their spending is made of (spendingOf). */
+  async spendingRows(tenantId: string, buyerId: string): Promise<ReservationRow[]> {
+    return (await this.table.where({ tenant_id: tenantId, buyer_id: buyerId }).whereIn('status', ['PENDING', 'PAID'])) as ReservationRow[];
   }
 
   /** The buyers holding units in these pools at `now`, each once per pool, by their first holding reservation. */

@@ -7,6 +7,8 @@ import { makeLedgerRoutes } from './ledger/routes';
 import { makeMandateRoutes } from './mandates/routes';
 import { makePoolCommandRoutes } from './pools/routes';
 import { makePilotRequestRoutes } from './catalogue/pilot-requests';
+import { makeReservationRoutes } from './reservations/routes';
+import { loadTenantSettings } from './identity/tenant';
 
 export interface CommandApiDeps {
   services: Services;
@@ -16,13 +18,19 @@ export interface CommandApiDeps {
 /** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
 export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const clock = deps.clock ?? (() => new Date());
-  const { store, pgPool, commandQueue, waiter, knex, config, tokens, sessions, credentials, oneTime, mail, ledger, logger } = deps.services;
+  const { store, pgPool, commandQueue, waiter, knex, config, tokens, sessions, credentials, oneTime, mail, ledger, logger, jobs } = deps.services;
   // Read-side lookups the command side may make: routing a request to its tenant, and finding an account id by
   // email or phone (the account's own stream then decides).
   const tenants = new TenantReadModel(knex);
   const accounts = new AccountReadModel(knex);
   // What every command on an account stream needs: the write path, and read-your-writes.
   const escrow = new EscrowLedger(ledger);
+  /** The tenant's reservation TTL: its settings (its stream says), else the service's default. */
+  const reservationTtlSeconds = async (tenantId: string) => {
+    const tenant = await tenants.byId(tenantId);
+    const settings = tenant ? await loadTenantSettings(store, tenant.slug) : {};
+    return settings.reservationTtlSeconds ?? config.RESERVATION_TTL_SECONDS;
+  };
   const onAccounts = { store, pgPool, commandQueue, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
   return [
     ...makeAuthCommandRoutes({ knex, tenants, store, tokens, sessions, config }),
@@ -33,5 +41,6 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeMandateRoutes(onAccounts),
     ...makePoolCommandRoutes({ ...onAccounts, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS }),
     ...makePilotRequestRoutes({ store, pgPool, commandQueue, clock }),
+    ...makeReservationRoutes({ ...onAccounts, ledger, escrow, jobs, reservationTtlSeconds }),
   ];
 };

@@ -7,3 +7,7 @@ export * from './pools/routes';
 export * from './identity/login-routes';
 export * from './catalogue/merchants';
 export * from './catalogue/pilot-requests';
+export * from './reservations/routes';
+export * from './reservations/runtime';
+export * from './reservations/expiry';
+export * from './reservations/reconcile';

@@ -1,14 +1,20 @@
 import { boot, createApiServer } from '@cagnotte/infra';
 import { makeCommandRoutes } from './app';
+import { startReservationExpiry } from './reservations/expiry';
 import { TenantReadModel } from '@cagnotte/read-models';
 
 /** command-api alone (split deployment): writes only; reads are served by query-api, projections by the worker. */
-void boot('command-api', async (services) => ({
-  app: createApiServer({
-    services,
-    tenants: new TenantReadModel(services.knex),
-    routes: makeCommandRoutes({ services }),
-    projections: ['identity', 'pools'],
-    info: { title: 'Cagnotte command API', version: '1.0.0', description: 'Write side of the marketplace API.' },
-  }),
-}));
+void boot('command-api', async (services) => {
+  // The reservation expiry jobs run where commands run: they append to pool streams.
+  const stopExpiry = startReservationExpiry(services);
+  return {
+    app: createApiServer({
+      services,
+      tenants: new TenantReadModel(services.knex),
+      routes: makeCommandRoutes({ services }),
+      projections: ['identity', 'pools'],
+      info: { title: 'Cagnotte command API', version: '1.0.0', description: 'Write side of the marketplace API.' },
+    }),
+    stop: stopExpiry,
+  };
+});

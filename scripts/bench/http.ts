@@ -6,6 +6,7 @@ import { createServices, loadConfig } from '@cagnotte/infra';
 import { createProjectorRunner } from '@cagnotte/projectors';
 import { fmtMs, fmtRate, freshDatabase, machineCpu, table, type SummaryRow } from './lib';
 import { closedLoop, openLoop, type LoadResult, type Target } from './loadgen';
+import { fundedWallet, linkWallet } from '../e2e/wallet';
 
 const TARGET_P99_MS = 10;
 const SERVER_SCRIPT = path.join(__dirname, 'server.ts');
@@ -25,7 +26,7 @@ export interface HttpOptions {
  * Starts server.ts in a child process (tsx loader) and resolves with the port it listens on.
  * BENCH_CPU_PROF=1 writes a V8 CPU profile of the app server to scripts/bench/results/ when it stops.
  */
-const startServer = (mode: 'app' | 'baseline', env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> =>
+export const startServer = (mode: 'app' | 'baseline', env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> =>
   new Promise((resolve, reject) => {
     const prof = mode === 'app' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.join(__dirname, 'results')] : [];
     const child = fork(SERVER_SCRIPT, [mode], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...prof], env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
@@ -43,7 +44,7 @@ const startServer = (mode: 'app' | 'baseline', env: Record<string, string>): Pro
     });
   });
 
-const stopServer = async (child: ChildProcess): Promise<void> => {
+export const stopServer = async (child: ChildProcess): Promise<void> => {
   if (child.exitCode !== null) return;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   child.send('stop');
@@ -52,7 +53,7 @@ const stopServer = async (child: ChildProcess): Promise<void> => {
   clearTimeout(timer);
 };
 
-const json = async (port: number, method: string, p: string, headers: Record<string, string>, body?: unknown) => {
+export const json = async (port: number, method: string, p: string, headers: Record<string, string>, body?: unknown) => {
   const res = await fetch(`http://127.0.0.1:${port}${p}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -97,6 +98,8 @@ const prepare = async (url: string, port: number, pools: number): Promise<{ slug
     const tenantHeader = { 'x-service-tenant': slug };
     const login = await json(port, 'POST', '/api/auth/login/password', tenantHeader, { email, password });
     const auth = { ...tenantHeader, authorization: `Bearer ${String(login.body.data.token)}` };
+    // Publishing opens the pool's escrow with the organiser's linked ledger account as a cosigner.
+    await linkWallet(`http://127.0.0.1:${port}`, String(login.body.data.token), await fundedWallet(`http://127.0.0.1:${port}`, services));
     const ids: string[] = [];
     for (let i = 0; i < pools; i++) {
       const created = await json(port, 'POST', '/api/pools', auth, groupsPool(i));

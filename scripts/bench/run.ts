@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [-- --only appends|projector|http|search|soak]`: the event store, the pools projector, the public
+ * `pnpm bench [-- --only appends|projector|http|search|reservations|soak]`: the event store, the pools projector, the public
  * pool read and catalogue search, each beside a baseline measured in the same run, on a database of its own (BENCH_DATABASE_URL,
  * default cagnotte_bench, dropped and recreated for every part). Prints the machine, the figures and a
  * summary, and writes scripts/bench/results/latest.json. A benchmark, not a test: it never fails the build.
@@ -11,12 +11,12 @@ import { benchDatabaseUrl, describeMachine, fmtMs, table, verdict, type SummaryR
 
 process.env.LOG_LEVEL = 'silent';
 
-const PARTS = ['appends', 'projector', 'http', 'search', 'soak'] as const;
+const PARTS = ['appends', 'projector', 'http', 'search', 'reservations', 'soak'] as const;
 /** The soak (projectors' exactly-once stress, minutes) runs only when named. */
 const DEFAULT_PARTS = PARTS.filter((p) => p !== 'soak');
 type Part = (typeof PARTS)[number];
 
-const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search|soak[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--keep-db]`;
+const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search|reservations|soak[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--keep-db]`;
 
 /** `--name value` and `--name=value`; a bare `--` (as pnpm may pass it) is ignored. */
 const parseArgs = (argv: string[]) => {
@@ -90,6 +90,11 @@ const main = async () => {
       const r = await runSoak({ url, seconds: args.soakSeconds });
       rows.push(...r.rows);
       details.soak = r.details;
+    } else if (part === 'reservations') {
+      const { runReservations } = await import('./reservations');
+      const r = await runReservations({ url, seconds: Math.max(args.seconds, 5), concurrency: args.concurrency });
+      rows.push(...r.rows);
+      details.reservations = r.details;
     } else if (part === 'search') {
       const { runSearch } = await import('./search');
       const r = await runSearch({ url, listings: args.listings, queries: args.queries });

@@ -4,15 +4,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createTenant, onboardMerchant, registerUser } from '@cagnotte/command-api';
+import { createTenant, onboardMerchant, reconcileAll, registerUser } from '@cagnotte/command-api';
 import { AppError } from '@cagnotte/domain';
 import { AccountType, Role } from '@cagnotte/event-schemas';
 import { PROJECTION_NAMES, ProjectionFaultedError, createProjectorRunner } from '@cagnotte/projectors';
 import {
   LedgerRejectedError,
   LedgerUnavailableError,
+  EscrowLedger,
   createEventAnchor,
+  createSandboxHorizonRouter,
   createServices,
+  serveApp,
   formatPosition,
   loadConfigOrExit,
   type AnchorReceipt,
@@ -42,6 +45,9 @@ const USAGE = `Usage: pnpm cli <command>
   events anchor                      anchor every new event on the ledger now (a memo-hash transaction)
   events anchors [--limit <n>]       the anchor receipts, newest first
   events anchors --leaves <id>       one anchor's leaves in tree order (to check it without our code)
+  escrow reconcile [--pool <id>]     replay every published pool (or one) and compare with the ledger: the escrow
+                                     holds exactly the PAID deposits; lists missing, owed-back and unexpected ones
+                                     (exit 1 when a pool does not reconcile; progress on stderr)
 
 Each command prints JSON. Exit code 0 on success, 1 on a refused command, 2 on bad usage.`;
 
@@ -52,6 +58,21 @@ const meta = () => ({ actor: operator(), correlationId: randomUUID(), causationI
 const print = (v: unknown) => console.log(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x), 2));
 
 const runner = (s: Services) => createProjectorRunner(s);
+
+/**
+ * In sandbox mode the ledger client talks to the sandbox Horizon over HTTP, as it would to testnet: the CLI serves
+ * it on a loopback port of its own for the time of the command.
+ */
+const serveSandboxHere = async (s: Services): Promise<() => Promise<void>> => {
+  if (!s.sandboxLedger || s.self.url) return async () => {};
+  const express = (await import('express')).default;
+  const app = express();
+  app.use('/sandbox/horizon', createSandboxHorizonRouter(s.sandboxLedger));
+  const server = await serveApp(app, 0, '127.0.0.1');
+  const address = server.address();
+  s.self.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return () => new Promise<void>((r) => server.close(() => r()));
+};
 
 const showReceipt = (r: AnchorReceipt) => ({ ...r, from: formatPosition(r.from), to: formatPosition(r.to) });
 
@@ -280,6 +301,22 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
     const report = await anchor.verify(all ? 'all' : streams);
     print({ ...report, results: all ? report.results.filter((r) => !r.ok) : report.results });
     if (!report.ok) process.exitCode = 1;
+  },
+  'escrow reconcile': async (s, args) => {
+    const { values } = parseArgs({ args, options: { pool: { type: 'string' } } });
+    if (values.pool !== undefined && !/^[0-9a-f-]{36}$/i.test(values.pool)) throw new UsageError('--pool takes a pool id');
+    const stopSandbox = await serveSandboxHere(s);
+    try {
+      const progress = (done: number, total: number) => {
+        if (process.stderr.isTTY) process.stderr.write(`\rreconciling ${done}/${total} pools ${'█'.repeat(Math.round((20 * done) / Math.max(1, total))).padEnd(20, '·')}`);
+        if (done === total && process.stderr.isTTY) process.stderr.write('\n');
+      };
+      const report = await reconcileAll({ store: s.store, escrow: new EscrowLedger(s.ledger), knex: s.knex }, { poolId: values.pool, onProgress: progress });
+      print(report);
+      if (!report.ok) process.exitCode = 1;
+    } finally {
+      await stopSandbox();
+    }
   },
   'events anchor': async (s) => {
     const anchor = createEventAnchor(s);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTenant } from '@cagnotte/command-api';
+import { createTenant, startReservationExpiry } from '@cagnotte/command-api';
 import { ConflictError } from '@cagnotte/domain';
 import { boot, startAnchoring, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
 import { createEmbedded } from './api';
@@ -28,9 +28,11 @@ void boot('cagnotte', async (services) => {
   await provisionDefaultTenant(services, (position) => runner.catchUp(position));
   const stopMail = startMailDelivery(services);
   const stopAnchoring = startAnchoring(services);
+  const stopExpiry = startReservationExpiry(services);
   return {
     app,
     stop: async () => {
+      await stopExpiry();
       await stopAnchoring();
       await stopMail();
       await runner.stop();

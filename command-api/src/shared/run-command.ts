@@ -62,6 +62,36 @@ export const loadState = async <S, E extends DomainEvent>(store: EventStore, str
   // A stream holds only events its aggregates fold (the stream name says which), so the cast is the stream's contract.
   (await store.readStream(streamId)).map((r) => parseEvent(r) as unknown as E).reduce(aggregate.evolve, aggregate.initial());
 
+/**
+ * The last committed state of recently commanded streams, per aggregate: a command reads only the events after it
+ * (a hot pool holds thousands of reservations; refolding them on every command would make each cost the history).
+ * Only this process's command queue touches an entry (commands on a stream take turns), and an entry is dropped the
+ * moment an attempt fails: deciding may not change a state, but folding the new events may update it in place
+ * (see domain/src/reservations/holdings.ts), so a state whose events did not commit is never kept.
+ */
+class StateCache {
+  private readonly entries = new Map<string, { revision: bigint; state: unknown }>();
+  constructor(private readonly capacity: number) {}
+  take<S>(key: string): { revision: bigint; state: S } | undefined {
+    const hit = this.entries.get(key);
+    // Taken out while a command works on it: nothing else can see a state half-way.
+    if (hit) this.entries.delete(key);
+    return hit as { revision: bigint; state: S } | undefined;
+  }
+  put(key: string, revision: bigint, state: unknown): void {
+    this.entries.set(key, { revision, state });
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+const caches = new WeakMap<object, WeakMap<object, StateCache>>();
+const cacheFor = (store: EventStore, aggregate: object): StateCache => {
+  let byAggregate = caches.get(store);
+  if (!byAggregate) caches.set(store, (byAggregate = new WeakMap()));
+  let cache = byAggregate.get(aggregate);
+  if (!cache) byAggregate.set(aggregate, (cache = new StateCache(2_000)));
+  return cache;
+};
+
 /** Queueing and conflict retries together stay under this; then 503, and the client retries (with its key). */
 export const COMMAND_DEADLINE_MS = 10_000;
 
@@ -91,25 +121,41 @@ export const runCommand = async <S, E extends DomainEvent = DomainEvent>(
   return runtime.commandQueue.run(
     streamId,
     async () => {
+      const cache = cacheFor(runtime.store, aggregate);
       for (let attempt = 1; ; attempt++) {
-        const recorded = await runtime.store.readStream(streamId);
+        const cached = cache.take<S>(streamId);
+        const recorded = await runtime.store.readStream(streamId, cached ? { fromRevision: cached.revision + 1n } : {});
         // A stream holds only events its aggregates fold (the stream name says which), so the cast is the stream's contract.
-        const state = recorded.map((r) => parseEvent(r) as unknown as E).reduce(aggregate.evolve, aggregate.initial());
-        const head = recorded.length === 0 ? -1n : recorded[recorded.length - 1]!.revision;
-        const events = decide(state);
-        if (events.length === 0) return withAnswer({ state, events, position: null, revision: head });
+        const state = recorded.map((r) => parseEvent(r) as unknown as E).reduce(aggregate.evolve, cached ? cached.state : aggregate.initial());
+        const head = recorded.length === 0 ? (cached?.revision ?? -1n) : recorded[recorded.length - 1]!.revision;
+        let events: E[];
+        try {
+          events = decide(state);
+        } catch (refusal) {
+          // Deciding changes no state: a refused command leaves the committed state as it was.
+          cache.put(streamId, head, state);
+          throw refusal;
+        }
+        if (events.length === 0) {
+          cache.put(streamId, head, state);
+          return withAnswer({ state, events, position: null, revision: head });
+        }
         const expectedRevision = head < 0n ? ('no_stream' as const) : head;
         const after = events.reduce(aggregate.evolve, state);
         const newEvents = toNewEvents(events, metadata);
         try {
           const claim = options.idempotency && options.respond ? options.idempotency : null;
+          let outcome: CommandOutcome<S, E> & { answer: RouteAnswer | null };
           if ((claim || options.within) && sharesTransactions(runtime.store)) {
-            return await appendInTransaction(runtime.pgPool, runtime.store, streamId, newEvents, expectedRevision, { claim, within: options.within }, (position, revision) =>
+            outcome = await appendInTransaction(runtime.pgPool, runtime.store, streamId, newEvents, expectedRevision, { claim, within: options.within }, (position, revision) =>
               withAnswer({ state: after, events, position, revision }),
             );
+          } else {
+            const result = await runtime.store.append(streamId, newEvents, { expectedRevision });
+            outcome = withAnswer({ state: after, events, position: result.position, revision: result.nextExpectedRevision });
           }
-          const result = await runtime.store.append(streamId, newEvents, { expectedRevision });
-          return withAnswer({ state: after, events, position: result.position, revision: result.nextExpectedRevision });
+          cache.put(streamId, outcome.revision, after);
+          return outcome;
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError)) throw error;
           if (Date.now() >= until) throw busy();

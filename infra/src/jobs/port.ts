@@ -68,4 +68,6 @@ export interface JobQueue {
 /** Queue names used by the service (a queue name is a Redis key part: no `:`). */
 export const JOB_QUEUES = {
   mail: 'mail',
+  /** A reservation's expiry: delayed until it, keyed by the reservation (command-api/src/reservations/expiry.ts). */
+  reservationExpiry: 'reservation-expiry',
 } as const;

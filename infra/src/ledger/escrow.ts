@@ -27,22 +27,26 @@ const balanceIdOf = (tx: Transaction): string | null => {
 
 const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** Horizon's JSON predicates as the domain compares them: `{before}` / `{notBefore}` in epoch seconds, else `other`. */
-interface XdrPredicate {
-  switch(): { name: string };
-  absBefore(): { toString(): string };
-  notPredicate(): XdrPredicate | null | undefined;
-}
+/**
+ * A claim predicate as the SDK decodes it: a plain object `{type, absBefore?, notPredicate?}` (SDK 17), or an XDR
+ * union (`switch()`, `absBefore()`, `notPredicate()`) in older versions. Both are read.
+ */
+type DecodedPredicate = Record<string, unknown>;
 
-const predicateOf = (p: XdrPredicate): ObservedDeposit['claimants'][number]['predicate'] => {
-  const kind = p.switch().name;
-  if (kind === 'claimPredicateBeforeAbsoluteTime') return { before: Number(p.absBefore().toString()) };
+const field = (p: DecodedPredicate, name: string): unknown => (typeof p[name] === 'function' ? (p[name] as () => unknown).call(p) : p[name]);
+const kindOf = (p: DecodedPredicate): string =>
+  typeof p.switch === 'function' ? (p.switch as () => { name: string }).call(p).name : String(p.type ?? '');
+
+const predicateOf = (p: DecodedPredicate): ObservedDeposit['claimants'][number]['predicate'] => {
+  const kind = kindOf(p);
+  if (kind === 'claimPredicateBeforeAbsoluteTime') return { before: Number(String(field(p, 'absBefore'))) };
   if (kind === 'claimPredicateNot') {
-    const inner = p.notPredicate();
-    if (inner && inner.switch().name === 'claimPredicateBeforeAbsoluteTime') return { notBefore: Number(inner.absBefore().toString()) };
+    const inner = field(p, 'notPredicate') as DecodedPredicate | null | undefined;
+    if (inner && kindOf(inner) === 'claimPredicateBeforeAbsoluteTime') return { notBefore: Number(String(field(inner, 'absBefore'))) };
   }
   return 'other';
 };
+
 
 /**
  * The escrow side of the ledger: opening a pool's escrow account, the deposits buyers sign (claimable balances the
@@ -197,7 +201,7 @@ export class EscrowLedger {
       amount: cb?.amount ?? '0',
       memoHash,
       balanceId,
-      claimants: cb ? cb.claimants.map((c) => ({ destination: c.destination, predicate: predicateOf(c.predicate as unknown as XdrPredicate) })) : [],
+      claimants: cb ? cb.claimants.map((c) => ({ destination: c.destination, predicate: predicateOf(c.predicate as unknown as DecodedPredicate) })) : [],
     };
   }
 

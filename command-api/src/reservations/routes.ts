@@ -1,0 +1,296 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { NotFoundError, ValidationError, depositMismatch, type ObservedDeposit } from '@cagnotte/domain';
+import { DecimalAmount, RESERVATION_TERMS, currentReservationTerms } from '@cagnotte/event-schemas';
+import { LedgerRejectedError, LedgerUnavailableError, defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
+import { ReservationSchema } from '@cagnotte/read-models';
+import { loadAccount } from '../shared/context';
+import { reservationOf, answerWith, loadPool, reservationMemoHash, runReservationCommand, tenantOf, RESERVATION_EXPIRY_QUEUE, type ReservationDeps } from './runtime';
+
+// The buyer's checkout: reserve, sign (terms + the deposit to sign), pay (verified on the ledger), cancel, reclaim.
+
+const PoolParams = z.object({ id: z.string().uuid() });
+const ReservationParams = z.object({ id: z.string().uuid(), reservationId: z.string().uuid() });
+const TxHash = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be a 64-character hex transaction hash')
+  .transform((h) => h.toLowerCase());
+
+const ReserveInput = z
+  .object({
+    lines: z
+      .array(z.object({ unitId: z.string().min(1).max(64), quantity: z.number().int().min(1).max(1_000_000) }).strict())
+      .max(200)
+      .default([])
+      .describe('GROUPS: the units to hold'),
+    pledge: DecimalAmount.optional().describe('FUNDING: the amount pledged, decimal string'),
+    relaisId: z.string().min(1).max(64).nullable().optional().describe('The pick-up point (required when the pool has any)'),
+  })
+  .strict()
+  .describe('ReserveInput');
+
+const XdrToSign = z.object({
+  xdr: z.string().describe('Unsigned transaction envelope (base64 XDR): sign it with your key and submit it'),
+  hash: z.string(),
+  networkPassphrase: z.string(),
+});
+const Reclaim = XdrToSign.extend({
+  balanceId: z.string(),
+  validAfter: z.string().describe('The ledger refuses it before this time'),
+}).describe('Your reclaim transaction: shown to you only, never part of an event or a read model');
+
+const SignResult = z
+  .object({
+    reservation: ReservationSchema,
+    payment: XdrToSign.extend({ expiresAt: z.string(), balanceId: z.string(), amount: z.string(), escrowAccount: z.string() }).describe('The deposit to sign'),
+    reclaim: Reclaim,
+  })
+  .describe('ReservationSignResult');
+
+const PayResult = z
+  .object({
+    paid: z.boolean(),
+    pending: z.boolean().optional(),
+    idempotent: z.boolean().optional(),
+    latePayment: z.boolean().optional().describe('The deposit came when the reservation no longer held: it is owed back (see `reclaim`)'),
+    reason: z.string().optional(),
+    txHash: z.string().optional(),
+    reservation: ReservationSchema.optional(),
+  })
+  .describe('ReservationPayResult');
+
+export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
+  const { clock, ledger, escrow } = deps;
+  const passphrase = ledger.settings.networkPassphrase;
+
+  const terms = defineRoute({
+    method: 'get',
+    path: '/api/pools/{id}/terms',
+    summary: 'The terms a buyer accepts when signing a reservation',
+    description: 'Server-authoritative text with its version and sha256; sign sends back the version and hash it accepted.',
+    tags: ['Reservation'],
+    auth: 'optional',
+    params: PoolParams,
+    success: { status: 200, description: 'The current terms', schema: z.object({ version: z.string(), text: z.string(), hash: z.string() }).describe('ReservationTerms') },
+    errors: [400, 404],
+    handler: async (ctx) => {
+      const pool = await loadPool(deps, ctx.params.id, ctx.tenant?.id ?? ctx.auth?.tenantId ?? '');
+      if (pool.status === 'none' || pool.status === 'DRAFT') throw new NotFoundError('pool');
+      return { data: { version: RESERVATION_TERMS.version, text: RESERVATION_TERMS.text, hash: RESERVATION_TERMS.hash } };
+    },
+  });
+
+  const reserve = defineRoute({
+    method: 'post',
+    path: '/api/pools/{id}/reservations',
+    summary: 'Reserve: hold units (GROUPS) or pledge an amount (FUNDING)',
+    description: [
+      'Bearer. Send an `Idempotency-Key`: a retry answers the first result. The reservation is PENDING until `expiresAt` (the tenant’s reservation TTL), then expires (lazily on read, and by a delayed job) and frees its units.',
+      'No oversell: held and paid units never exceed a unit’s `quantity`; a refused reservation is a 409 `insufficient_stock` whose `errors` say what is left. Per-buyer `minPerBuyer`/`maxPerBuyer` count your holding reservations (400 `per_buyer_limit`). With price `tiers`, the unit price is the tier reached with your units included.',
+      'The pool must be OPEN, not archived, before its deadline (400 `pool_not_open`, `pool_deadline_passed`); an organiser does not reserve in their own pool (403). A pool with pick-up points needs `relaisId`.',
+    ].join('\n\n'),
+    tags: ['Reservation'],
+    auth: 'required',
+    params: PoolParams,
+    body: ReserveInput,
+    idempotent: true,
+    success: { status: 201, description: 'The PENDING reservation', schema: ReservationSchema },
+    errors: [400, 401, 403, 404, 409, 503],
+    handler: async (ctx) => {
+      const poolId = ctx.params.id;
+      const reservationId = randomUUID();
+      const ttlSeconds = await deps.reservationTtlSeconds(tenantOf(ctx));
+      // The expiry is queued before the reservation exists: a crash in between leaves a job that finds nothing to
+      // expire, never a reservation without its job.
+      await deps.jobs.enqueue(RESERVATION_EXPIRY_QUEUE, `reservation-expiry:${reservationId}`, { poolId, reservationId }, { delayMs: ttlSeconds * 1000 + 1000 });
+      return runReservationCommand(
+        deps,
+        ctx,
+        poolId,
+        (metadata) => ({
+          type: 'PlaceReservation',
+          data: { reservationId, lines: ctx.body.lines, pledge: ctx.body.pledge ?? null, relaisId: ctx.body.relaisId ?? null, ttlSeconds },
+          metadata,
+        }),
+        answerWith(201, (o) => reservationOf(o.state, reservationId, clock())),
+      );
+    },
+  });
+
+  const sign = defineRoute({
+    method: 'post',
+    path: '/api/pools/{id}/reservations/{reservationId}/sign',
+    summary: 'Sign: accept the terms and get the deposit to sign, and your reclaim',
+    description: [
+      'Bearer, the reservation’s buyer only (anyone else: 404). Send `acceptTerms: true` with the `termsVersion` and `termsHash` of GET /api/pools/{id}/terms (400 `terms_outdated` otherwise). Needs a linked, funded ledger account (400 `ledger_account_required` / `ledger_account_not_found`).',
+      'Answers the unsigned deposit: a claimable balance of exactly the reservation’s amount from your linked account, claimable by the pool’s escrow until `reclaimAfter` and by you from then on, bound to the reservation by its memo, valid until the reservation expires. Sign it client-side and submit it (then pay with `txHash`), or pay with the `signedXdr`.',
+      'Also answers your `reclaim`: the claim of that deposit back to you, valid from `reclaimAfter`, to keep in case the platform and the organiser both vanish. It is shown to you only (never in events, read models or anyone else’s answers). Signing again answers a deposit and reclaim rebuilt for your account’s current sequence.',
+    ].join('\n\n'),
+    tags: ['Reservation'],
+    auth: 'required',
+    params: ReservationParams,
+    body: z.object({ acceptTerms: z.literal(true), termsVersion: z.string().min(1).max(40), termsHash: z.string().regex(/^[0-9a-f]{64}$/) }).strict(),
+    idempotent: true,
+    success: { status: 200, description: 'The deposit to sign and your reclaim', schema: SignResult },
+    errors: [400, 401, 404, 503],
+    handler: async (ctx) => {
+      const { id: poolId, reservationId } = ctx.params;
+      const current = currentReservationTerms();
+      if (ctx.body.termsVersion !== current.version || ctx.body.termsHash !== current.hash) {
+        throw new ValidationError({ termsHash: [`the current terms are version ${current.version} (hash ${current.hash})`] }, 'These are not the current terms', 'terms_outdated');
+      }
+      const pool = await loadPool(deps, poolId, tenantOf(ctx));
+      const r = pool.status === 'none' ? undefined : pool.holdings.byId.get(reservationId);
+      if (pool.status === 'none' || !r || r.buyerId !== ctx.auth!.userId) throw new NotFoundError('reservation');
+      const account = await loadAccount(deps.store, ctx.auth!.userId);
+      const source = account.status === 'none' ? null : account.ledgerAccount;
+      if (!source) {
+        throw new ValidationError({ ledgerAccount: ['link a ledger account first (POST /api/me/ledger/challenge, then /api/me/ledger/link): you pay from it'] }, 'A linked ledger account is required', 'ledger_account_required');
+      }
+      const memoHash = reservationMemoHash(reservationId);
+      if (!pool.escrow) throw new ValidationError({ poolId: ['this pool has no escrow account yet'] }, 'The pool has no escrow', 'escrow_not_open');
+      const { accountId: escrowAccount, reclaimAfter } = pool.escrow;
+      // Built before anything is recorded: an unfunded account or a silent ledger leaves no signature behind.
+      const deposit = await ledgerCall(() =>
+        escrow.buildDeposit({ source, escrowAccount, amount: r.amount, memoHash, reclaimAfter: new Date(reclaimAfter), validUntil: new Date(r.expiresAt) }),
+      );
+      const back = await ledgerCall(() => escrow.buildReclaim({ buyer: source, balanceId: deposit.balanceId, reclaimAfter, afterSequence: deposit.sequence }));
+      return runReservationCommand(
+        deps,
+        ctx,
+        poolId,
+        (metadata) => ({ type: 'SignReservation', data: { reservationId, terms: current, source, memoHash }, metadata }),
+        answerWith(200, (o) => ({
+          reservation: reservationOf(o.state, reservationId, clock()),
+          payment: { xdr: deposit.xdr, hash: deposit.hash, networkPassphrase: passphrase, expiresAt: deposit.expiresAt, balanceId: deposit.balanceId, amount: r.amount, escrowAccount },
+          reclaim: { xdr: back.xdr, hash: back.hash, networkPassphrase: passphrase, balanceId: back.balanceId, validAfter: back.validAfter },
+        })),
+      );
+    },
+  });
+
+  const pay = defineRoute({
+    method: 'post',
+    path: '/api/pools/{id}/reservations/{reservationId}/pay',
+    summary: 'Pay: the deposit is verified on the ledger',
+    description: [
+      'Bearer, the reservation’s buyer only. Primary path: you submitted the signed deposit yourself; send `txHash`. Fallback: send `signedXdr` and the service submits it (only if it is exactly this reservation’s deposit).',
+      'The service reads the transaction back from the ledger and checks that it succeeded and holds exactly one claimable balance: from your linked account, in the stablecoin (code **and** issuer), of exactly the reservation’s amount, with this reservation’s memo, claimable by the escrow before `reclaimAfter` and by you from then on, and by no one else. Then the reservation is PAID.',
+      'Answers `{paid: true, reservation}`; `{pending: true}` while the ledger does not show the transaction (call again); `{idempotent: true}` on a repeat. A deposit that lands after the reservation expired or was cancelled (or a second one) is recorded as owed back: `{paid: false, latePayment: true}`, and `reclaim` lists it. A forged, short, wrong-asset, wrong-memo or another reservation’s deposit is a 400 `payment_mismatch` and never marks anything paid.',
+    ].join('\n\n'),
+    tags: ['Reservation'],
+    auth: 'required',
+    params: ReservationParams,
+    body: z
+      .object({ txHash: TxHash.optional(), signedXdr: z.string().min(1).max(20_000).optional() })
+      .strict()
+      .refine((b) => b.txHash !== undefined || b.signedXdr !== undefined, { message: 'give txHash or signedXdr', path: ['txHash'] }),
+    idempotent: true,
+    success: { status: 200, description: 'Paid, pending, idempotent or late', schema: PayResult },
+    errors: [400, 401, 404, 503],
+    handler: async (ctx) => {
+      const { id: poolId, reservationId } = ctx.params;
+      const pool = await loadPool(deps, poolId, tenantOf(ctx));
+      const r = pool.status === 'none' ? undefined : pool.holdings.byId.get(reservationId);
+      if (pool.status === 'none' || !r || r.buyerId !== ctx.auth!.userId) throw new NotFoundError('reservation');
+      if (!r.signed) throw new ValidationError({ reservationId: ['sign the reservation first'] }, 'The reservation is not signed', 'reservation_not_signed');
+      const expected = { ...r.signed, assetCode: escrow.asset.code, assetIssuer: escrow.asset.issuer, amount: r.amount };
+
+      let txHash = ctx.body.txHash;
+      const via = ctx.body.signedXdr !== undefined ? ('signedXdr' as const) : ('txHash' as const);
+      if (ctx.body.signedXdr !== undefined) {
+        const tx = ledger.parseEnvelope(ctx.body.signedXdr);
+        if (!tx) throw new ValidationError({ signedXdr: ['is not a transaction envelope for this network'] }, 'Invalid signed transaction', 'invalid_xdr');
+        const hash = Buffer.from(tx.hash()).toString('hex');
+        if (txHash && txHash !== hash) throw new ValidationError({ txHash: ['does not match signedXdr'] });
+        txHash = hash;
+        if (r.payment?.txHash !== hash) {
+          // Nothing is submitted on the buyer's behalf unless it is exactly this reservation's deposit.
+          const mismatch = depositMismatch(expected, escrow.describeDeposit(tx, { txHash: hash, ledger: 0, successful: true, closedAt: null }));
+          if (mismatch) throw new ValidationError({ [mismatch.field]: [mismatch.message] }, `The deposit does not pay this reservation: ${mismatch.message}`, 'payment_mismatch');
+          try {
+            await ledger.submit(tx);
+          } catch (e) {
+            if (e instanceof LedgerUnavailableError) return { data: { paid: false, pending: true, reason: 'ledger_unavailable', txHash: hash } };
+            if (!(e instanceof LedgerRejectedError)) throw e;
+            // Already on the ledger (the buyer submitted it too): verify it below.
+            if (!(await ledgerCall(() => escrow.observeDeposit(hash)))) {
+              const codes = [e.resultCodes.transaction, ...(e.resultCodes.operations ?? [])].filter((c): c is string => !!c);
+              throw new ValidationError({ signedXdr: codes.length ? codes : [e.message] }, e.message, 'ledger_rejected');
+            }
+          }
+        }
+      }
+      const observed: ObservedDeposit | null = await ledgerCall(() => escrow.observeDeposit(txHash!));
+      if (!observed) return { data: { paid: false, pending: true, reason: 'not_on_ledger_yet', txHash: txHash! } };
+      return runReservationCommand(
+        deps,
+        ctx,
+        poolId,
+        (metadata) => ({ type: 'PayReservation', data: { reservationId, deposit: observed, via, asset: escrow.asset }, metadata }),
+        answerWith(200, (o) => {
+          const reservation = reservationOf(o.state, reservationId, clock());
+          const paid = reservation.payment?.txHash === observed.txHash;
+          return {
+            paid,
+            ...(o.events.length === 0 ? { idempotent: true } : {}),
+            ...(!paid ? { latePayment: true, reason: 'the reservation no longer held when the deposit landed: it is owed back' } : {}),
+            txHash: observed.txHash,
+            reservation,
+          };
+        }),
+      );
+    },
+  });
+
+  const cancel = defineRoute({
+    method: 'post',
+    path: '/api/pools/{id}/reservations/{reservationId}/cancel',
+    summary: 'Cancel a PENDING reservation',
+    description: 'Bearer, the buyer only. Frees the units at once. A PAID reservation is refunded through the escrow, not cancelled (400 `reservation_paid`); an expired one is 400 `reservation_expired`; cancelling twice answers the cancelled reservation.',
+    tags: ['Reservation'],
+    auth: 'required',
+    params: ReservationParams,
+    idempotent: true,
+    success: { status: 200, description: 'The cancelled reservation', schema: ReservationSchema },
+    errors: [400, 401, 404, 503],
+    handler: async (ctx) => {
+      const { id: poolId, reservationId } = ctx.params;
+      return runReservationCommand(
+        deps,
+        ctx,
+        poolId,
+        (metadata) => ({ type: 'CancelReservation', data: { reservationId }, metadata }),
+        answerWith(200, (o) => reservationOf(o.state, reservationId, clock())),
+      );
+    },
+  });
+
+  const reclaim = defineRoute({
+    method: 'get',
+    path: '/api/pools/{id}/reservations/{reservationId}/reclaim',
+    summary: 'Your reclaim transactions, rebuilt for your account now',
+    description: 'Bearer, the buyer only (anyone else: 404). One claim per deposit of the reservation (its payment and any deposit owed back), valid from `reclaimAfter`: sign and submit it yourself. Never part of an event or a read model, never shown to anyone else.',
+    tags: ['Reservation'],
+    auth: 'required',
+    params: ReservationParams,
+    success: { status: 200, description: 'The reclaims', schema: z.object({ reclaims: z.array(Reclaim.extend({ amount: z.string() })) }).describe('ReservationReclaims') },
+    errors: [400, 401, 404, 503],
+    handler: async (ctx) => {
+      const { id: poolId, reservationId } = ctx.params;
+      const pool = await loadPool(deps, poolId, tenantOf(ctx));
+      const r = pool.status === 'none' ? undefined : pool.holdings.byId.get(reservationId);
+      if (pool.status === 'none' || !r || r.buyerId !== ctx.auth!.userId) throw new NotFoundError('reservation');
+      const signed = r.signed;
+      const deposits = signed ? [...(r.payment ? [r.payment] : []), ...r.latePayments] : [];
+      const reclaims = [];
+      for (const d of deposits) {
+        const built = await ledgerCall(() => escrow.buildReclaim({ buyer: signed!.source, balanceId: d.balanceId, reclaimAfter: signed!.reclaimAfter }));
+        reclaims.push({ xdr: built.xdr, hash: built.hash, networkPassphrase: passphrase, balanceId: d.balanceId, validAfter: built.validAfter, amount: d.amount });
+      }
+      return { data: { reclaims } };
+    },
+  });
+
+  return [terms, reserve, sign, pay, cancel, reclaim];
+};

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { NotFoundError, decideReservation, initialPool, type Reservation, type ReservationCommand } from '@cagnotte/domain';
+import type { EventMetadata } from '@cagnotte/event-schemas';
+import { JOB_QUEUES, type AuthContext, type CheckpointWaiter, type EscrowLedger, type JobQueue, type LedgerGateway, type RouteAnswer } from '@cagnotte/infra';
+import { reservationView, type ReservationFacts, type ReservationView } from '@cagnotte/read-models';
+import { loadActor, metadataFor, poolStream } from '../shared/context';
+import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
+import { poolAggregate, positionHeaders, type CommandCtx, type PoolCommandState, type PoolOutcome } from '../pools/handler';
+
+/** What the reservation commands take, and nothing else. */
+export interface ReservationDeps extends CommandRuntime {
+  waiter: Pick<CheckpointWaiter, 'waitFor'>;
+  readYourWritesMs: number;
+  clock: () => Date;
+  ledger: LedgerGateway;
+  escrow: EscrowLedger;
+  jobs: JobQueue;
+  /** The tenant's reservation TTL (its settings, else the service's default). */
+  reservationTtlSeconds: (tenantId: string) => Promise<number>;
+}
+
+export const RESERVATION_PROJECTIONS = ['pools'];
+export const RESERVATION_EXPIRY_QUEUE = JOB_QUEUES.reservationExpiry;
+
+/** The MEMO_HASH that binds a deposit to one reservation: it pays that reservation and no other. */
+export const reservationMemoHash = (reservationId: string): string => createHash('sha256').update(`cagnotte:reservation:${reservationId}`).digest('hex');
+
+export const factsOf = (poolId: string, r: Reservation): ReservationFacts => ({
+  id: r.id,
+  poolId,
+  buyerId: r.buyerId,
+  buyerName: r.buyerName,
+  status: r.status,
+  lines: r.lines,
+  pledge: r.pledge,
+  amount: r.amount,
+  relaisId: r.relaisId,
+  placedAt: r.placedAt,
+  expiresAt: r.expiresAt,
+  signed: r.signed ? { terms: r.signed.terms, escrowAccount: r.signed.escrowAccount, reclaimAfter: r.signed.reclaimAfter } : null,
+  payment: r.payment,
+  latePayments: r.latePayments,
+  endedAt: r.endedAt,
+});
+
+/** The reservation as of the command's own revision, rendered by the query side's view. */
+export const reservationOf = (state: PoolCommandState, reservationId: string, now: Date): ReservationView => {
+  const pool = state.pool;
+  const r = pool.status === 'none' ? undefined : pool.holdings.byId.get(reservationId);
+  if (pool.status === 'none' || !r) throw new NotFoundError('reservation');
+  return reservationView(factsOf(pool.id, r), now);
+};
+
+/** The pool as the caller may see it: another tenant's pool does not exist. */
+export const poolInTenant = (state: PoolCommandState, tenantId: string): PoolCommandState['pool'] =>
+  state.pool.status !== 'none' && state.pool.tenantId !== tenantId ? initialPool() : state.pool;
+
+export const loadPool = async (deps: ReservationDeps, poolId: string, tenantId: string) => poolInTenant(await loadState(deps.store, poolStream(poolId), poolAggregate), tenantId);
+
+export const tenantOf = (ctx: CommandCtx): string => ctx.tenant?.id ?? ctx.auth!.tenantId;
+
+/**
+ * Runs a reservation command on the pool's stream as the signed-in buyer (the pool decides capacity), answers with
+ * `respond` (written with the events under an Idempotency-Key), once the projections show the write.
+ */
+export const runReservationCommand = async (
+  deps: ReservationDeps,
+  ctx: CommandCtx,
+  poolId: string,
+  build: (meta: { actor: { userId: string; displayName: string }; now: string; ip: string | null }) => ReservationCommand,
+  respond: (outcome: PoolOutcome) => RouteAnswer,
+  metadata?: (now: string) => EventMetadata,
+): Promise<RouteAnswer> => {
+  const auth: AuthContext = ctx.auth!;
+  const actor = await loadActor(deps.store, auth);
+  const now = deps.clock().toISOString();
+  const tenantId = tenantOf(ctx);
+  const command = build({ actor: { userId: actor.userId, displayName: actor.displayName }, now, ip: ctx.ip.slice(0, 64) });
+  const outcome = await runCommand(
+    deps,
+    poolStream(poolId),
+    poolAggregate,
+    (state) => decideReservation(command, poolInTenant(state, tenantId)),
+    metadata ? metadata(now) : metadataFor(ctx, tenantId, now),
+    { respond, idempotency: ctx.idempotency },
+  );
+  if (outcome.position) await deps.waiter.waitFor(RESERVATION_PROJECTIONS, outcome.position, deps.readYourWritesMs);
+  return outcome.answer!;
+};
+
+export const answerWith =
+  (status: number, data: (outcome: PoolOutcome) => Record<string, unknown>) =>
+  (outcome: PoolOutcome): RouteAnswer => ({ status, data: data(outcome), headers: positionHeaders(outcome.position) });

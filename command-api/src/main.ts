@@ -14,7 +14,7 @@ void boot('command-api', async (services) => {
       services,
       tenants: new TenantReadModel(services.knex),
       routes: makeCommandRoutes({ services }),
-      projections: ['identity', 'pools'],
+      projections: ['identity', 'pools', 'reservations'],
       info: { title: 'Cagnotte command API', version: '1.0.0', description: 'Write side of the marketplace API.' },
     }),
     stop: async () => {

@@ -1,5 +1,6 @@
 export * from './runtime';
 export * from './pools/projection';
+export * from './reservations/projection';
 export * from './identity/projection';
 export * from './catalogue/merchants';
 export * from './catalogue/leads';
@@ -8,6 +9,7 @@ export * from './search/listings';
 import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
+import { reservationsProjection } from './reservations/projection';
 import { identityProjection } from './identity/projection';
 import { merchantsProjection } from './catalogue/merchants';
 import { leadsProjection } from './catalogue/leads';
@@ -20,6 +22,7 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   merchantsProjection,
   leadsProjection,
   poolsProjection,
+  reservationsProjection,
   makeSearchProjection({
     searchIndex: services.searchIndex,
     embedder: services.embedder,
@@ -28,7 +31,7 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   }),
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'search'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'search'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

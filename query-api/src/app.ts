@@ -1,8 +1,9 @@
 import type { RouteDef, Services } from '@cagnotte/infra';
-import { AccountReadModel, CatalogueReadModel, MandateReadModel, OrganiserGrantReadModel, PoolReadModel, TenantReadModel } from '@cagnotte/read-models';
+import { AccountReadModel, CatalogueReadModel, MandateReadModel, OrganiserGrantReadModel, PoolReadModel, ReservationReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
 import { makePoolQueryRoutes } from './pools/routes';
+import { makeReservationQueryRoutes } from './reservations/routes';
 import { makeCatalogueRoutes } from './catalogue/routes';
 import { makeSearchRoutes } from './search/routes';
 import { makeMandateQueryRoutes } from './mandates/routes';
@@ -16,16 +17,14 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
   const tenants = new TenantReadModel(services.knex);
   // Mandates and grants are tables of the `identity` projection (the one their commands wait for).
   const catalogue = new CatalogueReadModel(services.knex);
+  const pools = new PoolReadModel(services.knex, services.pgPool);
+  const reservations = new ReservationReadModel(services.knex);
   const consistency = { waiter: services.waiter, readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS };
   const awaitIdentity = (ctx: Parameters<typeof waitForMinPosition>[1]) => waitForMinPosition(consistency, ctx, ['identity']);
   return [
-    ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger }),
-    ...makePoolQueryRoutes({
-      pools: new PoolReadModel(services.knex, services.pgPool),
-      accounts,
-      waiter: services.waiter,
-      readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS,
-    }),
+    ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger, reservations }),
+    ...makePoolQueryRoutes({ pools, accounts, ...consistency }),
+    ...makeReservationQueryRoutes({ reservations, pools, accounts, ...consistency }),
     ...makeMerchantQueryRoutes({ catalogue }),
     ...makeCatalogueRoutes({ catalogue, catalogueLimitPerMinute: services.config.RATE_LIMIT_CATALOGUE_PER_MINUTE }),
     ...makeSearchRoutes({ searchIndex: services.searchIndex, embedder: services.embedder, searchLimitPerMinute: services.config.RATE_LIMIT_SEARCH_PER_MINUTE }),

@@ -19,7 +19,7 @@ export interface ReservationDeps extends CommandRuntime {
   reservationTtlSeconds: (tenantId: string) => Promise<number>;
 }
 
-export const RESERVATION_PROJECTIONS = ['pools'];
+export const RESERVATION_PROJECTIONS = ['pools', 'reservations'];
 export const RESERVATION_EXPIRY_QUEUE = JOB_QUEUES.reservationExpiry;
 
 /** The MEMO_HASH that binds a deposit to one reservation: it pays that reservation and no other. */

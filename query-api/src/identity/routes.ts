@@ -1,15 +1,18 @@
 import { NotFoundError } from '@cagnotte/domain/errors';
 import { defineRoute, type LedgerGateway, type RouteDef } from '@cagnotte/infra';
-import { AuthMeResponse, authMeView, type AccountReadModel, type TenantReadModel } from '@cagnotte/read-models';
+import { AuthMeResponse, authMeView, spendingOf, type AccountReadModel, type ReservationReadModel, type TenantReadModel } from '@cagnotte/read-models';
 
 export interface IdentityQueryDeps {
   accounts: AccountReadModel;
   tenants: TenantReadModel;
   /** Only its settings: the wallet's asset and network. */
   ledger: LedgerGateway;
+  /** `spending` comes from the buyer's reservations. */
+  reservations: ReservationReadModel;
+  clock?: () => Date;
 }
 
-export const makeIdentityQueryRoutes = ({ accounts, tenants, ledger }: IdentityQueryDeps): RouteDef[] => [
+export const makeIdentityQueryRoutes = ({ accounts, tenants, ledger, reservations, clock = () => new Date() }: IdentityQueryDeps): RouteDef[] => [
   defineRoute({
     method: 'get',
     path: '/api/auth/me',
@@ -21,10 +24,10 @@ export const makeIdentityQueryRoutes = ({ accounts, tenants, ledger }: IdentityQ
     errors: [401, 404],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      const [account, tenant] = await Promise.all([accounts.find(auth.userId), tenants.byId(auth.tenantId)]);
+      const [account, tenant, spent] = await Promise.all([accounts.find(auth.userId), tenants.byId(auth.tenantId), reservations.spendingRows(auth.tenantId, auth.userId)]);
       if (!account || !tenant) throw new NotFoundError('account');
       const wallet = { assetCode: ledger.settings.assetCode, assetIssuer: ledger.settings.assetIssuer, network: ledger.network, networkPassphrase: ledger.settings.networkPassphrase };
-      return { data: authMeView(account, tenant, wallet, auth) };
+      return { data: authMeView(account, tenant, wallet, auth, spendingOf(spent, clock())) };
     },
   }),
 ];

@@ -5,7 +5,8 @@ import { PoolStatus, PoolType } from '@cagnotte/event-schemas';
 import { GroupBuy, isPubliclyReadable, toGroupBuy, visibilityFactsOfRow, type PoolReadModel } from '@cagnotte/read-models';
 import { waitForMinPosition, type ConsistencyDeps } from '../shared/consistency';
 
-const POOLS = ['pools'];
+// Members and myReservations come from the reservations read model: a read of one's own write waits for both.
+const POOLS = ['pools', 'reservations'];
 
 const PoolListQuery = PageQuery.extend({
   type: PoolType.optional(),
@@ -25,10 +26,13 @@ export interface PoolQueryDeps extends ConsistencyDeps {
   pools: PoolReadModel;
   /** The caller's role (the merchant endpoints answer by capability). */
   accounts: { find(userId: string): Promise<{ role: string } | null> };
+  /** The request clock: lazy expiry (a stale PENDING neither holds nor makes a member). */
+  clock?: () => Date;
 }
 
 export const makePoolQueryRoutes = (deps: PoolQueryDeps): RouteDef[] => {
   const { pools, accounts } = deps;
+  const clock = deps.clock ?? (() => new Date());
   const roleOf = async (userId: string) => (await accounts.find(userId))?.role ?? null;
 
   const mine = defineRoute({
@@ -49,6 +53,7 @@ export const makePoolQueryRoutes = (deps: PoolQueryDeps): RouteDef[] => {
       const { items, total } = await pools.list(
         { tenantId, organiserId: ctx.auth!.userId, includeJoined: true, type: q.type, status: q.status, archived: q.archived, page: q.page, limit: q.limit },
         { userId: ctx.auth!.userId },
+        clock(),
       );
       return { data: { items, pagination: pagination(q.page, q.limit, total) } };
     },
@@ -71,14 +76,14 @@ export const makePoolQueryRoutes = (deps: PoolQueryDeps): RouteDef[] => {
       await waitForMinPosition(deps, ctx, POOLS);
       const { id } = ctx.params as { id: string };
       const viewer = { userId: ctx.auth?.userId ?? null };
-      const found = await pools.load(id, viewer);
+      const found = await pools.load(id, viewer, clock());
       if (!found) throw new NotFoundError('pool');
       const { row } = found;
       // Always scoped: the header's tenant, else the signed-in user's, else DEFAULT_TENANT (never "any tenant").
       if (!ctx.tenant || ctx.tenant.id !== row.tenant_id) throw new NotFoundError('pool');
       const isOwner = ctx.auth?.userId === row.organiser_id;
       if (!isOwner && !isPubliclyReadable(visibilityFactsOfRow(row))) throw new NotFoundError('pool');
-      return { data: toGroupBuy(row, found.members, found.points, viewer) };
+      return { data: toGroupBuy(row, found.members, found.points, viewer, found.mine) };
     },
   });
 
@@ -102,6 +107,7 @@ export const makePoolQueryRoutes = (deps: PoolQueryDeps): RouteDef[] => {
       const { items, total } = await pools.list(
         { tenantId, organiserId: auth.userId, type: q.type, status: q.status, archived: q.archived, page: q.page, limit: q.limit },
         { userId: auth.userId },
+        clock(),
       );
       return { data: { items, pagination: pagination(q.page, q.limit, total) } };
     },
@@ -128,7 +134,7 @@ export const makePoolQueryRoutes = (deps: PoolQueryDeps): RouteDef[] => {
         if ((await roleOf(auth.userId)) !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
         throw new NotFoundError('pool');
       }
-      return { data: await pools.view(row, { userId: auth.userId }) };
+      return { data: await pools.view(row, { userId: auth.userId }, clock()) };
     },
   });
 

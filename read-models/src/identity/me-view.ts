@@ -23,8 +23,8 @@ export const AuthMeResponse = z
       .describe('The business identity kept for DAC7 (BUSINESS accounts), else null'),
     spending: z.object({
       currency: z.string(),
-      committed: z.string().describe('Amount in open reservations (decimal string)'),
-      escrowed: z.string().describe('Amount held in escrow (decimal string)'),
+      committed: z.string().describe('Amount of live PENDING reservations, not yet paid (decimal string)'),
+      escrowed: z.string().describe('Amount paid into escrow: the verified deposits of PAID reservations (decimal string)'),
       released: z.string().describe('Amount released to sellers (decimal string)'),
     }),
     verification: z.object({
@@ -55,7 +55,13 @@ export interface MeAgent {
 }
 
 /** GET /api/auth/me: the account and tenant rows, the ledger the wallet is on, and the session asking. */
-export const authMeView = (account: AccountRow, tenant: TenantView, ledger: WalletLedger, agent: MeAgent): z.infer<typeof AuthMeResponse> => {
+export const authMeView = (
+  account: AccountRow,
+  tenant: TenantView,
+  ledger: WalletLedger,
+  agent: MeAgent,
+  spending: z.infer<typeof AuthMeResponse>['spending'],
+): z.infer<typeof AuthMeResponse> => {
   const capabilities = [...(account.role === 'organiser' ? ['organise'] : []), ...(account.account_type === 'BUSINESS' ? ['commission'] : [])];
   return {
     user: {
@@ -75,7 +81,8 @@ export const authMeView = (account: AccountRow, tenant: TenantView, ledger: Wall
     business: account.company_name
       ? { companyName: account.company_name, siret: account.siret, taxCountry: account.tax_country ?? 'FR', taxId: account.tax_id, rccm: account.rccm }
       : null,
-    spending: { currency: account.currency, committed: '0.00', escrowed: '0.00', released: '0.00' },
+    // From the reservations read model (spendingOf): reservations are in the euro stablecoin, whatever the account's region.
+    spending,
     verification: { email: false, phone: false, business: account.account_type === 'BUSINESS' && account.company_name !== null, ledgerAccount: account.ledger_account !== null },
     agent: { sessionId: agent.sessionId, deviceId: agent.deviceId, capabilities },
   };

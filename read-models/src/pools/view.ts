@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MarketplaceVisibility, PoolStatus, PoolType } from '@cagnotte/event-schemas';
 import { organiserMemberOf, pickupPointRowsOf, type PoolDocument } from './fold';
 import type { MemberRow, PickupPointRow, PoolRow } from './tables';
+import { ReservationSchema, type ReservationView } from '../reservations/view';
 
 /*
  * The GroupBuy as it is served, once: the query side renders rows of the read model with it, the command side
@@ -11,7 +12,7 @@ import type { MemberRow, PickupPointRow, PoolRow } from './tables';
 export const PoolMember = z.object({
   userId: z.string().optional().describe('Shown to the pool owner and to the member themself'),
   displayName: z.string(),
-  role: z.string().describe('`organiser` or `member`'),
+  role: z.string().describe('`organiser`, or `member`: a buyer holding a live PENDING or a PAID reservation'),
   joinedAt: z.string(),
 });
 
@@ -72,7 +73,7 @@ export const GroupBuy = z
     config: OwnerPoolConfig.describe('Built from an allowlist: units and relais for everyone; sellerPhone, notes, links and escrow (its account id only) for the owner. Never a secret.'),
     pickupPoints: z.array(PickupPoint),
     members: z.array(PoolMember).describe('Empty for anonymous viewers'),
-    myReservations: z.array(z.unknown()).describe('The viewer\'s own reservations; empty for anonymous viewers'),
+    myReservations: z.array(ReservationSchema).describe('The viewer\'s own reservations in this pool, oldest first (a stale PENDING reads as EXPIRED); empty for anonymous viewers'),
     publishedAt: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -189,8 +190,9 @@ export const publicGroupBuy = (row: PoolRow, points: PickupPointRow[]): GroupBuy
 };
 
 /** A signed-in reader who is not the owner: the public view plus member names (and their own id only). */
-export const memberGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[], viewerId: string): GroupBuy => ({
+export const memberGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[], viewerId: string, mine: ReservationView[] = []): GroupBuy => ({
   ...publicGroupBuy(row, points),
+  myReservations: mine,
   members: members.map((m) => ({
     ...(m.user_id === viewerId ? { userId: m.user_id } : {}),
     displayName: m.display_name,
@@ -200,18 +202,29 @@ export const memberGroupBuy = (row: PoolRow, members: MemberRow[], points: Picku
 });
 
 /** The owner: every field, the payout account and owner-only config included (never a secret). */
-export const ownerGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[]): GroupBuy => ({
+export const ownerGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[], mine: ReservationView[] = []): GroupBuy => ({
   ...publicGroupBuy(row, points),
+  myReservations: mine,
   payoutAccount: row.doc.fields.payoutAccount,
   config: ownerConfigView(row.doc.fields.config),
   members: members.map((m) => ({ userId: m.user_id, displayName: m.display_name, role: m.role, joinedAt: iso(m.joined_at)! })),
 });
 
-/** The view this viewer is entitled to: owner, signed-in member/reader, or anonymous. */
-export const toGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[], viewer: Viewer): GroupBuy => {
+/**
+ * The view this viewer is entitled to: owner, signed-in member/reader, or anonymous. `members` are the organiser and
+ * the buyers holding units (see withBuyers); `mine` the viewer's own reservations in the pool, rendered.
+ */
+export const toGroupBuy = (row: PoolRow, members: MemberRow[], points: PickupPointRow[], viewer: Viewer, mine: ReservationView[] = []): GroupBuy => {
   if (viewer.userId === null) return publicGroupBuy(row, points);
-  if (viewer.userId === row.organiser_id) return ownerGroupBuy(row, members, points);
-  return memberGroupBuy(row, members, points, viewer.userId);
+  if (viewer.userId === row.organiser_id) return ownerGroupBuy(row, members, points, mine);
+  return memberGroupBuy(row, members, points, viewer.userId, mine);
+};
+
+/** The pool's members: its recorded members (the organiser) then each buyer holding units, once, by when they joined. */
+export const withBuyers = (members: MemberRow[], buyers: Array<Omit<MemberRow, 'role'>>): MemberRow[] => {
+  const seen = new Set(members.map((m) => m.user_id));
+  const extra = buyers.filter((b) => !seen.has(b.user_id) && (seen.add(b.user_id), true)).map((b) => ({ ...b, role: 'member' }));
+  return [...members, ...extra.sort((a, b) => new Date(a.joined_at).getTime() - new Date(b.joined_at).getTime())];
 };
 
 /**

@@ -1,1 +1,6 @@
 export * from './view';
+export * from './tables';
+export * from './fold';
+export * from './reader';
+export * from './amounts';
+export * from './dashboard';

@@ -54,10 +54,11 @@ export const merchantListing = (m: MerchantDocument, version: bigint): ListingDr
       };
 
 /**
- * A pool the visibility rule `isSearchable` admits is findable. Popularity counts its members (the organiser
- * until reservations land); FEATURED is its own signal. Location: its first pick-up point with coordinates.
+ * A pool the visibility rule `isSearchable` admits is findable. Popularity counts its members: the organiser and
+ * the `buyers` holding units (a PENDING or PAID reservation, counted by the caller); FEATURED is its own signal.
+ * Location: its first pick-up point with coordinates.
  */
-export const poolListing = (p: PoolDocument, version: bigint): ListingDraft | null => {
+export const poolListing = (p: PoolDocument, version: bigint, buyers = 0): ListingDraft | null => {
   if (!isSearchable(visibilityFactsOfPool(p))) return null;
   const relais = p.type === 'GROUPS' ? (p.fields.config.relais ?? []) : [];
   const located = relais.find((r) => r.lat !== undefined && r.lng !== undefined);
@@ -77,7 +78,7 @@ export const poolListing = (p: PoolDocument, version: bigint): ListingDraft | nu
       .filter(Boolean)
       .join(' '),
     featured: p.fields.marketplaceVisibility === 'FEATURED',
-    popularity: memberNames.length,
+    popularity: memberNames.length + buyers,
     createdAt: p.publishedAt ?? p.createdAt,
     location: located ? { lat: located.lat!, lng: located.lng! } : null,
     postalCode: relais.find((r) => r.postalCode)?.postalCode ?? null,

@@ -81,4 +81,43 @@ test('a published LISTED pool is listed with a redacted card; a draft is not (is
   assert.not.ok('notes' in card.config || 'sellerPhone' in card.config, 'owner-only config never on a card');
 });
 
+const BUYER_A = '1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e';
+const BUYER_B = '2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f';
+const reservationOf = (reservationId: string, buyerId: string): PoolEvent => ({
+  type: 'ReservationPlaced',
+  data: {
+    poolId: POOL_ID,
+    reservationId,
+    buyerId,
+    buyerName: 'Buyer',
+    lines: [{ unitId: 'u1', quantity: 1, unitPrice: '12.50' }],
+    pledge: null,
+    amount: '12.50',
+    relaisId: 'r1',
+    expiresAt: T1,
+    placedAt: T1,
+  },
+});
+const R1 = 'a1a1a1a1-0000-4000-8000-000000000001';
+const R2 = 'a1a1a1a1-0000-4000-8000-000000000002';
+const R3 = 'a1a1a1a1-0000-4000-8000-000000000003';
+
+test('popularity counts the organiser and each buyer holding units once; an ended reservation no longer counts; replays change nothing', () => {
+  const placedA = reservationOf(R1, BUYER_A);
+  const placedA2 = reservationOf(R2, BUYER_A);
+  const placedB = reservationOf(R3, BUYER_B);
+  const paidA: PoolEvent = {
+    type: 'ReservationPaid',
+    data: { poolId: POOL_ID, reservationId: R1, buyerId: BUYER_A, txHash: 'c'.repeat(64), ledger: 1, balanceId: `00000000${'c'.repeat(64)}`, amount: '12.50', via: 'txHash', paidAt: T1 },
+  };
+  const cancelledB: PoolEvent = { type: 'ReservationCancelled', data: { poolId: POOL_ID, reservationId: R3, buyerId: BUYER_B, cancelledAt: T1 } };
+  assert.is(listingOfSource(fold(poolEvents)!)!.popularity, 1, 'the organiser alone');
+  const held = fold([...poolEvents, placedA, placedA2, placedB, paidA])!;
+  assert.is(listingOfSource(held)!.popularity, 3, 'organiser + two buyers (one with two reservations)');
+  assert.is(listingOfSource(held)!.version, 5, 'a reservation event moves the listing version forward');
+  const ended = fold([...poolEvents, placedA, placedA2, placedB, paidA, cancelledB])!;
+  assert.is(listingOfSource(ended)!.popularity, 2, 'the cancelled buyer no longer counts');
+  assert.is(foldSearchSource(ended, { ...placedB, ...(meta as object) } as never, 4n), ended, 'a replayed event changes nothing');
+});
+
 test.run();

@@ -1,4 +1,4 @@
-import { isMerchantEvent, isPoolEvent, type ParsedEvent } from '@cagnotte/event-schemas';
+import { isMerchantEvent, isPoolEvent, type ParsedEvent, type ReservationEvent } from '@cagnotte/event-schemas';
 import { foldPool, type PoolDocument } from '../pools/fold';
 import { foldMerchant, type MerchantDocument } from '../catalogue/fold';
 import { merchantListing, poolListing, type ListingDraft } from './listings';
@@ -11,20 +11,30 @@ import { merchantListing, poolListing, type ListingDraft } from './listings';
 
 export const SEARCH_TABLES = { sources: 'rm_search_sources', listings: 'rm_search_listings' } as const;
 
-export type SearchSource = { kind: 'pool'; doc: PoolDocument } | { kind: 'merchant'; doc: MerchantDocument };
+/**
+ * A pool source also keeps who holds units in it, folded from its reservation events: reservation id → buyer id of
+ * every reservation recorded PENDING or PAID (the search projection has no clock: a stale PENDING counts until its
+ * ReservationExpired is recorded by the expiry job). It makes the pool's popularity.
+ */
+export type PoolHolders = Record<string, string>;
+export type SearchSource = { kind: 'pool'; doc: PoolDocument; holders?: PoolHolders } | { kind: 'merchant'; doc: MerchantDocument };
 
 export interface SearchSourceRow {
   id: string;
   tenant_id: string;
   kind: 'pool' | 'merchant';
   state: PoolDocument | MerchantDocument;
+  /** Pools: PoolHolders (migration 017); `{}` for merchants and rows written before it. */
+  holders?: PoolHolders | null;
   revision: string;
 }
 
 /** The pool events that change a listing (a commission mandate does not: it is not folded, so versions stay put). */
 const POOL_EVENTS = ['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolVisibilityChanged', 'PoolListed', 'PoolCountryChanged', 'PoolArchived', 'PoolUnarchived'];
+/** The reservation events that start or end a hold (signing and late payments change no holder). */
+const RESERVATION_EVENTS: Array<ReservationEvent['type']> = ['ReservationPlaced', 'ReservationPaid', 'ReservationExpired', 'ReservationCancelled'];
 const MERCHANT_EVENTS = ['MerchantOnboarded', 'MerchantProfileUpdated', 'MerchantActivated', 'MerchantSuspended'];
-const HANDLED: ReadonlySet<string> = new Set([...POOL_EVENTS, ...MERCHANT_EVENTS]);
+const HANDLED: ReadonlySet<string> = new Set([...POOL_EVENTS, ...RESERVATION_EVENTS, ...MERCHANT_EVENTS]);
 
 /** Whether the search read model folds this event. */
 export const isSearchSourceEvent = (e: { type: string }): boolean => HANDLED.has(e.type);
@@ -34,9 +44,26 @@ export const searchSourceId = (e: ParsedEvent): string =>
   isMerchantEvent(e) ? `merchant:${e.data.merchantId}` : `pool:${(e.data as { poolId: string }).poolId}`;
 
 export const searchSourceOfRow = (r: SearchSourceRow): { source: SearchSource; revision: bigint } => ({
-  source: { kind: r.kind, doc: r.state } as SearchSource,
+  source: (r.kind === 'pool' ? { kind: 'pool', doc: r.state, holders: r.holders ?? {} } : { kind: r.kind, doc: r.state }) as SearchSource,
   revision: BigInt(r.revision),
 });
+
+const isHoldEvent = (e: { type: string }): e is ReservationEvent => (RESERVATION_EVENTS as string[]).includes(e.type);
+
+/** Holders after a reservation event: placed and paid hold; expired and cancelled no longer do. */
+const nextHolders = (holders: PoolHolders, e: ReservationEvent): PoolHolders => {
+  const { reservationId, buyerId } = e.data;
+  if (e.type === 'ReservationPlaced' || e.type === 'ReservationPaid') return { ...holders, [reservationId]: buyerId };
+  if (e.type === 'ReservationExpired' || e.type === 'ReservationCancelled') {
+    const { [reservationId]: _gone, ...rest } = holders;
+    return rest;
+  }
+  return holders;
+};
+
+/** The pool's buyers holding units (each once), its organiser aside. */
+export const holdingBuyers = (holders: PoolHolders | undefined, organiserId: string): number =>
+  new Set(Object.values(holders ?? {}).filter((b) => b !== organiserId)).size;
 
 /** Pure and replay-safe (the folds skip revisions already folded); null before the source's first event. */
 export const foldSearchSource = (
@@ -51,8 +78,11 @@ export const foldSearchSource = (
   }
   if (isPoolEvent(event)) {
     const before = known?.source.kind === 'pool' ? { pool: known.source.doc, revision: known.revision } : null;
+    const holders = known?.source.kind === 'pool' ? (known.source.holders ?? {}) : {};
     const after = foldPool(before, event, revision);
-    return after ? { source: { kind: 'pool', doc: after.pool }, revision: after.revision } : null;
+    if (!after) return null;
+    if (after === before) return known;
+    return { source: { kind: 'pool', doc: after.pool, holders: isHoldEvent(event) ? nextHolders(holders, event) : holders }, revision: after.revision };
   }
   return known;
 };
@@ -62,9 +92,12 @@ export const searchSourceRowOf = (id: string, s: { source: SearchSource; revisio
   tenant_id: s.source.doc.tenantId,
   kind: s.source.kind,
   state: JSON.stringify(s.source.doc),
+  holders: JSON.stringify(s.source.kind === 'pool' ? (s.source.holders ?? {}) : {}),
   revision: s.revision.toString(),
 });
 
 /** The listing of a source, or null when it is not findable (then the index drops it). */
 export const listingOfSource = (s: { source: SearchSource; revision: bigint }): ListingDraft | null =>
-  s.source.kind === 'pool' ? poolListing(s.source.doc, s.revision) : merchantListing(s.source.doc, s.revision);
+  s.source.kind === 'pool'
+    ? poolListing(s.source.doc, s.revision, holdingBuyers(s.source.holders, s.source.doc.organiserId))
+    : merchantListing(s.source.doc, s.revision);

@@ -15,6 +15,8 @@ import * as m013 from './013-feed-horizon';
 import * as m014 from './014-mandates-grants';
 import * as m015 from './015-sandbox-claimable-balances';
 import * as m016 from './016-mail-handover';
+import * as m017 from './017-reservations';
+import * as m018 from './018-search-source-holders';
 
 interface Migration {
   name: string;
@@ -22,7 +24,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016];
+const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018];
 
 /** Migrations are imported, not globbed from disk, so they run the same under tsx, a bundle or a test. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

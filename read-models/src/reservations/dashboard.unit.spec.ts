@@ -1,0 +1,103 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { PoolDraftFields } from '@cagnotte/event-schemas';
+import type { PoolRow } from '../pools/tables';
+import type { PoolDocument } from '../pools/fold';
+import { organiserDashboard, spendingOf } from './dashboard';
+import type { ReservationRow } from './tables';
+
+const Dashboard = suite('reservations dashboards (pure)');
+
+const TENANT = '0b6f3a52-8a0e-4d47-9a8f-6f2f6d1c1a01';
+const ORG = 'c3e1b7a2-1f4d-4c8e-9b2a-7d6e5f4a3b21';
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 5, 9, minute));
+const NOW = at(30);
+let n = 0;
+const uuid = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+
+const fields = (o: Partial<PoolDraftFields> = {}): PoolDraftFields => ({
+  title: 'T',
+  description: '',
+  country: 'FR',
+  currency: 'EUR',
+  marketplaceVisibility: 'PRIVATE',
+  config: { units: [{ id: 'u1', label: 'U', price: '10.00', quantity: 8 }] },
+  sellerId: null,
+  payoutAccount: null,
+  organiserCommissionPercent: null,
+  targetAmount: null,
+  deadline: null,
+  ...o,
+});
+const pool = (o: { type?: 'GROUPS' | 'FUNDING'; status?: PoolDocument['status']; archived?: boolean; created: number; fields?: PoolDraftFields }): PoolRow => {
+  const id = uuid();
+  const doc: PoolDocument = {
+    status: o.status ?? 'OPEN',
+    id,
+    tenantId: TENANT,
+    type: o.type ?? 'GROUPS',
+    organiserId: ORG,
+    organiserName: 'Org',
+    fields: o.fields ?? fields(),
+    archivedAt: o.archived ? at(1).toISOString() : null,
+    publishedAt: null,
+    createdAt: at(o.created).toISOString(),
+    updatedAt: at(o.created).toISOString(),
+  };
+  return { id, tenant_id: TENANT, organiser_id: ORG, type: doc.type, status: doc.status, marketplace_visibility: 'PRIVATE', archived_at: o.archived ? at(1) : null, country: 'FR', title: 'T', doc, created_at: at(o.created), updated_at: at(o.created), revision: '1' };
+};
+const reservation = (poolId: string, status: ReservationRow['status'], quantity: number, amount: string, expiresMinute = 60, buyer = uuid()): ReservationRow => ({
+  id: uuid(),
+  pool_id: poolId,
+  tenant_id: TENANT,
+  buyer_id: buyer,
+  buyer_name: 'B',
+  status,
+  lines: quantity ? [{ unitId: 'u1', quantity, unitPrice: '10.00' }] : [],
+  pledge: quantity ? null : amount,
+  amount,
+  relais_id: null,
+  placed_at: at(0),
+  expires_at: at(expiresMinute),
+  signed: null,
+  payment: status === 'PAID' ? { txHash: 'a'.repeat(64), ledger: 1, balanceId: 'b'.repeat(72), amount, paidAt: at(2).toISOString(), via: 'txHash' } : null,
+  late_payments: [],
+  ended_at: null,
+  revision: '2',
+});
+
+Dashboard('given held, paid, stale and cancelled reservations, then units, amounts and fill rate count only what holds at now', () => {
+  const p = pool({ created: 5 });
+  const rows = [
+    reservation(p.id, 'PAID', 2, '20.00'),
+    reservation(p.id, 'PENDING', 1, '10.00'),
+    reservation(p.id, 'PENDING', 3, '30.00', 10), // stale at NOW: lazy expiry
+    reservation(p.id, 'CANCELLED', 4, '40.00'),
+  ];
+  const [line] = organiserDashboard([p], rows, NOW).pools;
+  assert.equal(
+    [line!.stock, line!.unitsHeld, line!.unitsPaid, line!.fillRate, line!.amountHeld, line!.amountPaid, line!.reservations],
+    [8, 1, 2, '0.3750', '10.00', '20.00', { PENDING: 1, PAID: 1, EXPIRED: 1, CANCELLED: 1 }],
+  );
+  assert.equal(line!.pendingActions, ['list']);
+});
+
+Dashboard('given an unlimited unit, a FUNDING goal and a draft, then fill rates and pending actions follow; archived pools come last', () => {
+  const unlimited = pool({ created: 9, fields: fields({ config: { units: [{ id: 'u1', label: 'U', price: '10.00' }] } }) });
+  const funding = pool({ type: 'FUNDING', created: 8, fields: fields({ config: {}, targetAmount: '200.00' }) });
+  const draft = pool({ status: 'DRAFT', created: 7 });
+  const archived = pool({ created: 20, archived: true });
+  const d = organiserDashboard([archived, draft, funding, unlimited], [reservation(funding.id, 'PAID', 0, '50.00'), reservation(unlimited.id, 'PAID', 5, '50.00')], NOW);
+  assert.equal(d.pools.map((l) => l.poolId), [unlimited.id, funding.id, draft.id, archived.id]);
+  assert.equal(d.pools.map((l) => l.fillRate), [null, '0.2500', '0.0000', '0.0000']);
+  assert.equal(d.pools[2]!.pendingActions, ['publish']);
+  assert.equal(d.totals, { pools: 4, unitsHeld: 0, unitsPaid: 5, amountHeld: '0.00', amountPaid: '100.00', amountOwedBack: '0.00' });
+});
+
+Dashboard('spending: escrowed sums PAID deposits, committed live PENDING; a stale PENDING counts nowhere', () => {
+  const p = pool({ created: 1 });
+  const rows = [reservation(p.id, 'PAID', 1, '12.5'), reservation(p.id, 'PAID', 1, '0.0000001'), reservation(p.id, 'PENDING', 1, '7.25'), reservation(p.id, 'PENDING', 1, '99.00', 10)];
+  assert.equal(spendingOf(rows, NOW), { currency: 'EUR', committed: '7.25', escrowed: '12.5000001', released: '0.00' });
+});
+
+Dashboard.run();

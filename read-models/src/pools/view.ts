@@ -230,7 +230,8 @@ export const withBuyers = (members: MemberRow[], buyers: Array<Omit<MemberRow, '
 /**
  * The GroupBuy of a pool document as the pools fold builds it at `revision`: what a command answers, so that each answer
  * shows the state its own event produced, never a later writer's. It equals the read model's view of the same
- * revision (members are the organiser, whom the pools projection records at creation: organiserMemberOf).
+ * revision for the pool's own fields; its members are the organiser alone (organiserMemberOf) and myReservations
+ * empty: buyers and reservations come from the reservations read model, which a command answer does not read.
  */
 export const groupBuyOf = (pool: PoolDocument, revision: bigint, viewer: Viewer): GroupBuy =>
   toGroupBuy(

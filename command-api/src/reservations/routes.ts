@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError, ValidationError, depositMismatch, type ObservedDeposit } from '@cagnotte/domain';
-import { DecimalAmount, RESERVATION_TERMS, currentReservationTerms } from '@cagnotte/event-schemas';
+import { DecimalAmount, currentReservationTerms } from '@cagnotte/event-schemas';
 import { LedgerRejectedError, LedgerUnavailableError, defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
 import { ReservationSchema } from '@cagnotte/read-models';
 import { loadAccount } from '../shared/context';
 import { reservationOf, answerWith, loadPool, reservationMemoHash, runReservationCommand, tenantOf, RESERVATION_EXPIRY_QUEUE, type ReservationDeps } from './runtime';
 
-// The buyer's checkout: reserve, sign (terms + the deposit to sign), pay (verified on the ledger), cancel, reclaim.
+// The buyer's checkout: reserve, sign (terms + the deposit to sign), pay (verified on the ledger), cancel. The terms and
+// the buyer's reclaim are reads: query-api/src/reservations/checkout.ts.
 
 const PoolParams = z.object({ id: z.string().uuid() });
+/** The reclaim as the sign answer hands it out (GET …/reclaim on the query side rebuilds it later). */
 const ReservationParams = z.object({ id: z.string().uuid(), reservationId: z.string().uuid() });
 const TxHash = z
   .string()
@@ -62,23 +64,6 @@ const PayResult = z
 export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
   const { clock, ledger, escrow } = deps;
   const passphrase = ledger.settings.networkPassphrase;
-
-  const terms = defineRoute({
-    method: 'get',
-    path: '/api/pools/{id}/terms',
-    summary: 'The terms a buyer accepts when signing a reservation',
-    description: 'Server-authoritative text with its version and sha256; sign sends back the version and hash it accepted.',
-    tags: ['Reservation'],
-    auth: 'optional',
-    params: PoolParams,
-    success: { status: 200, description: 'The current terms', schema: z.object({ version: z.string(), text: z.string(), hash: z.string() }).describe('ReservationTerms') },
-    errors: [400, 404],
-    handler: async (ctx) => {
-      const pool = await loadPool(deps, ctx.params.id, ctx.tenant?.id ?? ctx.auth?.tenantId ?? '');
-      if (pool.status === 'none' || pool.status === 'DRAFT') throw new NotFoundError('pool');
-      return { data: { version: RESERVATION_TERMS.version, text: RESERVATION_TERMS.text, hash: RESERVATION_TERMS.hash } };
-    },
-  });
 
   const reserve = defineRoute({
     method: 'post',
@@ -266,31 +251,5 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     },
   });
 
-  const reclaim = defineRoute({
-    method: 'get',
-    path: '/api/pools/{id}/reservations/{reservationId}/reclaim',
-    summary: 'Your reclaim transactions, rebuilt for your account now',
-    description: 'Bearer, the buyer only (anyone else: 404). One claim per deposit of the reservation (its payment and any deposit owed back), valid from `reclaimAfter`: sign and submit it yourself. Never part of an event or a read model, never shown to anyone else.',
-    tags: ['Reservation'],
-    auth: 'required',
-    params: ReservationParams,
-    success: { status: 200, description: 'The reclaims', schema: z.object({ reclaims: z.array(Reclaim.extend({ amount: z.string() })) }).describe('ReservationReclaims') },
-    errors: [400, 401, 404, 503],
-    handler: async (ctx) => {
-      const { id: poolId, reservationId } = ctx.params;
-      const pool = await loadPool(deps, poolId, tenantOf(ctx));
-      const r = pool.status === 'none' ? undefined : pool.holdings.byId.get(reservationId);
-      if (pool.status === 'none' || !r || r.buyerId !== ctx.auth!.userId) throw new NotFoundError('reservation');
-      const signed = r.signed;
-      const deposits = signed ? [...(r.payment ? [r.payment] : []), ...r.latePayments] : [];
-      const reclaims = [];
-      for (const d of deposits) {
-        const built = await ledgerCall(() => escrow.buildReclaim({ buyer: signed!.source, balanceId: d.balanceId, reclaimAfter: signed!.reclaimAfter }));
-        reclaims.push({ xdr: built.xdr, hash: built.hash, networkPassphrase: passphrase, balanceId: d.balanceId, validAfter: built.validAfter, amount: d.amount });
-      }
-      return { data: { reclaims } };
-    },
-  });
-
-  return [terms, reserve, sign, pay, cancel, reclaim];
+  return [reserve, sign, pay, cancel];
 };

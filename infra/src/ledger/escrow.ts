@@ -60,6 +60,10 @@ export class EscrowLedger {
     return this.ledger.settings.platformKeypair;
   }
 
+  get networkPassphrase(): string {
+    return this.ledger.settings.networkPassphrase;
+  }
+
   get asset() {
     return { code: this.ledger.settings.assetCode, issuer: this.ledger.settings.assetIssuer };
   }

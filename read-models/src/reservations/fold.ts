@@ -35,8 +35,8 @@ const evolve = (r: ReservationFacts, event: ReservationEvent): ReservationFacts 
     case 'ReservationPlaced':
       return r;
     case 'ReservationSigned': {
-      const { terms, escrowAccount, reclaimAfter } = event.data;
-      return { ...r, signed: { terms: { version: terms.version, hash: terms.hash }, escrowAccount, reclaimAfter: iso(reclaimAfter) } };
+      const { terms, escrowAccount, reclaimAfter, source } = event.data;
+      return { ...r, signed: { terms: { version: terms.version, hash: terms.hash }, escrowAccount, reclaimAfter: iso(reclaimAfter), source } };
     }
     case 'ReservationPaid': {
       const { txHash, ledger, balanceId, amount, via, paidAt } = event.data;

@@ -58,7 +58,8 @@ export interface ReservationFacts {
   relaisId: string | null;
   placedAt: string;
   expiresAt: string;
-  signed: { terms: { version: string; hash: string }; escrowAccount: string; reclaimAfter: string } | null;
+  /** `source`: the buyer's account the deposit comes from (where a reclaim is signed); never shown in the view. */
+  signed: { terms: { version: string; hash: string }; escrowAccount: string; reclaimAfter: string; source?: string } | null;
   payment: ReservationView['payment'];
   latePayments: ReservationView['latePayments'];
   endedAt: string | null;

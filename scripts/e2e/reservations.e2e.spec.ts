@@ -116,6 +116,14 @@ test('GROUPS: reserve → sign → the buyer submits the deposit → pay with tx
   const again = await pay(ctx, bea, pool.id, r.id, { txHash: signed.payment.hash });
   assert.is(again.body.data.idempotent, true);
 
+  // The pool as the buyer reads it, and as a command on it answers: the same members and the buyer's reservation.
+  const read = await as(ctx, bea).get(`/api/pools/${pool.id}`);
+  assert.equal(read.body.data.myReservations.map((m: { id: string; status: string }) => [m.id, m.status]), [[r.id, 'PAID']]);
+  assert.equal(read.body.data.members.map((m: { displayName: string }) => m.displayName), ['Org Anne', 'Bea']);
+  const patched = await ctx.api.call('PATCH', `/api/pools/${pool.id}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { country: 'BE' } });
+  const owner = await ctx.api.call('GET', `/api/pools/${pool.id}`, { token: ctx.organiser.token, tenant: ctx.tenant });
+  assert.equal(patched.body.data.members, owner.body.data.members, 'a command answers the members its read shows');
+
   const holdings = await ctx.escrow.holdings(signed.payment.escrowAccount);
   assert.equal(holdings.deposits.map((d) => [d.balanceId, d.amount]), [[signed.payment.balanceId, '37.0000000']]);
   assert.is(holdings.balance, '0.0000000', 'nothing is in the escrow account itself before the release');

@@ -3,6 +3,7 @@ import {
   decidePool,
   evolveMerchant,
   evolvePool,
+  holdsAt,
   initialMerchant,
   initialPool,
   isUuid,
@@ -22,7 +23,8 @@ import {
   type Position,
   type RouteAnswer,
 } from '@cagnotte/infra';
-import { foldPool, groupBuyOf, type PoolDoc, type PoolDocument } from '@cagnotte/read-models';
+import { foldPool, groupBuyOf, reservationView, type PoolDoc, type PoolDocument } from '@cagnotte/read-models';
+import { factsOf } from '../reservations/facts';
 import { loadAccount, loadActor, metadataFor, poolStream } from '../shared/context';
 import { runCommand, type Aggregate, type CommandOutcome, type CommandRuntime } from '../shared/run-command';
 import { merchantStream } from '../catalogue/merchants';
@@ -93,12 +95,28 @@ export const documentOf = (outcome: PoolOutcome): PoolDocument => {
  * be written with the events under an Idempotency-Key and replayed unchanged.
  */
 export const poolAnswer =
-  (auth: AuthContext, status = 200, extra: (outcome: PoolOutcome) => Record<string, unknown> = () => ({})) =>
+  (auth: AuthContext, status = 200, extra: (outcome: PoolOutcome) => Record<string, unknown> = () => ({}), now: () => Date = () => new Date()) =>
   (outcome: PoolOutcome): RouteAnswer => ({
     status,
-    data: { ...groupBuyOf(documentOf(outcome), outcome.revision, { userId: auth.userId }), ...extra(outcome) },
+    data: { ...groupBuyOf(documentOf(outcome), outcome.revision, { userId: auth.userId }, holdingsOf(outcome.state.pool, auth.userId, now())), ...extra(outcome) },
     headers: positionHeaders(outcome.position),
   });
+
+/** The buyers holding units (first hold first) and the viewer's own reservations, from the command's own fold. */
+const holdingsOf = (pool: Pool, viewerId: string, now: Date) => {
+  if (pool.status === 'none') return { buyers: [], mine: [] };
+  const at = now.toISOString();
+  const first = new Map<string, { pool_id: string; user_id: string; display_name: string; joined_at: Date }>();
+  const mine = [];
+  for (const r of pool.holdings.byId.values()) {
+    if (holdsAt(r, at) && (!first.has(r.buyerId) || Date.parse(r.placedAt) < first.get(r.buyerId)!.joined_at.getTime())) {
+      first.set(r.buyerId, { pool_id: pool.id, user_id: r.buyerId, display_name: r.buyerName, joined_at: new Date(r.placedAt) });
+    }
+    if (r.buyerId === viewerId) mine.push(reservationView(factsOf(pool.id, r), now));
+  }
+  mine.sort((a, b) => Date.parse(a.placedAt) - Date.parse(b.placedAt) || a.id.localeCompare(b.id));
+  return { buyers: [...first.values()], mine };
+};
 
 export type CommandCtx = { auth: AuthContext | null; tenant: { id: string } | null; requestId: string; ip: string; idempotency: IdempotencyClaim | null };
 

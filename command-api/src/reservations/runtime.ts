@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { NotFoundError, decideReservation, initialPool, type Reservation, type ReservationCommand } from '@cagnotte/domain';
+import { NotFoundError, decideReservation, initialPool, type ReservationCommand } from '@cagnotte/domain';
 import type { EventMetadata } from '@cagnotte/event-schemas';
 import { JOB_QUEUES, type AuthContext, type CheckpointWaiter, type EscrowLedger, type JobQueue, type LedgerGateway, type RouteAnswer } from '@cagnotte/infra';
-import { reservationView, type ReservationFacts, type ReservationView } from '@cagnotte/read-models';
+import { reservationView, type ReservationView } from '@cagnotte/read-models';
+import { factsOf } from './facts';
+export { factsOf } from './facts';
 import { loadActor, metadataFor, poolStream } from '../shared/context';
 import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
 import { poolAggregate, positionHeaders, type CommandCtx, type PoolCommandState, type PoolOutcome } from '../pools/handler';
@@ -25,23 +27,6 @@ export const RESERVATION_EXPIRY_QUEUE = JOB_QUEUES.reservationExpiry;
 /** The MEMO_HASH that binds a deposit to one reservation: it pays that reservation and no other. */
 export const reservationMemoHash = (reservationId: string): string => createHash('sha256').update(`cagnotte:reservation:${reservationId}`).digest('hex');
 
-export const factsOf = (poolId: string, r: Reservation): ReservationFacts => ({
-  id: r.id,
-  poolId,
-  buyerId: r.buyerId,
-  buyerName: r.buyerName,
-  status: r.status,
-  lines: r.lines,
-  pledge: r.pledge,
-  amount: r.amount,
-  relaisId: r.relaisId,
-  placedAt: r.placedAt,
-  expiresAt: r.expiresAt,
-  signed: r.signed ? { terms: r.signed.terms, escrowAccount: r.signed.escrowAccount, reclaimAfter: r.signed.reclaimAfter } : null,
-  payment: r.payment,
-  latePayments: r.latePayments,
-  endedAt: r.endedAt,
-});
 
 /** The reservation as of the command's own revision, rendered by the query side's view. */
 export const reservationOf = (state: PoolCommandState, reservationId: string, now: Date): ReservationView => {

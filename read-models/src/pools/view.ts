@@ -230,10 +230,16 @@ export const withBuyers = (members: MemberRow[], buyers: Array<Omit<MemberRow, '
 /**
  * The GroupBuy of a pool document as the pools fold builds it at `revision`: what a command answers, so that each answer
  * shows the state its own event produced, never a later writer's. It equals the read model's view of the same
- * revision for the pool's own fields; its members are the organiser alone (organiserMemberOf) and myReservations
- * empty: buyers and reservations come from the reservations read model, which a command answer does not read.
+ * revision: the pool's own fields from the document, members and myReservations from the reservations the command's
+ * own fold holds (`holdings`), ordered as the reservations read model orders them.
  */
-export const groupBuyOf = (pool: PoolDocument, revision: bigint, viewer: Viewer): GroupBuy =>
+export const groupBuyOf = (
+  pool: PoolDocument,
+  revision: bigint,
+  viewer: Viewer,
+  /** The buyers holding units and the viewer's own reservations, as the command's own fold has them. */
+  holdings: { buyers: Array<Omit<MemberRow, 'role'>>; mine: ReservationView[] } = { buyers: [], mine: [] },
+): GroupBuy =>
   toGroupBuy(
     {
       id: pool.id,
@@ -250,8 +256,9 @@ export const groupBuyOf = (pool: PoolDocument, revision: bigint, viewer: Viewer)
       updated_at: new Date(pool.updatedAt),
       revision: revision.toString(),
     },
-    [organiserMemberOf(pool)],
+    withBuyers([organiserMemberOf(pool)], holdings.buyers),
     pickupPointRowsOf(pool),
     viewer,
+    holdings.mine,
   );
 

@@ -86,6 +86,7 @@ export const decideListing = (command: ListingCommand, state: Pool): PoolEvent[]
       if (state.status === 'none') throw new NotFoundError('pool');
       const d = command.data;
       if (state.listing.refunded.includes(d.listingId)) return [];
+      if (state.listing.owed?.listingId !== d.listingId) throw new IllegalStateError('listing_refund_not_due', 'No delist made this listing’s refund due');
       return [{ type: 'PoolListingFeeRefunded', data: { poolId: state.id, ...d, refundedAt: now } }];
     }
     default:

@@ -84,7 +84,7 @@ Fold('given nothing, when a reservation is placed, then it is PENDING with its l
 Fold('given a placed reservation, when it is signed then paid, then it is PAID with its terms and payment proof', () => {
   const doc = fold([placed(), signed, paid])!;
   assert.is(doc.facts.status, 'PAID');
-  assert.equal(doc.facts.signed, { terms: { version: '2026-01', hash: 'a'.repeat(64) }, escrowAccount: G('E'), reclaimAfter: '2026-03-01T00:00:00.000Z' });
+  assert.equal(doc.facts.signed, { terms: { version: '2026-01', hash: 'a'.repeat(64) }, escrowAccount: G('E'), reclaimAfter: '2026-03-01T00:00:00.000Z', source: G('B') });
   assert.equal(doc.facts.payment, { ...deposit, paidAt: at(2), via: 'txHash' });
   assert.is(doc.revision, 3n);
 });

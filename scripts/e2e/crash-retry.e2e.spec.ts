@@ -23,12 +23,13 @@ const POOLS = 3;
 const START_DEADLINE_MS = 90_000;
 const OP_DEADLINE_MS = 240_000;
 
-const test = suite<{ api: TestApi; organiser: TestUser }>('e2e: Idempotency-Key across kill -9 of the server');
+const test = suite<{ api: TestApi; organiser: TestUser; buyer: TestUser }>('e2e: Idempotency-Key across kill -9 of the server');
 
 test.before(async (ctx) => {
   ctx.api = await startApi();
   const tenant = (await ctx.api.tenant()).slug;
   ctx.organiser = await ctx.api.user(tenant, { role: 'organiser' });
+  ctx.buyer = await ctx.api.user(tenant, { name: 'Crash Buyer' });
 });
 
 test.after(async (ctx) => ctx.api.stop());
@@ -91,7 +92,7 @@ class Server {
 }
 
 interface Op {
-  kind: 'create' | 'patch';
+  kind: 'create' | 'patch' | 'reserve';
   key: string;
   title: string;
   method: string;
@@ -103,8 +104,8 @@ interface Op {
   replayed: boolean;
 }
 
-test('kill -9 mid-write, retry every request with its key: no duplicate pool, no reverted update', async (ctx) => {
-  const { api, organiser } = ctx;
+test('kill -9 mid-write, retry every request with its key: no duplicate pool, no reverted update, no reservation held twice', async (ctx) => {
+  const { api, organiser, buyer } = ctx;
   const run = randomUUID().slice(0, 8);
   const pools: string[] = [];
   for (let i = 0; i < POOLS; i++) {
@@ -112,9 +113,13 @@ test('kill -9 mid-write, retry every request with its key: no duplicate pool, no
     assert.is(res.status, 201, res.text);
     pools.push(res.body.data.id);
   }
+  // A published pool that buyers reserve in (unlimited stock): each reserve key must hold units once.
+  const open = await api.call('POST', '/api/pools', { token: organiser.token, tenant: organiser.tenant, body: groupsPool({ title: `crash-${run}-open` }) });
+  const openPool = open.body.data.id as string;
+  assert.is((await api.call('POST', `/api/pools/${openPool}/publish`, { token: organiser.token, tenant: organiser.tenant })).status, 200);
   const server = new Server(await freePort(), `crash-${run}`);
   const send = (op: Op) =>
-    call(server.url, op.method, op.path, { token: organiser.token, tenant: organiser.tenant, body: op.body, headers: { 'idempotency-key': op.key } });
+    call(server.url, op.method, op.path, { token: op.kind === 'reserve' ? buyer.token : organiser.token, tenant: organiser.tenant, body: op.body, headers: { 'idempotency-key': op.key } });
 
   /** Sends until the answer is definite: a 2xx or a 4xx. Connection errors and 5xx (the server died under it) are retried. */
   const settle = async (op: Op) => {
@@ -141,6 +146,10 @@ test('kill -9 mid-write, retry every request with its key: no duplicate pool, no
     if (n % 3 === 0) {
       const title = `crash-${run}-create-${n}`;
       return { kind: 'create', key, title, method: 'POST', path: '/api/pools', body: groupsPool({ title }), attempts: 0, replayed: false };
+    }
+    if (n % 3 === 1) {
+      const body = { lines: [{ unitId: 'panier-m', quantity: 1 }], relaisId: 'r1' };
+      return { kind: 'reserve', key, title: '', method: 'POST', path: `/api/pools/${openPool}/reservations`, body, attempts: 0, replayed: false };
     }
     const title = `crash-${run}-op-${n}`;
     const pool = pools[n % POOLS]!;
@@ -221,12 +230,20 @@ test('kill -9 mid-write, retry every request with its key: no duplicate pool, no
       if (acked[0] && last?.title !== acked[0].title) wrongFinal++;
     }
 
+    // Reservations: one ReservationPlaced per acknowledged key, the one its answer names; none without an answer.
+    const reserves = ops.filter((o) => o.kind === 'reserve');
+    const placed = (await api.services.knex('es_events').where({ type: 'ReservationPlaced', stream_id: `pool-${openPool}` }).select(api.services.knex.raw("data->>'reservationId' AS id"))) as { id: string }[];
+    const placedIds = placed.map((p) => p.id);
+    const answeredIds = reserves.filter((o) => o.answer!.status === 201).map((o) => o.answer!.body.data.id as string);
+    const heldTwice = placedIds.length - new Set(answeredIds).size;
+    const unanswered = answeredIds.filter((id) => !placedIds.includes(id)).length;
+
     const failed = ops.filter((o) => o.answer!.status >= 300).map((o) => `${o.method} ${o.answer!.status} ${o.answer!.body?.code}`);
     const retried = ops.filter((o) => o.attempts > 1).length;
     const replayedAfterCrash = ops.filter((o) => o.replayed).length;
     console.log(
       `    kill -9 × ${kills} (${server.starts} starts): ${ops.length} requests (${creates.length} creates, ${patches.length} PATCHes), ` +
-        `${retried} retried, ${replayedAfterCrash} answered by replay; duplicates: ${duplicatePools} pools, ${duplicateUpdates} updates; ` +
+        `${retried} retried, ${replayedAfterCrash} answered by replay; duplicates: ${duplicatePools} pools, ${duplicateUpdates} updates, ${heldTwice} reservations (${reserves.length} reserves); ` +
         `reverted updates: ${revertedUpdates}; final retry: ${notReplayed} not replayed, ${appendedByRetries} events appended`,
     );
     assert.ok(kills >= KILLS, 'the server was killed as planned');
@@ -236,6 +253,9 @@ test('kill -9 mid-write, retry every request with its key: no duplicate pool, no
     assert.is(duplicateUpdates, 0, 'one event per PATCH key');
     assert.is(revertedUpdates, 0, 'each acknowledged PATCH is the event at its revision, never re-applied later');
     assert.is(wrongFinal, 0, 'each pool shows its latest acknowledged update');
+    assert.ok(reserves.length > 0, 'reservations were made under the kills');
+    assert.is(heldTwice, 0, 'one held reservation per reserve key (an acknowledged one is never placed again)');
+    assert.is(unanswered, 0, 'each reserve answer names a reservation on the pool’s stream');
     assert.is(notReplayed, 0, 'a retry replays the first answer');
     assert.is(appendedByRetries, 0, 'a retry never appends');
   } finally {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Asset, BASE_FEE, Claimant, Keypair, Memo, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
+import { Asset, BASE_FEE, Keypair, Memo, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
 import { depositMismatch } from '@cagnotte/domain';
 import { SandboxLedger, createSandboxHorizonRouter, sandboxKeys } from '@cagnotte/sandbox-ledger';
 import { onTestTeardown, testKnex } from '../testing/resources';

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
-import { ConflictError } from '../errors';
+import type { TenantSettings } from '@cagnotte/event-schemas';
+import { ConflictError, NotFoundError } from '../errors';
 import { deciderSpec } from '../testing/decider';
 import { tenantAggregate } from './account-stream';
 import { decideTenant, type TenantCommand, type TenantInput } from './tenant';
@@ -24,3 +25,28 @@ test('create: a slug already taken is a conflict (what a racing creation re-deci
 });
 
 test.run();
+
+// Settings changes: the full fold (the decider above skips them to test creation alone).
+const settings = deciderSpec({ ...tenantAggregate, evolve: (s, e) => (e.type === 'TenantCreated' || e.type === 'TenantSettingsChanged' ? tenantAggregate.evolve(s, e) : s), decide: decideTenant });
+const change = (s: TenantSettings): TenantCommand => ({ type: 'ChangeTenantSettings', data: { settings: s }, metadata: { now: T0 } });
+const changed = (s: TenantSettings) => ({ type: 'TenantSettingsChanged' as const, data: { tenantId: TENANT, settings: s, changedAt: T0 } });
+
+const settingsTest = suite('tenant settings');
+
+settingsTest('the first settings are recorded', () => {
+  settings.given(created).when(change({ reservationTtlSeconds: 600, listingFees: { LISTED: '5.00', FEATURED: '20.00' } })).then([changed({ reservationTtlSeconds: 600, listingFees: { LISTED: '5.00', FEATURED: '20.00' } })]);
+});
+
+settingsTest('only what changes is recorded; the same values again record nothing', () => {
+  const history = [created, changed({ reservationTtlSeconds: 600, listingFees: { LISTED: '5.00', FEATURED: '20.00' } })];
+  settings.given(...history).when(change({ reservationTtlSeconds: 600, delistRefundWindowHours: 24 })).then([changed({ delistRefundWindowHours: 24 })]);
+  settings.given(...history).when(change({ reservationTtlSeconds: 600, listingFees: { LISTED: '5.00', FEATURED: '20.00' } })).then([]);
+  settings.given(...history).when(change({ listingFees: { LISTED: '5.00', FEATURED: '25.00' } })).then([changed({ listingFees: { LISTED: '5.00', FEATURED: '25.00' } })]);
+  settings.given(...history).when(change({})).then([]);
+});
+
+settingsTest('an unknown tenant has no settings to change', () => {
+  settings.given().when(change({ reservationTtlSeconds: 600 })).thenThrows(NotFoundError, 'tenant_not_found');
+});
+
+settingsTest.run();

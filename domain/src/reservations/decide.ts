@@ -78,6 +78,8 @@ const placeGroups = (pool: ExistingPool, input: Extract<ReservationCommand, { ty
     if (seen.has(l.unitId)) errors[`lines.${i}.unitId`] = [`${l.unitId} is listed twice`];
     seen.add(l.unitId);
     if (!unitOf(pool.fields.config, l.unitId)) errors[`lines.${i}.unitId`] = [`no unit ${l.unitId} in this pool`];
+    // The route's schema says so too; the decider must not rely on it: a negative line would free stock (oversell).
+    if (!Number.isSafeInteger(l.quantity) || l.quantity < 1) errors[`lines.${i}.quantity`] = ['a whole number of units, at least 1'];
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 

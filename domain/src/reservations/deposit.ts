@@ -48,7 +48,8 @@ const stroops = (a: string): bigint | null => {
 /** Why an observed deposit does not pay the expected one, or null when it does. Every forgery ends here. */
 export const depositMismatch = (expected: ExpectedDeposit, d: ObservedDeposit): { field: string; message: string } | null => {
   if (!d.successful) return { field: 'transaction', message: 'the transaction failed on the ledger' };
-  if (d.operationCount !== 1 || !d.isClaimableBalance) return { field: 'transaction', message: 'the transaction must hold exactly one createClaimableBalance operation' };
+  // No balance id means nothing the escrow could claim (and a ReservationPaid the store would refuse).
+  if (d.operationCount !== 1 || !d.isClaimableBalance || d.balanceId === null) return { field: 'transaction', message: 'the transaction must hold exactly one createClaimableBalance operation' };
   if (d.memoHash !== expected.memoHash) return { field: 'memo', message: 'the memo does not bind this reservation' };
   if (d.from !== expected.source) return { field: 'source', message: 'the deposit was not made from your linked ledger account' };
   if (d.assetCode !== expected.assetCode || d.assetIssuer !== expected.assetIssuer) {

@@ -5,6 +5,7 @@ import {
   foldSearchSource,
   isSearchSourceEvent,
   listingOfSource,
+  merchantPopularity,
   searchSourceId,
   searchSourceOfRow,
   searchSourceRowOf,
@@ -51,12 +52,36 @@ export const makeSearchProjection = ({ searchIndex: index, embedder, listingsTab
       .insert(changed.map(([id, v]) => searchSourceRowOf(id, v)))
       .onConflict('id')
       .merge();
+    // Merchants whose popularity may have moved: those changed here, and the sellers of pools changed here.
+    const sources_ = table(SEARCH_TABLES.sources);
+    const sellers = new Map<string, Set<string>>();
+    for (const [, v] of changed) {
+      if (v.source.kind === 'pool' && v.source.doc.fields.sellerId) {
+        const t = sellers.get(v.source.doc.tenantId) ?? new Set<string>();
+        t.add(v.source.doc.fields.sellerId);
+        sellers.set(v.source.doc.tenantId, t);
+      }
+    }
+    const affected = new Map<string, { source: SearchSource; revision: bigint }>(changed.filter(([, v]) => v.source.kind === 'merchant').map(([id, v]) => [id, v]));
+    for (const [tenantId, owners] of sellers) {
+      const rows = await trx<SearchSourceRow>(sources_).where({ kind: 'merchant', tenant_id: tenantId }).whereRaw("state->>'ownerUserId' = ANY(?)", [[...owners]]);
+      for (const r of rows) if (!affected.has(r.id)) affected.set(r.id, searchSourceOfRow(r));
+    }
+    const popularity = new Map<string, number>();
+    for (const [id, v] of affected) {
+      if (v.source.kind !== 'merchant' || !v.source.doc.ownerUserId) continue;
+      const pools = await trx(sources_)
+        .where({ kind: 'pool', tenant_id: v.source.doc.tenantId })
+        .whereRaw("state->'fields'->>'sellerId' = ?", [v.source.doc.ownerUserId])
+        .select<{ holders: Record<string, string> | null }[]>('holders');
+      popularity.set(id, merchantPopularity(pools.map((p) => p.holders ?? {}), v.source.doc.ownerUserId));
+    }
     const drafts: ListingDraft[] = [];
     const gone: string[] = [];
-    for (const [id, v] of changed) {
-      const draft = listingOfSource(v);
+    for (const [id, v] of [...changed, ...[...affected].filter(([id]) => !changed.some(([c]) => c === id)).map(([id, v]) => [id, { ...v, changed: false }] as const)]) {
+      const draft = listingOfSource(v, popularity.get(id) ?? 0);
       if (draft) drafts.push(draft);
-      else gone.push(id);
+      else if (v.changed) gone.push(id);
     }
     const ctx = { trx, table: listingsTable ? table(listingsTable) : undefined };
     await index.upsert(await embedListings(embedder, drafts), ctx);

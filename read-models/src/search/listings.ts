@@ -33,8 +33,11 @@ export const visibilityFactsOfPool = (p: PoolDocument): VisibilityFacts => ({
   archived: p.archivedAt !== null,
 });
 
-/** An ACTIVE merchant is findable; any other status is not. */
-export const merchantListing = (m: MerchantDocument, version: bigint): ListingDraft | null =>
+/**
+ * An ACTIVE merchant is findable; any other status is not. Its popularity is the buyers holding units in the pools it
+ * sells in (see merchantPopularity), as the search projection counts them.
+ */
+export const merchantListing = (m: MerchantDocument, version: bigint, popularity = 0): ListingDraft | null =>
   m.status !== 'ACTIVE'
     ? null
     : {
@@ -45,7 +48,7 @@ export const merchantListing = (m: MerchantDocument, version: bigint): ListingDr
         title: m.profile.name,
         text: [m.profile.description, m.profile.categories.join(' '), m.profile.address.city, m.profile.address.postalCode].filter(Boolean).join(' '),
         featured: false,
-        popularity: 0,
+        popularity,
         createdAt: m.onboardedAt,
         location: m.profile.location,
         postalCode: m.profile.address.postalCode ?? null,

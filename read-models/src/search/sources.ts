@@ -96,8 +96,18 @@ export const searchSourceRowOf = (id: string, s: { source: SearchSource; revisio
   revision: s.revision.toString(),
 });
 
-/** The listing of a source, or null when it is not findable (then the index drops it). */
-export const listingOfSource = (s: { source: SearchSource; revision: bigint }): ListingDraft | null =>
+/**
+ * A merchant's popularity: the distinct buyers holding units (PENDING or PAID recorded) in the pools it sells in
+ * (pools whose seller is the merchant's owner), the owner aside.
+ */
+export const merchantPopularity = (poolHolders: Array<PoolHolders | undefined>, ownerUserId: string | null): number => {
+  const buyers = new Set<string>();
+  for (const holders of poolHolders) for (const b of Object.values(holders ?? {})) if (b !== ownerUserId) buyers.add(b);
+  return buyers.size;
+};
+
+/** The listing of a source, or null when it is not findable (then the index drops it). A merchant's popularity is given. */
+export const listingOfSource = (s: { source: SearchSource; revision: bigint }, merchantPopularityCount = 0): ListingDraft | null =>
   s.source.kind === 'pool'
     ? poolListing(s.source.doc, s.revision, holdingBuyers(s.source.holders, s.source.doc.organiserId))
-    : merchantListing(s.source.doc, s.revision);
+    : merchantListing(s.source.doc, s.revision, merchantPopularityCount);

@@ -1,0 +1,171 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError } from '../errors';
+import type { ExistingPool } from '../pools/pool';
+import {
+  NOW,
+  POOL_ID,
+  R1,
+  R2,
+  R3,
+  alice,
+  at,
+  bob,
+  fundingFields,
+  groupsFields,
+  openPool,
+  organiserActor,
+  place,
+  placedEvent,
+  poolCreated,
+  reservationSpec,
+} from './fixtures.testing';
+import { unitCounts } from './holdings';
+
+// decideReservation: PlaceReservation. Sign, pay, cancel, expire and the fold are in decide-lifecycle.unit.spec.ts.
+
+const { given } = reservationSpec();
+
+const placed = placedEvent;
+const expiredEvent = (id: string, buyerId: string, expiresAt: string, expiredAt: string) => ({
+  type: 'ReservationExpired' as const,
+  data: { poolId: POOL_ID, reservationId: id, buyerId, expiresAt, expiredAt },
+});
+
+const groups = suite('reservation: place in a GROUPS pool');
+
+groups('a buyer holds units at a pick-up point: PENDING until now + ttl, amount Σ quantity × price', () => {
+  given(...openPool())
+    .when(place({ lines: [{ unitId: 'u1', quantity: 2 }, { unitId: 'u2', quantity: 2 }] }))
+    .then([
+      placed({
+        lines: [
+          { unitId: 'u1', quantity: 2, unitPrice: '10.00' },
+          { unitId: 'u2', quantity: 2, unitPrice: '2.50' },
+        ],
+        amount: '25.00',
+      }),
+    ]);
+});
+
+groups('a pool that is not OPEN, archived, past its deadline, or without escrow takes no reservation', () => {
+  given(poolCreated()).when(place()).thenThrows(IllegalStateError, 'pool_not_open');
+  given(...openPool(), { type: 'PoolArchived', data: { poolId: POOL_ID, archivedAt: NOW } }).when(place()).thenThrows(IllegalStateError, 'pool_not_open');
+  given(...openPool(groupsFields({ deadline: NOW }))).when(place()).thenThrows(IllegalStateError, 'pool_deadline_passed');
+  given(poolCreated(), openPool()[1]!).when(place()).thenThrows(IllegalStateError, 'escrow_not_open');
+  given().when(place()).thenThrows(NotFoundError, 'pool_not_found');
+});
+
+groups('the organiser does not reserve in their own pool; a reservation id is used once', () => {
+  given(...openPool()).when(place({ buyer: organiserActor })).thenThrows(ForbiddenError, 'organiser_cannot_reserve');
+  given(...openPool(), placed({})).when(place({ buyer: bob })).thenThrows(ConflictError, 'reservation_exists');
+});
+
+groups('lines: at least one, each unit known and listed once, a positive whole quantity', () => {
+  const keys = (e: ValidationError) => Object.keys(e.errors).sort();
+  assert.equal(keys(given(...openPool()).when(place({ lines: [] })).thenThrows(ValidationError, 'validation_failed')), ['lines']);
+  assert.equal(keys(given(...openPool()).when(place({ lines: [{ unitId: 'nope', quantity: 1 }] })).thenThrows(ValidationError, 'validation_failed')), ['lines.0.unitId']);
+  const twice = place({ lines: [{ unitId: 'u1', quantity: 1 }, { unitId: 'u1', quantity: 1 }] });
+  assert.equal(keys(given(...openPool()).when(twice).thenThrows(ValidationError, 'validation_failed')), ['lines.1.unitId']);
+  for (const quantity of [0, -1, 1.5]) {
+    const e = given(...openPool()).when(place({ lines: [{ unitId: 'u1', quantity }] })).thenThrows(ValidationError, 'validation_failed');
+    assert.equal(keys(e), ['lines.0.quantity'], `quantity ${quantity}`);
+  }
+  const pledge = given(...openPool()).when(place({ pledge: '5.00' })).thenThrows(ValidationError, 'validation_failed');
+  assert.equal(keys(pledge), ['pledge']);
+  given(...openPool()).when(place({ lines: [{ unitId: 'u0', quantity: 1 }] })).thenThrows(ValidationError, 'nothing_to_pay');
+});
+
+groups('pick-up point: required when the pool has some, known, refused when it has none', () => {
+  given(...openPool()).when(place({ relaisId: null })).thenThrows(ValidationError, 'validation_failed');
+  given(...openPool()).when(place({ relaisId: 'r9' })).thenThrows(ValidationError, 'validation_failed');
+  const noRelais = groupsFields({ config: { units: [{ id: 'u1', label: 'Panier', price: '10.00' }] } });
+  given(...openPool(noRelais)).when(place({ relaisId: 'r1' })).thenThrows(ValidationError, 'validation_failed');
+  const p = placed({});
+  given(...openPool(noRelais)).when(place({ relaisId: null })).then([{ ...p, data: { ...p.data, relaisId: null } } as typeof p]);
+});
+
+groups('per-buyer limits count every holding reservation of that buyer, not other buyers’', () => {
+  const e = given(...openPool(), placed({}))
+    .when(place({ id: R2, lines: [{ unitId: 'u1', quantity: 2 }] }))
+    .thenThrows(ValidationError, 'per_buyer_limit');
+  assert.equal(e.errors, { 'lines.0.quantity': ['at most 3 per buyer (you hold 2)'] });
+  given(...openPool(), placed({}))
+    .when(place({ id: R2, lines: [{ unitId: 'u1', quantity: 1 }] }))
+    .then([placed({ id: R2, lines: [{ unitId: 'u1', quantity: 1, unitPrice: '10.00' }], amount: '10.00' })]);
+  given(...openPool(), placed({}))
+    .when(place({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 3 }] }))
+    .then([placed({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 3, unitPrice: '8.00' }], amount: '24.00' })]);
+  given(...openPool()).when(place({ lines: [{ unitId: 'u2', quantity: 1 }] })).thenThrows(ValidationError, 'per_buyer_limit');
+  // One held already: one more reaches the minimum.
+  given(...openPool(), placed({ lines: [{ unitId: 'u2', quantity: 2, unitPrice: '2.50' }], amount: '5.00' }))
+    .when(place({ id: R2, lines: [{ unitId: 'u2', quantity: 1 }] }))
+    .then([placed({ id: R2, lines: [{ unitId: 'u2', quantity: 1, unitPrice: '2.50' }], amount: '2.50' })]);
+});
+
+groups('stock: exactly up to the stock is held; one more is 409 insufficient_stock saying what is left', () => {
+  const held = [placed({ lines: [{ unitId: 'u1', quantity: 3, unitPrice: '10.00' }], amount: '30.00' })];
+  given(...openPool(), ...held)
+    .when(place({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 2 }] }))
+    .then([placed({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 2, unitPrice: '8.00' }], amount: '16.00' })]);
+  const e = given(...openPool(), ...held)
+    .when(place({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 3 }] }))
+    .thenThrows(ConflictError, 'insufficient_stock');
+  assert.equal(e.errors, { 'lines.0.quantity': ['only 2 of u1 left'] });
+  const full = [...held, placed({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 2, unitPrice: '8.00' }], amount: '16.00' })];
+  const none = given(...openPool(), ...full).when(place({ id: R3, buyer: { ...bob, userId: 'c0000000-0000-4000-8000-00000000000c' }, lines: [{ unitId: 'u1', quantity: 1 }] }));
+  assert.equal(none.thenThrows(ConflictError, 'insufficient_stock').errors, { 'lines.0.quantity': ['only 0 of u1 left'] });
+});
+
+groups('stale PENDING reservations do not count and are expired on the way', () => {
+  const stale = placed({ lines: [{ unitId: 'u1', quantity: 3, unitPrice: '10.00' }], amount: '30.00', placedAt: at(NOW, -1000), expiresAt: at(NOW, -100) });
+  given(...openPool(), stale)
+    .when(place({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 3 }] }))
+    .then([
+      expiredEvent(R1, alice.userId, at(NOW, -100), NOW),
+      placed({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 3, unitPrice: '10.00' }], amount: '30.00' }),
+    ]);
+  // Expiring exactly at now is stale too (a hold lasts strictly before expiresAt).
+  const edge = placed({ lines: [{ unitId: 'u1', quantity: 3, unitPrice: '10.00' }], amount: '30.00', placedAt: at(NOW, -900), expiresAt: NOW });
+  const after = given(...openPool(), edge).when(place({ id: R2, lines: [{ unitId: 'u1', quantity: 3 }] })).then([
+    expiredEvent(R1, alice.userId, NOW, NOW),
+    placed({ id: R2, lines: [{ unitId: 'u1', quantity: 3, unitPrice: '10.00' }], amount: '30.00' }),
+  ]);
+  assert.equal(unitCounts((after as ExistingPool).holdings, NOW).get('u1'), { held: 3, paid: 0 });
+});
+
+groups('tiers: the tier price applies when the pool’s total, this reservation included, reaches it', () => {
+  given(...openPool())
+    .when(place({ lines: [{ unitId: 'u1', quantity: 3 }] }))
+    .then([placed({ lines: [{ unitId: 'u1', quantity: 3, unitPrice: '10.00' }], amount: '30.00' })]);
+  given(...openPool(), placed({ lines: [{ unitId: 'u1', quantity: 3, unitPrice: '10.00' }], amount: '30.00' }))
+    .when(place({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 1 }] }))
+    .then([placed({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 1, unitPrice: '8.00' }], amount: '8.00' })]);
+});
+
+const funding = suite('reservation: pledge in a FUNDING pool');
+
+funding('a buyer pledges an amount within the bounds; the amount is the pledge, canonical', () => {
+  given(...openPool(fundingFields(), 'FUNDING'))
+    .when(place({ lines: [], pledge: '12.5' }))
+    .then([placed({ lines: [], pledge: '12.50', amount: '12.50' })]);
+});
+
+funding('a pledge outside the bounds, absent, zero, or with units is refused', () => {
+  const pool = openPool(fundingFields(), 'FUNDING');
+  given(...pool).when(place({ lines: [], pledge: '4.99' })).thenThrows(ValidationError, 'pledge_out_of_bounds');
+  given(...pool).when(place({ lines: [], pledge: '100.01' })).thenThrows(ValidationError, 'pledge_out_of_bounds');
+  given(...pool).when(place({ lines: [], pledge: null })).thenThrows(ValidationError, 'validation_failed');
+  given(...pool).when(place({ lines: [], pledge: '0' })).thenThrows(ValidationError, 'validation_failed');
+  given(...pool).when(place({ pledge: '10.00' })).thenThrows(ValidationError, 'validation_failed');
+});
+
+funding('expiry and lazy expiry apply to pledges too', () => {
+  const stale = placed({ lines: [], pledge: '10.00', amount: '10.00', placedAt: at(NOW, -1000), expiresAt: at(NOW, -1) });
+  given(...openPool(fundingFields(), 'FUNDING'), stale)
+    .when(place({ id: R2, buyer: bob, lines: [], pledge: '10.00' }))
+    .then([expiredEvent(R1, alice.userId, at(NOW, -1), NOW), placed({ id: R2, buyer: bob, lines: [], pledge: '10.00', amount: '10.00' })]);
+});
+
+groups.run();
+funding.run();

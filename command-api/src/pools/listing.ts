@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError, ValidationError, decideListing, delistRefundable, initialPool, openListingFor, paymentMismatch, type ObservedPayment } from '@cagnotte/domain';
+import { NotFoundError, UnavailableError, ValidationError, decideListing, delistRefundable, initialPool, openListingFor, paymentMismatch, type ObservedPayment } from '@cagnotte/domain';
 import { ListingTier } from '@cagnotte/event-schemas';
 import { LedgerRejectedError, LedgerUnavailableError, defineRoute, ledgerCall, type EscrowLedger, type LedgerGateway, type RouteDef, type Services } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
@@ -158,7 +158,10 @@ export const makeListingRoutes = (deps: ListingDeps): RouteDef[] => {
 export const queueDelistRefund = async (deps: Pick<PoolCommandDeps, 'store' | 'jobs'>, poolId: string, windowHours: number, now: Date): Promise<void> => {
   const { pool } = await loadState(deps.store, poolStream(poolId), poolAggregate);
   if (pool.status === 'none' || !pool.listing.listingId || !delistRefundable(pool, now.toISOString(), windowHours)) return;
-  await deps.jobs.enqueue(LISTING_REFUND_QUEUE, `listing-refund:${pool.listing.listingId}`, { poolId, listingId: pool.listing.listingId }, { delayMs: 2_000 });
+  await deps.jobs.enqueue(LISTING_REFUND_QUEUE, `listing-refund:${pool.listing.listingId}`, { poolId, listingId: pool.listing.listingId }, { delayMs: 2_000 }).catch((e: unknown) => {
+    // No delist without its refund job: the PATCH is refused (503) and the client retries.
+    throw new UnavailableError('jobs_unavailable', `The job queue did not answer (${(e as Error).message}); retry shortly`);
+  });
 };
 
 /**

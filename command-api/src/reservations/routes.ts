@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError, ValidationError, depositMismatch, type ObservedDeposit } from '@cagnotte/domain';
+import { NotFoundError, UnavailableError, ValidationError, depositMismatch, type ObservedDeposit } from '@cagnotte/domain';
 import { DecimalAmount, currentReservationTerms } from '@cagnotte/event-schemas';
 import { LedgerRejectedError, LedgerUnavailableError, defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
 import { ReservationSchema } from '@cagnotte/read-models';
@@ -87,7 +87,11 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
       const ttlSeconds = await deps.reservationTtlSeconds(tenantOf(ctx));
       // The expiry is queued before the reservation exists: a crash in between leaves a job that finds nothing to
       // expire, never a reservation without its job.
-      await deps.jobs.enqueue(RESERVATION_EXPIRY_QUEUE, `reservation-expiry:${reservationId}`, { poolId, reservationId }, { delayMs: ttlSeconds * 1000 + 1000 });
+      await deps.jobs
+        .enqueue(RESERVATION_EXPIRY_QUEUE, `reservation-expiry:${reservationId}`, { poolId, reservationId }, { delayMs: ttlSeconds * 1000 + 1000 })
+        .catch((e: unknown) => {
+          throw new UnavailableError('jobs_unavailable', `The job queue did not answer (${(e as Error).message}); retry shortly`);
+        });
       return runReservationCommand(
         deps,
         ctx,

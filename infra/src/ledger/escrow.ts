@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Account, BASE_FEE, Claimant, Keypair, Memo, Operation, StrKey, TransactionBuilder, type Horizon, type Transaction } from '@stellar/stellar-sdk';
 import { ValidationError, type ObservedDeposit } from '@cagnotte/domain';
-import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway } from './gateway';
+import { LedgerRejectedError, LedgerUnavailableError, memoHashOf, type LedgerGateway } from './gateway';
 
 /** XLM the platform gives an escrow account: its reserve (2 base + trustline + 2 signers = 2.5 XLM) plus fees. */
 export const ESCROW_STARTING_XLM = '4';
@@ -192,7 +192,7 @@ export class EscrowLedger {
   /** What a transaction does, as far as a deposit is concerned. */
   describeDeposit(tx: Transaction, facts: { txHash: string; ledger: number; successful: boolean; closedAt: string | null }): ObservedDeposit {
     const op = tx.operations[0];
-    const memoHash = tx.memo.type === 'hash' && tx.memo.value ? Buffer.from(tx.memo.value as Buffer).toString('hex') : null;
+    const memoHash = memoHashOf(tx);
     const cb = op?.type === 'createClaimableBalance' ? op : null;
     const balanceId = cb ? balanceIdOf(tx) : null;
     return {
@@ -211,15 +211,9 @@ export class EscrowLedger {
 
   /** The deposit as recorded on the ledger, decoded; null while the ledger does not show it. */
   async observeDeposit(txHash: string): Promise<ObservedDeposit | null> {
-    let record: Horizon.ServerApi.TransactionRecord;
-    try {
-      record = await this.ledger.server.transactions().transaction(txHash).call();
-    } catch (e) {
-      if ((e as { response?: { status?: number } }).response?.status === 404) return null;
-      throw new LedgerUnavailableError(`the ledger (Horizon) is unavailable: ${(e as Error).message}`);
-    }
-    const tx = this.ledger.parseEnvelope(record.envelope_xdr);
-    if (!tx) throw new LedgerUnavailableError('the ledger returned an envelope for another network');
+    const found = await this.ledger.readTransaction(txHash);
+    if (!found) return null;
+    const { tx, record } = found;
     return this.describeDeposit(tx, { txHash: record.hash, ledger: Number(record.ledger_attr), successful: record.successful, closedAt: new Date(record.created_at).toISOString() });
   }
 

@@ -43,6 +43,10 @@ const PAYMENT_TTL_SECONDS = 900;
 /** The MEMO_HASH that binds a fee payment to one grant: a payment can settle that grant and no other. */
 export const grantMemoHash = (grantId: string): string => createHash('sha256').update(`cagnotte:organiser-grant:${grantId}`).digest('hex');
 
+/** A transaction's MEMO_HASH in hex, or null when it carries another memo (or none). */
+export const memoHashOf = (tx: Transaction): string | null =>
+  tx.memo.type === 'hash' && tx.memo.value ? Buffer.from(tx.memo.value as Buffer).toString('hex') : null;
+
 type HorizonErrorResponse = { status?: number; data?: { extras?: { result_codes?: { transaction?: string; operations?: string[] } } } };
 const responseOf = (e: unknown): HorizonErrorResponse | undefined => (e as { response?: HorizonErrorResponse } | null)?.response;
 
@@ -113,7 +117,7 @@ export class LedgerGateway {
   describePayment(tx: Transaction, facts: { txHash: string; ledger: number; successful: boolean }): ObservedPayment {
     const payments = tx.operations.filter((op) => op.type === 'payment' || op.type === 'pathPaymentStrictReceive' || op.type === 'pathPaymentStrictSend');
     const first = tx.operations.find((op): op is Operation.Payment => op.type === 'payment');
-    const memoHash = tx.memo.type === 'hash' && tx.memo.value ? Buffer.from(tx.memo.value as Buffer).toString('hex') : null;
+    const memoHash = memoHashOf(tx);
     return {
       txHash: facts.txHash,
       ledger: facts.ledger,
@@ -128,8 +132,8 @@ export class LedgerGateway {
     };
   }
 
-  /** The transaction as recorded on the ledger, decoded; null while the ledger does not show it. */
-  async observePayment(txHash: string): Promise<ObservedPayment | null> {
+  /** A transaction as recorded on the ledger with its decoded envelope; null while the ledger does not show it. */
+  async readTransaction(txHash: string): Promise<{ tx: Transaction; record: Horizon.ServerApi.TransactionRecord } | null> {
     let record: Horizon.ServerApi.TransactionRecord;
     try {
       record = await this.server.transactions().transaction(txHash).call();
@@ -139,6 +143,14 @@ export class LedgerGateway {
     }
     const tx = this.parseEnvelope(record.envelope_xdr);
     if (!tx) throw new LedgerUnavailableError('the ledger returned an envelope for another network');
+    return { tx, record };
+  }
+
+  /** The transaction as recorded on the ledger, decoded; null while the ledger does not show it. */
+  async observePayment(txHash: string): Promise<ObservedPayment | null> {
+    const found = await this.readTransaction(txHash);
+    if (!found) return null;
+    const { tx, record } = found;
     return this.describePayment(tx, { txHash: record.hash, ledger: Number(record.ledger_attr), successful: record.successful });
   }
 

@@ -18,8 +18,6 @@ import {
 } from '@cagnotte/domain';
 import { currentMandate, type DomainEvent } from '@cagnotte/event-schemas';
 import {
-  LedgerRejectedError,
-  LedgerUnavailableError,
   defineRoute,
   grantMemoHash,
   ledgerCall,
@@ -30,6 +28,7 @@ import {
 import { OrganiserGrantSchema, organiserGrantView as grantViewOf, type BuiltPayment, type GrantFacts } from '@cagnotte/read-models';
 import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
 import { loadState, runCommand } from '../shared/run-command';
+import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 
 // The personas a user takes on: seller (a business identity, DAC7) and organiser (a grant paid on the ledger).
 
@@ -211,26 +210,12 @@ export const makeOrganiserRoutes = (deps: OrganiserRouteDeps): RouteDef[] => {
       let txHash = ctx.body.txHash;
       const via = ctx.body.signedXdr !== undefined ? ('signedXdr' as const) : ('txHash' as const);
       if (ctx.body.signedXdr !== undefined) {
-        const tx = ledger.parseEnvelope(ctx.body.signedXdr);
-        if (!tx) throw new ValidationError({ signedXdr: ['is not a transaction envelope for this network'] }, 'Invalid signed transaction', 'invalid_xdr');
-        const hash = Buffer.from(tx.hash()).toString('hex');
-        if (txHash && txHash !== hash) throw new ValidationError({ txHash: ['does not match signedXdr'] });
+        const { tx, hash } = decodeSignedXdr(ledger, ctx.body.signedXdr, txHash);
         txHash = hash;
         // Nothing is submitted on the user's behalf unless it is exactly the grant's payment.
         const mismatch = paymentMismatch(grant, ledger.describePayment(tx, { txHash: hash, ledger: 0, successful: true }));
         if (mismatch) throw new ValidationError({ [mismatch.field]: [mismatch.message] }, `The payment does not settle this grant: ${mismatch.message}`, 'payment_mismatch');
-        try {
-          await ledger.submit(tx);
-        } catch (e) {
-          if (e instanceof LedgerUnavailableError) return { data: { settled: false, pending: true, reason: 'ledger_unavailable', txHash: hash } };
-          if (!(e instanceof LedgerRejectedError)) throw e;
-          // Already on the ledger (the client submitted it too): carry on and verify it.
-          const already = await ledgerCall(() => ledger.observePayment(hash));
-          if (!already) {
-            const codes = [e.resultCodes.transaction, ...(e.resultCodes.operations ?? [])].filter((c): c is string => !!c);
-            throw new ValidationError({ signedXdr: codes.length ? codes : [e.message] }, e.message, 'ledger_rejected');
-          }
-        }
+        if ((await submitClientSigned(ledger, tx, hash)) === 'unavailable') return { data: { settled: false, pending: true, reason: 'ledger_unavailable', txHash: hash } };
       }
       const observed: ObservedPayment | null = await ledgerCall(() => ledger.observePayment(txHash!));
       if (!observed) return { data: { settled: false, pending: true, reason: 'not_on_ledger_yet', txHash: txHash! } };

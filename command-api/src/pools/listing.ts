@@ -2,11 +2,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError, UnavailableError, ValidationError, decideListing, delistRefundable, initialPool, openListingFor, paymentMismatch, type ObservedPayment } from '@cagnotte/domain';
 import { ListingTier } from '@cagnotte/event-schemas';
-import { LedgerRejectedError, LedgerUnavailableError, defineRoute, ledgerCall, type EscrowLedger, type LedgerGateway, type RouteDef, type Services } from '@cagnotte/infra';
+import { defineRoute, ledgerCall, type EscrowLedger, type LedgerGateway, type RouteDef, type Services } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
 import { loadAccount, poolStream } from '../shared/context';
 import { loadState, runCommand } from '../shared/run-command';
 import { poolAggregate, poolAnswer, runOnPool, type PoolCommandDeps } from './handler';
+import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 
 // The paid listing: the organiser pays the tenant's fee for LISTED or FEATURED on the ledger, client-signed.
 
@@ -119,24 +120,12 @@ export const makeListingRoutes = (deps: ListingDeps): RouteDef[] => {
       if (!listing) throw new NotFoundError('listing');
       let txHash = ctx.body.txHash;
       if (ctx.body.signedXdr !== undefined) {
-        const tx = ledger.parseEnvelope(ctx.body.signedXdr);
-        if (!tx) throw new ValidationError({ signedXdr: ['is not a transaction envelope for this network'] }, 'Invalid signed transaction', 'invalid_xdr');
-        const hash = Buffer.from(tx.hash()).toString('hex');
-        if (txHash && txHash !== hash) throw new ValidationError({ txHash: ['does not match signedXdr'] });
+        const { tx, hash } = decodeSignedXdr(ledger, ctx.body.signedXdr, txHash);
         txHash = hash;
         if (listing.status !== 'PAID') {
           const mismatch = paymentMismatch({ ...listing, ledgerAccount: listing.source }, ledger.describePayment(tx, { txHash: hash, ledger: 0, successful: true }));
           if (mismatch) throw new ValidationError({ [mismatch.field]: [mismatch.message] }, `The payment does not pay this listing: ${mismatch.message}`, 'payment_mismatch');
-          try {
-            await ledger.submit(tx);
-          } catch (e) {
-            if (e instanceof LedgerUnavailableError) return { data: { listed: false, pending: true, reason: 'ledger_unavailable', txHash: hash } };
-            if (!(e instanceof LedgerRejectedError)) throw e;
-            if (!(await ledgerCall(() => ledger.observePayment(hash)))) {
-              const codes = [e.resultCodes.transaction, ...(e.resultCodes.operations ?? [])].filter((c): c is string => !!c);
-              throw new ValidationError({ signedXdr: codes.length ? codes : [e.message] }, e.message, 'ledger_rejected');
-            }
-          }
+          if ((await submitClientSigned(ledger, tx, hash)) === 'unavailable') return { data: { listed: false, pending: true, reason: 'ledger_unavailable', txHash: hash } };
         }
       }
       const observed: ObservedPayment | null = await ledgerCall(() => ledger.observePayment(txHash!));

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError, UnavailableError, ValidationError, depositMismatch, type ObservedDeposit } from '@cagnotte/domain';
+import { UnavailableError, ValidationError, depositMismatch, type ObservedDeposit } from '@cagnotte/domain';
 import { DecimalAmount, currentReservationTerms } from '@cagnotte/event-schemas';
-import { LedgerRejectedError, LedgerUnavailableError, defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
+import { defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
+import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 import { ReservationSchema } from '@cagnotte/read-models';
 import { loadAccount } from '../shared/context';
-import { reservationOf, answerWith, loadPool, reservationMemoHash, runReservationCommand, tenantOf, RESERVATION_EXPIRY_QUEUE, type ReservationDeps } from './runtime';
+import { reservationOf, answerWith, ownReservation, reservationMemoHash, runReservationCommand, tenantOf, RESERVATION_EXPIRY_QUEUE, type ReservationDeps } from './runtime';
 
 // The buyer's checkout: reserve, sign (terms + the deposit to sign), pay (verified on the ledger), cancel. The terms and
 // the buyer's reclaim are reads: query-api/src/reservations/checkout.ts.
@@ -128,9 +129,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
       if (ctx.body.termsVersion !== current.version || ctx.body.termsHash !== current.hash) {
         throw new ValidationError({ termsHash: [`the current terms are version ${current.version} (hash ${current.hash})`] }, 'These are not the current terms', 'terms_outdated');
       }
-      const pool = await loadPool(deps, poolId, tenantOf(ctx));
-      const r = pool.status === 'none' ? undefined : pool.holdings.byId.get(reservationId);
-      if (pool.status === 'none' || !r || r.buyerId !== ctx.auth!.userId) throw new NotFoundError('reservation');
+      const { pool, r } = await ownReservation(deps, ctx, poolId, reservationId);
       const account = await loadAccount(deps.store, ctx.auth!.userId);
       const source = account.status === 'none' ? null : account.ledgerAccount;
       if (!source) {
@@ -179,35 +178,20 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     errors: [400, 401, 404, 503],
     handler: async (ctx) => {
       const { id: poolId, reservationId } = ctx.params;
-      const pool = await loadPool(deps, poolId, tenantOf(ctx));
-      const r = pool.status === 'none' ? undefined : pool.holdings.byId.get(reservationId);
-      if (pool.status === 'none' || !r || r.buyerId !== ctx.auth!.userId) throw new NotFoundError('reservation');
+      const { r } = await ownReservation(deps, ctx, poolId, reservationId);
       if (!r.signed) throw new ValidationError({ reservationId: ['sign the reservation first'] }, 'The reservation is not signed', 'reservation_not_signed');
       const expected = { ...r.signed, assetCode: escrow.asset.code, assetIssuer: escrow.asset.issuer, amount: r.amount };
 
       let txHash = ctx.body.txHash;
       const via = ctx.body.signedXdr !== undefined ? ('signedXdr' as const) : ('txHash' as const);
       if (ctx.body.signedXdr !== undefined) {
-        const tx = ledger.parseEnvelope(ctx.body.signedXdr);
-        if (!tx) throw new ValidationError({ signedXdr: ['is not a transaction envelope for this network'] }, 'Invalid signed transaction', 'invalid_xdr');
-        const hash = Buffer.from(tx.hash()).toString('hex');
-        if (txHash && txHash !== hash) throw new ValidationError({ txHash: ['does not match signedXdr'] });
+        const { tx, hash } = decodeSignedXdr(ledger, ctx.body.signedXdr, txHash);
         txHash = hash;
         if (r.payment?.txHash !== hash) {
           // Nothing is submitted on the buyer's behalf unless it is exactly this reservation's deposit.
           const mismatch = depositMismatch(expected, escrow.describeDeposit(tx, { txHash: hash, ledger: 0, successful: true, closedAt: null }));
           if (mismatch) throw new ValidationError({ [mismatch.field]: [mismatch.message] }, `The deposit does not pay this reservation: ${mismatch.message}`, 'payment_mismatch');
-          try {
-            await ledger.submit(tx);
-          } catch (e) {
-            if (e instanceof LedgerUnavailableError) return { data: { paid: false, pending: true, reason: 'ledger_unavailable', txHash: hash } };
-            if (!(e instanceof LedgerRejectedError)) throw e;
-            // Already on the ledger (the buyer submitted it too): verify it below.
-            if (!(await ledgerCall(() => escrow.observeDeposit(hash)))) {
-              const codes = [e.resultCodes.transaction, ...(e.resultCodes.operations ?? [])].filter((c): c is string => !!c);
-              throw new ValidationError({ signedXdr: codes.length ? codes : [e.message] }, e.message, 'ledger_rejected');
-            }
-          }
+          if ((await submitClientSigned(ledger, tx, hash)) === 'unavailable') return { data: { paid: false, pending: true, reason: 'ledger_unavailable', txHash: hash } };
         }
       }
       const observed: ObservedDeposit | null = await ledgerCall(() => escrow.observeDeposit(txHash!));

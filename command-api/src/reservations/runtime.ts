@@ -44,6 +44,14 @@ export const loadPool = async (deps: ReservationDeps, poolId: string, tenantId: 
 
 export const tenantOf = (ctx: CommandCtx): string => ctx.tenant?.id ?? ctx.auth!.tenantId;
 
+/** The caller's own reservation in the pool, as the pool's stream says; anyone else's (or none) is not found. */
+export const ownReservation = async (deps: ReservationDeps, ctx: CommandCtx, poolId: string, reservationId: string) => {
+  const pool = await loadPool(deps, poolId, tenantOf(ctx));
+  const r = pool.status === 'none' ? undefined : pool.holdings.byId.get(reservationId);
+  if (pool.status === 'none' || !r || r.buyerId !== ctx.auth!.userId) throw new NotFoundError('reservation');
+  return { pool, r };
+};
+
 /**
  * Runs a reservation command on the pool's stream as the signed-in buyer (the pool decides capacity), answers with
  * `respond` (written with the events under an Idempotency-Key), once the projections show the write.

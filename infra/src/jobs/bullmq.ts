@@ -124,7 +124,8 @@ export class BullJobQueue implements JobQueue {
       this.o.logger.warn({ queue: name, key: job ? keyOf(job.id ?? '') : null, attemptsMade: job?.attemptsMade, err: err.message }, 'job attempt failed');
       void this.counters()
         .hincrby(this.failedAttemptsKey(), name, 1)
-        .catch(() => undefined);
+        // Only the metric is lost: the job itself is retried by bullmq. Said, not swallowed.
+        .catch((e: Error) => this.o.logger.warn({ queue: name, err: e.message }, 'job_failed_attempts_total not counted: Redis did not answer'));
     });
     worker.on('error', (err) => this.o.logger.warn({ queue: name, err: err.message }, 'job worker error'));
     this.workers.add(worker);

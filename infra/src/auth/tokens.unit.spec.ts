@@ -34,6 +34,19 @@ test('purpose tokens work for their kind only, and never as access tokens', () =
 });
 
 test('a token without exp, without iat, or issued in the future (beyond the clock skew) is refused, access or purpose', () => {
+  // The clock stands still for this test: on a loaded machine a second boundary crossed between the signing and the
+  // check would put "31 s ahead" exactly on the skew (and accept it), failing the test for the wrong reason.
+  const realNow = Date.now;
+  const frozen = Math.floor(realNow() / 1000) * 1000;
+  Date.now = () => frozen;
+  try {
+    refusesTimeless();
+  } finally {
+    Date.now = realNow;
+  }
+});
+
+const refusesTimeless = () => {
   const t = new TokenService({ ...base, secret: NEW, keyId: 'k1' });
   const now = Math.floor(Date.now() / 1000);
   const sign = (payload: object, opts: jwt.SignOptions = {}) =>
@@ -55,7 +68,7 @@ test('a token without exp, without iat, or issued in the future (beyond the cloc
     assert.throws(() => t.verifyAccess(future), /Invalid or expired token/, `iat ${ahead}s ahead`);
     assert.is(t.verifyPurpose('partner-sso', sign({ ...sso, iat: now + ahead, exp: now + ahead + 60 })), null, `purpose iat ${ahead}s ahead`);
   }
-});
+};
 
 test('JWT_PREVIOUS_KEYS is JSON of kid to secret (at least 32 characters)', () => {
   assert.equal(loadConfig({ JWT_PREVIOUS_KEYS: JSON.stringify({ k0: OLD }) }).JWT_PREVIOUS_KEYS, { k0: OLD });

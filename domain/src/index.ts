@@ -17,3 +17,7 @@ export * from './reservations/holdings';
 export * from './reservations/deposit';
 export * from './reservations/decide';
 export * from './reservations/evolve';
+export * from './escrow/split';
+export * from './escrow/state';
+export * from './escrow/decide';
+export * from './escrow/settlement';

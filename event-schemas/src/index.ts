@@ -9,5 +9,6 @@ export * from './mandates/texts';
 export * from './catalogue';
 export * from './reservations/events';
 export * from './reservations/terms';
+export * from './escrow/events';
 export * from './mandates/texts';
 export * from './registry';

@@ -8,6 +8,7 @@ import { MandateAccepted, MandateRevoked } from './mandates/events';
 import { catalogueEvents } from './catalogue';
 import { escrowEvents, listingEvents, reservationEvents } from './reservations/events';
 import { TenantSettingsChanged } from './identity/events';
+import { escrowFeatureEvents } from './escrow/events';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
 export interface RawEvent {
@@ -55,6 +56,7 @@ export const allEventDefinitions = [
   ...escrowEvents,
   ...listingEvents,
   TenantSettingsChanged,
+  ...escrowFeatureEvents,
 ] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;
@@ -63,7 +65,7 @@ export type EventData<T extends DomainEventType> = Extract<DomainEvent, { type: 
 export type ParsedEvent<E = DomainEvent> = E & { schemaVersion: number; metadata: EventMetadata };
 
 /** Upcasters for every schema version ever published. */
-export const upcasters: Upcaster[] = [...poolUpcasters];
+export const upcasters: Upcaster[] = [...poolUpcasters, { type: 'TenantSettingsChanged', fromVersion: 1, up: (data) => data }];
 
 export interface EventRegistry<E> {
   /** Upcasts stored data to the current version and validates it: the one parser every reader shares. */

@@ -68,7 +68,7 @@ const parse = suite('event registry: parseEvent');
 parse('parses a valid PoolCreated into type, data, schemaVersion and metadata', () => {
   const parsed = parseEvent(rawPoolCreated());
   assert.is(parsed.type, 'PoolCreated');
-  assert.is(parsed.schemaVersion, 2);
+  assert.is(parsed.schemaVersion, 3);
   assert.equal(parsed.data, poolCreatedData);
   assert.equal(parsed.metadata, metadata);
 });
@@ -90,7 +90,7 @@ parse('version 1 (free-form config) upcasts: unknown keys and escrow secrets are
   };
   const parsed = parseEvent(rawPoolCreated({ schemaVersion: 1, data: { ...poolCreatedData, config: v1Config } }));
   if (parsed.type !== 'PoolCreated') return assert.unreachable('expected PoolCreated');
-  assert.is(parsed.schemaVersion, 2);
+  assert.is(parsed.schemaVersion, 3);
   assert.equal(parsed.data.config, { units: v1Config.units, notes: 'n', escrow: { accountId: `G${'B'.repeat(55)}` } });
   const noAccount = parseEvent(rawPoolCreated({ schemaVersion: 1, data: { ...poolCreatedData, config: { escrow: { signerSecret: 'x', publicKey: 'GPUBLIC' } } } }));
   assert.equal((noAccount.data as { config: unknown }).config, {});
@@ -158,8 +158,25 @@ parse('metadata accepts a null tenant and causation and an optional ip', () => {
 });
 
 parse('a schema version above the current one (from the future) throws', () => {
-  const error = schemaError(() => parseEvent(rawPoolCreated({ schemaVersion: 3 })));
-  assert.match(error.message, /unsupported schema version 3/);
+  const error = schemaError(() => parseEvent(rawPoolCreated({ schemaVersion: 4 })));
+  assert.match(error.message, /unsupported schema version 4/);
+});
+
+parse('version 3 adds config.release: version 2 data reads unchanged, and release terms are validated', () => {
+  const v2 = parseEvent(rawPoolCreated({ schemaVersion: 2 }));
+  assert.is(v2.schemaVersion, 3);
+  assert.equal(v2.data, poolCreatedData);
+  const withRelease = { ...poolCreatedData, config: { ...poolCreatedData.config, release: { after: 'RECEIPT', inspectionDays: 5 } } };
+  assert.equal((parseEvent(rawPoolCreated({ data: withRelease })).data as { config: unknown }).config, withRelease.config);
+  const bad = { ...poolCreatedData, config: { ...poolCreatedData.config, release: { after: 'NEVER' } } };
+  assert.equal(issuePaths(schemaError(() => parseEvent(rawPoolCreated({ data: bad })))), ['config.release.after']);
+});
+
+parse('TenantSettingsChanged version 1 reads as version 2 (the escrow settings are new optional keys)', () => {
+  const data = { tenantId: POOL_ID, settings: { reservationTtlSeconds: 600 }, changedAt: '2025-03-01T09:00:00+01:00' };
+  const parsed = parseEvent({ type: 'TenantSettingsChanged', schemaVersion: 1, data, metadata });
+  assert.is(parsed.schemaVersion, 2);
+  assert.equal(parsed.data, data);
 });
 
 parse('schema versions below 1 or not integers throw', () => {

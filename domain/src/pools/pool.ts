@@ -16,6 +16,7 @@ import { jsonEqual } from '../equal';
 import { emptyHoldings, type Holdings } from '../reservations/holdings';
 import { evolveHoldings } from '../reservations/evolve';
 import { evolveListing, initialListing, type Listing } from './listing-state';
+import { emptySettlementBook, evolveEscrowFeature, type Closing, type SettlementBook } from '../escrow/state';
 
 /** The pool's escrow account, as publishing opened it. */
 export interface PoolEscrowState {
@@ -43,6 +44,12 @@ export type Pool =
       /** The reservations (see reservations/holdings.ts: updated in place by the fold). */
       holdings: Holdings;
       listing: Listing;
+      /** Set when the pool closed (domain/src/escrow). */
+      closing: Closing | null;
+      cancelledAt: string | null;
+      settlement: SettlementBook;
+      /** The organiser accepted the COMMISSION mandate for this (brokered, paid) pool. */
+      commissionMandate: boolean;
       createdAt: string;
       updatedAt: string;
     };
@@ -339,6 +346,10 @@ const created = (data: EventData<'PoolCreated'>): ExistingPool => {
     escrow: null,
     holdings: emptyHoldings(),
     listing: initialListing(),
+    closing: null,
+    cancelledAt: null,
+    settlement: emptySettlementBook(),
+    commissionMandate: false,
     createdAt,
     updatedAt: createdAt,
   };
@@ -377,7 +388,7 @@ export const evolvePool = (state: Pool, event: PoolEvent): Pool => {
     case 'PoolUnarchived':
       return { ...state, archivedAt: null, updatedAt: event.data.unarchivedAt };
     case 'PoolCommissionMandateAccepted':
-      return state;
+      return { ...state, commissionMandate: true };
     case 'ReservationPlaced':
     case 'ReservationSigned':
     case 'ReservationPaid':
@@ -402,6 +413,23 @@ export const evolvePool = (state: Pool, event: PoolEvent): Pool => {
         updatedAt: d.listedAt,
       };
     }
+    case 'PoolClosed':
+      return { ...evolveEscrowFeature(state, event), status: event.data.outcome === 'SUCCEEDED' ? 'LOCKED' : 'FAILED', updatedAt: event.data.closedAt };
+    case 'PoolCancelled':
+      return { ...evolveEscrowFeature(state, event), status: 'CANCELLED', updatedAt: event.data.cancelledAt };
+    case 'PoolSettled':
+      return { ...evolveEscrowFeature(state, event), status: state.status === 'LOCKED' ? 'SETTLED' : state.status, updatedAt: event.data.settledAt };
+    case 'PoolDelivered':
+    case 'ReservationReceiptConfirmed':
+    case 'ReservationAutoAccepted':
+    case 'DisputeOpened':
+    case 'DisputeContested':
+    case 'DisputeResolved':
+    case 'EscrowSettlementPrepared':
+    case 'EscrowRoundSettled':
+    case 'EscrowPayoutSettled':
+    case 'ReservationSettled':
+      return evolveEscrowFeature(state, event);
     default:
       return unknownEvent(event, state);
   }

@@ -23,6 +23,9 @@ export const evolveHoldings = (h: Holdings, event: ReservationEvent): Holdings =
         payment: null,
         latePayments: [],
         endedAt: null,
+        acceptance: null,
+        dispute: null,
+        settled: new Map(),
       };
       h.byId.set(placed.id, placed);
       h.pending.add(placed.id);

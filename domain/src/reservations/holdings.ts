@@ -10,6 +10,33 @@ export interface ReservationDeposit {
   amount: string;
 }
 
+/** A buyer's dispute over a paid reservation (domain/src/escrow: its states and rules). */
+export interface DisputeState {
+  disputeId: string;
+  status: 'OPEN' | 'CONTESTED' | 'REFUNDED' | 'WITHDRAWN' | 'LAPSED';
+  reason: string;
+  /** The amount held: the reservation's due amount when it was opened. */
+  amount: string;
+  respondBy: string;
+  /** Set when contested: the buyer may withdraw until then. */
+  lapsesAt: string | null;
+  refund: string | null;
+  openedAt: string;
+  resolvedAt: string | null;
+}
+
+/** What a settled round did with one of the reservation's claimable balances. */
+export interface SettledBalance {
+  balanceId: string;
+  kind: 'DEPOSIT' | 'LATE_DEPOSIT';
+  settlementId: string;
+  path: 'RELEASE' | 'RECOVERY';
+  released: string;
+  refunded: string;
+  txHash: string;
+  settledAt: string;
+}
+
 /** One reservation as the pool's stream folds it. */
 export interface Reservation {
   id: string;
@@ -27,6 +54,11 @@ export interface Reservation {
   /** Deposits that came when the reservation no longer held (or a second one): owed back, never counted. */
   latePayments: Array<ReservationDeposit & { receivedAt: string }>;
   endedAt: string | null;
+  /** The buyer confirmed receipt, or the inspection period passed: the reservation's funds may be released. */
+  acceptance: { by: 'BUYER' | 'AUTO'; at: string } | null;
+  dispute: DisputeState | null;
+  /** Its deposit and late deposits, once a settlement claimed them (by balance id). */
+  settled: Map<string, SettledBalance>;
 }
 
 /**

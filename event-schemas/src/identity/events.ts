@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { event } from '../define';
-import { CountryCode, DecimalAmount, Id, IsoDate } from '../common';
+import { CountryCode, DecimalAmount, Id, IsoDate, Percent } from '../common';
 
 // Identity: tenants (stream `tenant-<slug>`) and accounts (stream `account-<userId>`, shared with the
 // personas, ledger and mandates features: see domain/src/identity/account-stream.ts for the map).
@@ -37,11 +37,18 @@ export const TenantSettings = z
     listingFees: z.object({ LISTED: DecimalAmount, FEATURED: DecimalAmount }).strict().optional(),
     /** A delist refunds the listing fee when it comes within this many hours of the listing and before any paid reservation. */
     delistRefundWindowHours: z.number().int().min(0).max(24 * 365).optional(),
+    /** The platform's fee on what a successful pool releases, in percent (0–100, two decimals). */
+    platformFeePercent: Percent.optional(),
+    /** Days a buyer has from delivery to confirm receipt or dispute before the reservation is accepted on its own. */
+    inspectionDays: z.number().int().min(1).max(60).optional(),
+    /** Days an organiser has to answer a dispute; a contested dispute lapses to the buyer as long after the contest. */
+    disputeResponseDays: z.number().int().min(1).max(60).optional(),
   })
   .strict();
 export type TenantSettings = z.infer<typeof TenantSettings>;
 
-export const TenantSettingsChanged = event('TenantSettingsChanged', 1, z.object({ tenantId: Id, settings: TenantSettings, changedAt: IsoDate }).strict());
+/** Version 2: the escrow settings (`platformFeePercent`, `inspectionDays`, `disputeResponseDays`); version 1 data reads as is. */
+export const TenantSettingsChanged = event('TenantSettingsChanged', 2, z.object({ tenantId: Id, settings: TenantSettings, changedAt: IsoDate }).strict());
 
 
 export const AccountRegistered = event(

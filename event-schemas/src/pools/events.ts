@@ -5,7 +5,7 @@ import { CountryCode, DecimalAmount, Id, IsoDate, Percent, StellarAccountId } fr
 export const PoolType = z.enum(['GROUPS', 'FUNDING']);
 export type PoolType = z.infer<typeof PoolType>;
 /** The whole lifecycle; see docs/pool-lifecycle.md for the transitions. */
-export const PoolStatus = z.enum(['DRAFT', 'OPEN', 'LOCKED', 'RELEASED', 'COMPLETED', 'FAILED', 'CANCELLED']);
+export const PoolStatus = z.enum(['DRAFT', 'OPEN', 'LOCKED', 'RELEASED', 'COMPLETED', 'FAILED', 'CANCELLED', 'SETTLED']);
 export type PoolStatus = z.infer<typeof PoolStatus>;
 export const MarketplaceVisibility = z.enum(['PRIVATE', 'LISTED', 'FEATURED']);
 export type MarketplaceVisibility = z.infer<typeof MarketplaceVisibility>;
@@ -70,6 +70,15 @@ export const PoolConfig = z
     minimumUnits: z.number().int().min(1).max(1_000_000_000).optional(),
     /** FUNDING: the bounds of a free pledge. */
     pledge: z.object({ min: DecimalAmount.optional(), max: DecimalAmount.optional() }).strict().optional(),
+    /**
+     * The release terms: what releases a successful pool's funds. `RECEIPT` (the default for GROUPS): each buyer
+     * confirms receipt, or the inspection period (`inspectionDays` from delivery, else the tenant's default) passes.
+     * `CLOSE` (the default for FUNDING): at closing.
+     */
+    release: z
+      .object({ after: z.enum(['CLOSE', 'RECEIPT']), inspectionDays: z.number().int().min(1).max(60).optional() })
+      .strict()
+      .optional(),
   })
   .strict()
   .describe('PoolConfig');
@@ -111,10 +120,10 @@ export const PoolDraftFields = z
   .strict();
 export type PoolDraftFields = z.infer<typeof PoolDraftFields>;
 
-/** Version 2: `config` is closed (see `upcastPoolConfigV1` for version 1). */
+/** Version 3: `config.release` (version 2 data is valid version 3). Version 2: `config` is closed (see `upcastPoolConfigV1` for version 1). */
 export const PoolCreated = event(
   'PoolCreated',
-  2,
+  3,
   PoolDraftFields.extend({
     poolId: Id,
     tenantId: Id,
@@ -125,10 +134,10 @@ export const PoolCreated = event(
   }).strict(),
 );
 
-/** Version 2: `changes.config` is closed (see `upcastPoolConfigV1` for version 1). */
+/** Version 3: `config.release`. Version 2: `changes.config` is closed (see `upcastPoolConfigV1` for version 1). */
 export const PoolDraftUpdated = event(
   'PoolDraftUpdated',
-  2,
+  3,
   z.object({ poolId: Id, changes: PoolDraftFields.partial(), updatedAt: IsoDate }).strict(),
 );
 
@@ -202,8 +211,13 @@ const withConfig = (data: unknown, at: (d: Record<string, unknown>) => Record<st
   return copy;
 };
 
+/** Version 3 only adds an optional key: version 2 data reads as is. */
+const unchanged = (data: unknown): unknown => data;
+
 export const poolUpcasters: Upcaster[] = [
   { type: 'PoolCreated', fromVersion: 1, up: (data) => withConfig(data, (d) => d) },
+  { type: 'PoolCreated', fromVersion: 2, up: unchanged },
+  { type: 'PoolDraftUpdated', fromVersion: 2, up: unchanged },
   {
     type: 'PoolDraftUpdated',
     fromVersion: 1,

@@ -18,8 +18,25 @@ export interface PoolDocument {
   publishedAt: string | null;
   /** The escrow account publishing opened (absent on pools published before escrows, and on drafts). */
   escrow?: { accountId: string; reclaimAfter: string } | null;
+  /** How the pool closed (absent before it did): docs/escrow.md. */
+  closing?: PoolClosingDoc | null;
+  cancelledAt?: string | null;
+  /** When the last settlement merged the escrow back (nothing left in escrow). */
+  settledAt?: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+export interface PoolClosingDoc {
+  outcome: 'SUCCEEDED' | 'FAILED';
+  reason: 'DEADLINE' | 'ORGANISER';
+  closedAt: string;
+  paidUnits: number;
+  paidAmount: string;
+  finalPrices: Array<{ unitId: string; price: string }>;
+  release: EventData<'PoolClosed'>['release'];
+  deliveredAt: string | null;
+  inspectionEndsAt: string | null;
 }
 
 export interface PoolDoc {
@@ -56,7 +73,32 @@ const evolve = (doc: PoolDocument, event: PoolEvent): PoolDocument => {
       return { ...doc, fields: { ...doc.fields, marketplaceVisibility: event.data.tier }, updatedAt: event.data.listedAt };
     case 'PoolEscrowOpened':
       return { ...doc, escrow: { accountId: event.data.accountId, reclaimAfter: event.data.reclaimAfter } };
-    // The reservations have their own read model (../reservations); the listing's bookkeeping changes nothing shown here.
+    case 'PoolClosed': {
+      const { poolId: _p, outcome, reason, closedAt, paidUnits, paidAmount, finalPrices, release } = event.data;
+      return {
+        ...doc,
+        status: outcome === 'SUCCEEDED' ? 'LOCKED' : 'FAILED',
+        closing: { outcome, reason, closedAt, paidUnits, paidAmount, finalPrices, release, deliveredAt: null, inspectionEndsAt: null },
+        updatedAt: closedAt,
+      };
+    }
+    case 'PoolCancelled':
+      return { ...doc, status: 'CANCELLED', cancelledAt: event.data.cancelledAt, updatedAt: event.data.cancelledAt };
+    case 'PoolDelivered':
+      return doc.closing ? { ...doc, closing: { ...doc.closing, deliveredAt: event.data.deliveredAt, inspectionEndsAt: event.data.inspectionEndsAt }, updatedAt: event.data.deliveredAt } : doc;
+    case 'PoolSettled':
+      return { ...doc, status: doc.status === 'LOCKED' ? 'SETTLED' : doc.status, settledAt: event.data.settledAt, updatedAt: event.data.settledAt };
+    // The reservations have their own read model (../reservations), the escrow's settlement its own (../escrow); the
+    // listing's bookkeeping changes nothing shown here.
+    case 'ReservationReceiptConfirmed':
+    case 'ReservationAutoAccepted':
+    case 'DisputeOpened':
+    case 'DisputeContested':
+    case 'DisputeResolved':
+    case 'EscrowSettlementPrepared':
+    case 'EscrowRoundSettled':
+    case 'EscrowPayoutSettled':
+    case 'ReservationSettled':
     case 'PoolCommissionMandateAccepted':
     case 'ReservationPlaced':
     case 'ReservationSigned':

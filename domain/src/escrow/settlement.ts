@@ -1,0 +1,238 @@
+import type { PayoutRole, PoolEvent, SettlementItem } from '@cagnotte/event-schemas';
+import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, assertNever } from '../errors';
+import { jsonEqual } from '../equal';
+import { formatAmount, parseAmount, type Minor } from '../money';
+import type { ExistingPool, Pool } from '../pools/pool';
+import type { Reservation } from '../reservations/holdings';
+import { dueOf, splitDeposit } from './split';
+import type { PreparedSettlement } from './state';
+
+/** Where each role is paid: resolved by the route (the seller's payout account, the organiser's linked account, the platform). */
+export interface SettlementAccounts {
+  seller: string;
+  organiser: string;
+  platform: string;
+}
+
+export interface DueSettlement {
+  kind: 'RELEASE' | 'REFUND';
+  items: SettlementItem[];
+  /** Nothing is left in escrow after these items: the escrow is merged back at the end. */
+  final: boolean;
+}
+
+const isOpenDispute = (r: Reservation) => r.dispute !== null && (r.dispute.status === 'OPEN' || r.dispute.status === 'CONTESTED');
+
+/**
+ * Whether a PAID reservation's deposit may be released now: the pool releases at closing, or the buyer accepted
+ * (receipt confirmed, or the inspection period passed), or its dispute ended. An open dispute holds it.
+ */
+export const releasable = (pool: ExistingPool, r: Reservation): boolean => {
+  if (isOpenDispute(r)) return false;
+  if (pool.closing?.release.after === 'CLOSE') return true;
+  return r.acceptance !== null || r.dispute !== null;
+};
+
+const money = (m: Minor) => formatAmount(m);
+
+/** The release of one PAID deposit of a successful pool, split (domain/src/escrow/split.ts), lines of zero dropped. */
+const releaseItem = (pool: ExistingPool, r: Reservation, accounts: SettlementAccounts): SettlementItem => {
+  const payment = r.payment!;
+  const deposit = parseAmount(payment.amount);
+  const closing = pool.closing!;
+  const due = dueOf(r.lines, deposit, closing.finalPrices);
+  const disputed = r.dispute && (r.dispute.status === 'REFUNDED' || r.dispute.status === 'LAPSED') ? parseAmount(r.dispute.refund ?? '0') : 0n;
+  const split = splitDeposit({
+    deposit,
+    due,
+    disputeRefund: disputed > due ? due : disputed,
+    platformFeePercent: closing.fees.platformFeePercent,
+    organiserCommissionPercent: closing.fees.organiserCommissionPercent,
+  });
+  const lines: Array<{ role: PayoutRole; destination: string; amount: Minor }> = [
+    { role: 'SELLER', destination: accounts.seller, amount: split.seller },
+    { role: 'ORGANISER', destination: accounts.organiser, amount: split.commission },
+    { role: 'PLATFORM', destination: accounts.platform, amount: split.platformFee },
+    { role: 'BUYER', destination: r.signed!.source, amount: split.buyerRefund },
+  ];
+  return {
+    ref: r.id,
+    reservationId: r.id,
+    kind: 'DEPOSIT',
+    balanceId: payment.balanceId,
+    amount: money(deposit),
+    refundTo: r.signed!.source,
+    payouts: lines.filter((l) => l.amount > 0n).map((l) => ({ ...l, amount: money(l.amount) })),
+  };
+};
+
+const refundItem = (r: Reservation, balanceId: string, amount: string, kind: SettlementItem['kind']): SettlementItem => ({
+  ref: kind === 'DEPOSIT' ? r.id : `late:${balanceId}`,
+  reservationId: r.id,
+  kind,
+  balanceId,
+  amount: money(parseAmount(amount)),
+  refundTo: r.signed!.source,
+  payouts: [{ role: 'BUYER', destination: r.signed!.source, amount: money(parseAmount(amount)) }],
+});
+
+/**
+ * What can be settled now, in the order of the reservations: a successful (LOCKED) pool releases every PAID deposit
+ * that is releasable; a FAILED or CANCELLED pool refunds every PAID deposit; late deposits are always refunded.
+ * `final` when nothing would be left in escrow. Throws when the pool is not closed or nothing is due.
+ */
+export const dueSettlement = (pool: ExistingPool, accounts: SettlementAccounts): DueSettlement => {
+  if (!pool.escrow) throw new IllegalStateError('escrow_not_open', 'This pool has no escrow account');
+  const refunding = pool.status === 'FAILED' || pool.status === 'CANCELLED';
+  if (!refunding && pool.status !== 'LOCKED') throw new IllegalStateError('pool_not_closed', `Nothing is settled while the pool is ${pool.status}`);
+  if (pool.settlement.mergedAt) throw new IllegalStateError('escrow_settled', 'The escrow is settled and merged');
+  const items: SettlementItem[] = [];
+  let held = false;
+  for (const r of pool.holdings.byId.values()) {
+    if (r.status === 'PAID' && r.payment && !r.settled.has(r.payment.balanceId)) {
+      if (refunding) items.push(refundItem(r, r.payment.balanceId, r.payment.amount, 'DEPOSIT'));
+      else if (releasable(pool, r)) items.push(releaseItem(pool, r, accounts));
+      else held = true;
+    }
+    for (const late of r.latePayments) if (!r.settled.has(late.balanceId)) items.push(refundItem(r, late.balanceId, late.amount, 'LATE_DEPOSIT'));
+  }
+  if (items.length === 0) {
+    throw new IllegalStateError('nothing_to_settle', held ? 'Every deposit still in escrow waits for receipt, its inspection period or a dispute' : 'Nothing is left in escrow');
+  }
+  return { kind: refunding ? 'REFUND' : 'RELEASE', items, final: !held };
+};
+
+/** When the transactions of a settlement may run (unix seconds), recorded with it. */
+export interface SettlementWindows {
+  releaseUntil: string;
+  recoveryFrom: string;
+  recoveryUntil: string;
+}
+
+const HOUR = 3_600_000;
+/**
+ * The release runs until `now + releaseWindowHours`, the recovery from just after it until a minute before
+ * `reclaimAfter` (after which the escrow can no longer claim a deposit: each buyer reclaims their own). A settlement
+ * that could not leave the release an hour and the recovery an hour is refused: the deposits go back to their buyers
+ * at reclaimAfter.
+ */
+export const settlementWindows = (now: string, reclaimAfter: string, releaseWindowHours: number): SettlementWindows => {
+  const start = Date.parse(now);
+  const end = Math.floor(Date.parse(reclaimAfter) / 1000) * 1000 - 60_000;
+  const releaseUntil = Math.min(start + releaseWindowHours * HOUR, end - HOUR);
+  if (releaseUntil < start + HOUR) throw new IllegalStateError('too_late_to_settle', `Too close to reclaimAfter (${reclaimAfter}): each buyer reclaims their own deposit from then on`);
+  const second = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString();
+  return { releaseUntil: second(releaseUntil), recoveryFrom: second(releaseUntil + 1000), recoveryUntil: second(end) };
+};
+
+export interface PreparedInput extends SettlementWindows {
+  settlementId: string;
+  accounts: SettlementAccounts;
+  /** What the route planned from `dueSettlement`: the decider checks it against the state it decides on. */
+  kind: DueSettlement['kind'];
+  items: SettlementItem[];
+  final: boolean;
+  escrowSequence: string;
+  strayBalance: string;
+  hadTrustline: boolean;
+  rounds: Array<{ index: number; refs: string[]; lockHash: string; releaseHash: string; recoveryHash: string }>;
+  /** An earlier settlement that never reached the ledger, which this one replaces. */
+  supersedes: string | null;
+}
+
+export type SettlementCommand =
+  | { type: 'PrepareSettlement'; data: PreparedInput; metadata: { actor: { userId: string; role?: string } | null; now: string } }
+  | {
+      type: 'RecordSettledRound';
+      data: { settlementId: string; round: number; path: 'RELEASE' | 'RECOVERY'; txHash: string; ledger: number };
+      metadata: { now: string };
+    };
+
+/** The settlement being carried out: prepared, some round not yet on the ledger. */
+export const currentSettlement = (pool: ExistingPool): PreparedSettlement | null =>
+  pool.settlement.currentId ? (pool.settlement.byId.get(pool.settlement.currentId) ?? null) : null;
+
+const decidePrepare = (pool: ExistingPool, command: Extract<SettlementCommand, { type: 'PrepareSettlement' }>): PoolEvent[] => {
+  const { actor, now } = command.metadata;
+  const input = command.data;
+  if (!actor || actor.userId !== pool.organiserId) throw new NotFoundError('pool');
+  if (actor.role !== undefined && actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
+  const current = currentSettlement(pool);
+  if (current && !(input.supersedes === current.settlementId && current.settledRounds.size === 0)) {
+    throw new ConflictError('settlement_in_progress', `Settlement ${current.settlementId} is being carried out: submit its transactions (or wait for its recovery)`);
+  }
+  const due = dueSettlement(pool, input.accounts);
+  // Decided on the state as it is now: what the route planned must still be exactly what is due.
+  if (due.kind !== input.kind || due.final !== input.final || !jsonEqual(due.items, input.items)) {
+    throw new ConflictError('settlement_changed', 'What is due changed while the settlement was being prepared: prepare it again');
+  }
+  if (Date.parse(input.releaseUntil) <= Date.parse(now)) throw new IllegalStateError('settlement_expired', 'The release window is already over');
+  const { accounts: _accounts, ...recorded } = input;
+  return [{ type: 'EscrowSettlementPrepared', data: { poolId: pool.id, ...recorded, escrowAccount: pool.escrow!.accountId, preparedAt: now } }];
+};
+
+const roleTotals = (items: SettlementItem[], path: 'RELEASE' | 'RECOVERY') => {
+  const totals = new Map<string, { role: PayoutRole; destination: string; amount: Minor }>();
+  for (const item of items) {
+    const lines = path === 'RELEASE' ? item.payouts : [{ role: 'BUYER' as const, destination: item.refundTo, amount: item.amount }];
+    for (const l of lines) {
+      const key = `${l.role}:${l.destination}`;
+      const t = totals.get(key) ?? { role: l.role, destination: l.destination, amount: 0n };
+      t.amount += parseAmount(l.amount);
+      totals.set(key, t);
+    }
+  }
+  return [...totals.values()];
+};
+
+const decideRecord = (pool: ExistingPool, command: Extract<SettlementCommand, { type: 'RecordSettledRound' }>): PoolEvent[] => {
+  const { settlementId, round, path, txHash, ledger } = command.data;
+  const { now } = command.metadata;
+  const s = pool.settlement.byId.get(settlementId);
+  if (!s) throw new NotFoundError('settlement');
+  const planned = s.rounds[round];
+  if (!planned) throw new NotFoundError('settlement round');
+  const done = s.settledRounds.get(round);
+  if (done) {
+    if (done.txHash === txHash) return [];
+    throw new ConflictError('round_already_settled', `Round ${round} was settled by ${done.txHash}`);
+  }
+  if (txHash !== (path === 'RELEASE' ? planned.releaseHash : planned.recoveryHash)) throw new ConflictError('not_this_round', 'This transaction is not the round’s release or recovery');
+  for (let k = 0; k < round; k++) if (!s.settledRounds.has(k)) throw new IllegalStateError('round_out_of_order', `Round ${k} is not settled yet`);
+  const refs = new Set(planned.refs);
+  const items = s.items.filter((i) => refs.has(i.ref));
+  const merged = s.final && round === s.rounds.length - 1;
+  const events: PoolEvent[] = [{ type: 'EscrowRoundSettled', data: { poolId: pool.id, settlementId, round, path, txHash, ledger, merged, settledAt: now } }];
+  for (const t of roleTotals(items, path)) {
+    events.push({ type: 'EscrowPayoutSettled', data: { poolId: pool.id, settlementId, round, role: t.role, destination: t.destination, amount: money(t.amount), txHash, settledAt: now } });
+  }
+  let released = pool.settlement.released;
+  let refunded = pool.settlement.refunded;
+  for (const item of items) {
+    const r = pool.holdings.byId.get(item.reservationId)!;
+    const back = path === 'RECOVERY' ? parseAmount(item.amount) : item.payouts.filter((p) => p.role === 'BUYER').reduce((sum, p) => sum + parseAmount(p.amount), 0n);
+    const out = parseAmount(item.amount) - back;
+    released += out;
+    refunded += back;
+    events.push({
+      type: 'ReservationSettled',
+      data: { poolId: pool.id, reservationId: r.id, buyerId: r.buyerId, settlementId, kind: item.kind, balanceId: item.balanceId, path, released: money(out), refunded: money(back), txHash, settledAt: now },
+    });
+  }
+  if (merged) events.push({ type: 'PoolSettled', data: { poolId: pool.id, settlementId, released: money(released), refunded: money(refunded), settledAt: now } });
+  return events;
+};
+
+export const decideSettlement = (command: SettlementCommand, state: Pool): PoolEvent[] => {
+  if (state.status === 'none') throw new NotFoundError('pool');
+  switch (command.type) {
+    case 'PrepareSettlement':
+      return decidePrepare(state, command);
+    case 'RecordSettledRound':
+      return decideRecord(state, command);
+    default:
+      return assertNever(command);
+  }
+};
+
+

@@ -35,6 +35,9 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
       reservationTtlSeconds: settings.reservationTtlSeconds ?? config.RESERVATION_TTL_SECONDS,
       listingFees: settings.listingFees ?? { LISTED: config.LISTING_FEE_LISTED, FEATURED: config.LISTING_FEE_FEATURED },
       delistRefundWindowHours: settings.delistRefundWindowHours ?? config.DELIST_REFUND_WINDOW_HOURS,
+      platformFeePercent: settings.platformFeePercent ?? config.PLATFORM_FEE_PERCENT,
+      inspectionDays: settings.inspectionDays ?? config.INSPECTION_DAYS,
+      disputeResponseDays: settings.disputeResponseDays ?? config.DISPUTE_RESPONSE_DAYS,
     };
   };
   const reservationTtlSeconds = async (tenantId: string) => (await tenantPolicy(tenantId)).reservationTtlSeconds;

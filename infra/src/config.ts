@@ -94,6 +94,14 @@ const ConfigSchema = z
     DELIST_REFUND_WINDOW_HOURS: int(72, 0, 24 * 365),
     /** Days after a pool's deadline from which each buyer can reclaim an unreleased deposit alone (docs/escrow.md). */
     ESCROW_RECLAIM_AFTER_DAYS: int(30, 1, 3650),
+    /** The platform's fee on what a successful pool releases, in percent (two decimals): the tenant setting's default. */
+    PLATFORM_FEE_PERCENT: z.string().regex(/^(100(\.0{1,2})?|[1-9]?\d(\.\d{1,2})?)$/).default('2'),
+    /** Days a buyer has from delivery to confirm receipt or dispute (the tenant setting's default; a pool's terms may say otherwise). */
+    INSPECTION_DAYS: int(3, 1, 60),
+    /** Days an organiser has to answer a dispute, and a contested dispute to be withdrawn (the tenant setting's default). */
+    DISPUTE_RESPONSE_DAYS: int(7, 1, 60),
+    /** How long a prepared settlement's release stays valid before its keyless recovery may run instead (docs/escrow.md). */
+    ESCROW_RELEASE_WINDOW_HOURS: int(168, 2, 24 * 365),
     /** How often the service anchors new events on the ledger (docs/event-store.md); 0 turns periodic anchoring off. */
     ANCHOR_INTERVAL_SECONDS: int(300, 0, 86_400),
   })

@@ -27,7 +27,8 @@ const USAGE = `Usage: pnpm cli <command>
 
   tenant create <slug> [--name <name>] [--white-label on|off] [--origin <url>]...
   tenant settings <slug> [--reservation-ttl <seconds>] [--listing-fee-listed <amount>] [--listing-fee-featured <amount>]
-              [--delist-refund-window-hours <n>]   set what is given (prints the tenant's settings; unset = defaults)
+              [--delist-refund-window-hours <n>] [--platform-fee-percent <p>] [--inspection-days <d>]
+              [--dispute-response-days <d>]   set what is given (prints the tenant's settings; unset = defaults)
   user create --tenant <slug> --email <e> --password <p> [--phone <p>] [--name <display name>]
               [--role user|organiser] [--account-type CONSUMER|BUSINESS]
   user block --tenant <slug> --email <e>     refuse logins (403) and revoke every session
@@ -313,6 +314,9 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
         'listing-fee-listed': { type: 'string' },
         'listing-fee-featured': { type: 'string' },
         'delist-refund-window-hours': { type: 'string' },
+        'platform-fee-percent': { type: 'string' },
+        'inspection-days': { type: 'string' },
+        'dispute-response-days': { type: 'string' },
       },
     });
     const slug = positionals[0];
@@ -333,6 +337,9 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
       ...(values['reservation-ttl'] !== undefined ? { reservationTtlSeconds: int('reservation-ttl', values['reservation-ttl']) } : {}),
       ...(listed !== undefined ? { listingFees: { LISTED: listed, FEATURED: featured } } : {}),
       ...(values['delist-refund-window-hours'] !== undefined ? { delistRefundWindowHours: int('delist-refund-window-hours', values['delist-refund-window-hours']) } : {}),
+      ...(values['platform-fee-percent'] !== undefined ? { platformFeePercent: values['platform-fee-percent'] } : {}),
+      ...(values['inspection-days'] !== undefined ? { inspectionDays: int('inspection-days', values['inspection-days']) } : {}),
+      ...(values['dispute-response-days'] !== undefined ? { disputeResponseDays: int('dispute-response-days', values['dispute-response-days']) } : {}),
     });
     if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     const { settings } = await changeTenantSettings(s, slug, parsed.data, meta());

@@ -51,6 +51,9 @@ export interface TenantPolicy {
   reservationTtlSeconds: number;
   listingFees: { LISTED: string; FEATURED: string };
   delistRefundWindowHours: number;
+  platformFeePercent: string;
+  inspectionDays: number;
+  disputeResponseDays: number;
 }
 
 /** The ledger side of publishing (infra/src/ledger/escrow.ts), as the pool commands need it. */
@@ -151,13 +154,20 @@ export const runPoolCommand = async (
   return outcome.answer!;
 };
 
-/** Like runPoolCommand, for any decision on the pool's stream (the paid listing): the pool of another tenant is none. */
+/** What any decision on a pool's stream needs: the write path, the clock, read-your-writes. */
+export type PoolDecisionDeps = CommandRuntime & Pick<PoolCommandDeps, 'waiter' | 'readYourWritesMs' | 'clock'>;
+
+/**
+ * Like runPoolCommand, for any decision on the pool's stream (the paid listing, closing, disputes, settlement): the
+ * pool of another tenant is none. Answers once `projections` show the write.
+ */
 export const runOnPool = async (
-  deps: PoolCommandDeps,
+  deps: PoolDecisionDeps,
   ctx: CommandCtx,
   poolId: string,
   decide: (pool: Pool, meta: PoolCommand['metadata']) => PoolEvent[],
   respond: (outcome: PoolOutcome) => RouteAnswer,
+  projections: string[] = READ_PROJECTIONS,
 ): Promise<RouteAnswer> => {
   const auth = ctx.auth!;
   const actor = await loadActor(deps.store, auth);
@@ -172,7 +182,7 @@ export const runOnPool = async (
     metadataFor(ctx, tenantId, now),
     { respond, idempotency: ctx.idempotency },
   );
-  if (outcome.position) await deps.waiter.waitFor(READ_PROJECTIONS, outcome.position, deps.readYourWritesMs);
+  if (outcome.position) await deps.waiter.waitFor(projections, outcome.position, deps.readYourWritesMs);
   return outcome.answer!;
 };
 

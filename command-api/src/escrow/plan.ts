@@ -1,0 +1,80 @@
+import { ValidationError, parseAmount, formatAmount, type ExistingPool, type PreparedSettlement, type SettlementAccounts } from '@cagnotte/domain';
+import type { SettlementItem } from '@cagnotte/event-schemas';
+import { ledgerCall, planSettlement, type EscrowLedger, type EventStore, type LedgerGateway, type SettlementRound } from '@cagnotte/infra';
+import { loadAccount } from '../shared/context';
+
+// From a settlement as the pool's stream records it to the very transactions on the ledger, and back: the plan is
+// rebuilt from the recorded inputs whenever it is needed (it is deterministic), and its hashes must be the recorded ones.
+
+/** What a settlement's plan is built from: its recorded event, or what a new one is about to record. */
+export type PlanInputs = Pick<PreparedSettlement, 'escrowAccount' | 'escrowSequence' | 'strayBalance' | 'hadTrustline' | 'items' | 'final' | 'releaseUntil' | 'recoveryFrom' | 'recoveryUntil'>;
+
+const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
+export const planOf = (ledger: LedgerGateway, inputs: PlanInputs): SettlementRound[] =>
+  planSettlement({
+    networkPassphrase: ledger.settings.networkPassphrase,
+    asset: ledger.asset,
+    escrowAccount: inputs.escrowAccount,
+    escrowSequence: BigInt(inputs.escrowSequence),
+    platform: ledger.settings.platformAccount,
+    strayBalance: parseAmount(inputs.strayBalance),
+    hasTrustline: inputs.hadTrustline,
+    items: inputs.items.map((i: SettlementItem) => ({
+      ref: i.ref,
+      balanceId: i.balanceId,
+      amount: parseAmount(i.amount),
+      refundTo: i.refundTo,
+      payouts: i.payouts.map((p) => ({ destination: p.destination, amount: parseAmount(p.amount) })),
+    })),
+    final: inputs.final,
+    releaseUntil: unix(inputs.releaseUntil),
+    recoveryFrom: unix(inputs.recoveryFrom),
+    recoveryUntil: unix(inputs.recoveryUntil),
+  });
+
+/** The recorded plan, rebuilt; a hash that differs from the recorded one is our bug (the plan must be deterministic). */
+export const rebuiltPlan = (ledger: LedgerGateway, s: PreparedSettlement): SettlementRound[] => {
+  const rounds = planOf(ledger, s);
+  rounds.forEach((r, k) => {
+    const recorded = s.rounds[k];
+    const hex = (t: { hash(): Buffer }) => t.hash().toString('hex');
+    if (!recorded || hex(r.lock) !== recorded.lockHash || hex(r.release) !== recorded.releaseHash || hex(r.recovery) !== recorded.recoveryHash) {
+      throw new Error(`settlement ${s.settlementId}: round ${k} does not rebuild to its recorded hashes`);
+    }
+  });
+  return rounds;
+};
+
+/**
+ * Where each role is paid: the pool's payout account, else the seller's linked ledger account (a brokered pool), else
+ * the organiser's (who sells their own pool); the organiser's commission to the account that cosigns the escrow; the
+ * platform's fee to the platform account.
+ */
+export const settlementAccounts = async (store: EventStore, ledger: LedgerGateway, pool: ExistingPool): Promise<SettlementAccounts> => {
+  const organiser = pool.escrow!.organiserSigner;
+  let seller = pool.fields.payoutAccount;
+  if (!seller && pool.fields.sellerId && pool.fields.sellerId !== pool.organiserId) {
+    const account = await loadAccount(store, pool.fields.sellerId);
+    seller = account.status === 'none' ? null : account.ledgerAccount;
+    if (!seller) {
+      throw new ValidationError({ payoutAccount: ['the seller has no linked ledger account and the pool names no payout account'] }, 'Nowhere to pay the seller', 'payout_account_required');
+    }
+  }
+  return { seller: seller ?? organiser, organiser, platform: ledger.settings.platformAccount };
+};
+
+/** A payment to an account without a trustline would fail once applied and burn the round: refused before anything is signed. */
+export const requireTrustlines = async (escrow: EscrowLedger, rounds: SettlementRound[]) => {
+  const destinations = [...new Set(rounds.flatMap((r) => [...r.payouts, ...r.refunds].map((p) => p.destination)))];
+  const missing = await ledgerCall(() => escrow.missingTrustlines(destinations));
+  if (missing.length > 0) {
+    throw new ValidationError(
+      { payouts: missing.map((a) => `${a} does not exist on the ledger or does not trust the stablecoin`) },
+      'A recipient cannot receive the stablecoin yet',
+      'payout_account_not_ready',
+    );
+  }
+};
+
+export const amountOf = (stroops: bigint) => formatAmount(stroops);

@@ -193,9 +193,9 @@ const pack = (items: SettlementItem[]): SettlementItem[][] => {
 /** One transaction of E at `sequence`, with explicit time bounds: the same input gives the same bytes. */
 const transaction = (input: SettlementPlanInput, sequence: bigint, timebounds: { minTime: number; maxTime: number }, ops: xdr.Operation[]): Transaction => {
   if (ops.length > MAX_OPERATIONS) throw new Error(`a settlement transaction of ${ops.length} operations (at most ${MAX_OPERATIONS})`);
-  const fee = input.feePerOperation ?? DEFAULT_FEE_PER_OPERATION;
+  // The SDK's fee is per operation: it writes fee × operations into the transaction.
   const builder = new TransactionBuilder(new Account(input.escrowAccount, (sequence - 1n).toString()), {
-    fee: String(fee * ops.length),
+    fee: String(input.feePerOperation ?? DEFAULT_FEE_PER_OPERATION),
     networkPassphrase: input.networkPassphrase,
     timebounds,
   });

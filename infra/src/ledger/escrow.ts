@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Account, BASE_FEE, Claimant, Keypair, Memo, Operation, StrKey, TransactionBuilder, type Horizon, type Transaction } from '@stellar/stellar-sdk';
 import { ValidationError, type ObservedDeposit } from '@cagnotte/domain';
-import { LedgerRejectedError, LedgerUnavailableError, memoHashOf, type LedgerGateway } from './gateway';
+import { describeDeposit, type DepositFacts } from './deposit-decoding';
+import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway } from './gateway';
 
 /** XLM the platform gives an escrow account: its reserve (2 base + trustline + 2 signers = 2.5 XLM) plus fees. */
 export const ESCROW_STARTING_XLM = '4';
@@ -17,36 +18,7 @@ export interface EscrowOpened {
   setupTxHash: string | null;
 }
 
-const balanceIdOf = (tx: Transaction): string | null => {
-  try {
-    return tx.getClaimableBalanceId(0);
-  } catch {
-    return null;
-  }
-};
-
 const unix = (d: Date) => Math.floor(d.getTime() / 1000);
-
-/**
- * A claim predicate as the SDK decodes it: a plain object `{type, absBefore?, notPredicate?}` (SDK 17), or an XDR
- * union (`switch()`, `absBefore()`, `notPredicate()`) in older versions. Both are read.
- */
-type DecodedPredicate = Record<string, unknown>;
-
-const field = (p: DecodedPredicate, name: string): unknown => (typeof p[name] === 'function' ? (p[name] as () => unknown).call(p) : p[name]);
-const kindOf = (p: DecodedPredicate): string =>
-  typeof p.switch === 'function' ? (p.switch as () => { name: string }).call(p).name : String(p.type ?? '');
-
-const predicateOf = (p: DecodedPredicate): ObservedDeposit['claimants'][number]['predicate'] => {
-  const kind = kindOf(p);
-  if (kind === 'claimPredicateBeforeAbsoluteTime') return { before: Number(String(field(p, 'absBefore'))) };
-  if (kind === 'claimPredicateNot') {
-    const inner = field(p, 'notPredicate') as DecodedPredicate | null | undefined;
-    if (inner && kindOf(inner) === 'claimPredicateBeforeAbsoluteTime') return { notBefore: Number(String(field(inner, 'absBefore'))) };
-  }
-  return 'other';
-};
-
 
 /**
  * The escrow side of the ledger: opening a pool's escrow account, the deposits buyers sign (claimable balances the
@@ -190,23 +162,8 @@ export class EscrowLedger {
   }
 
   /** What a transaction does, as far as a deposit is concerned. */
-  describeDeposit(tx: Transaction, facts: { txHash: string; ledger: number; successful: boolean; closedAt: string | null }): ObservedDeposit {
-    const op = tx.operations[0];
-    const memoHash = memoHashOf(tx);
-    const cb = op?.type === 'createClaimableBalance' ? op : null;
-    const balanceId = cb ? balanceIdOf(tx) : null;
-    return {
-      ...facts,
-      from: op?.source ?? tx.source,
-      operationCount: tx.operations.length,
-      isClaimableBalance: cb !== null,
-      assetCode: cb ? (cb.asset.isNative() ? 'XLM' : cb.asset.getCode()) : null,
-      assetIssuer: cb && !cb.asset.isNative() ? (cb.asset.getIssuer() ?? null) : null,
-      amount: cb?.amount ?? '0',
-      memoHash,
-      balanceId,
-      claimants: cb ? cb.claimants.map((c) => ({ destination: c.destination, predicate: predicateOf(c.predicate as unknown as DecodedPredicate) })) : [],
-    };
+  describeDeposit(tx: Transaction, facts: DepositFacts): ObservedDeposit {
+    return describeDeposit(tx, facts);
   }
 
   /** The deposit as recorded on the ledger, decoded; null while the ledger does not show it. */

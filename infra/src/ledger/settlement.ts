@@ -155,9 +155,12 @@ const checkInput = (input: SettlementPlanInput): void => {
 const payeesOf = (item: SettlementItem): string[] => item.payouts.filter((p) => p.amount > 0n).map((p) => p.destination);
 
 /**
- * A round's release and recovery sizes: one claim per item and one payment per destination, plus the two
- * trustline changes and the ending (merge or re-arm); the release also removes the recovery's signer.
+ * A round's release and recovery: one claim per item and one payment per destination, plus these. Both open and
+ * close the trustline and end (merge or re-arm); the release also removes the recovery's signer.
  */
+const RELEASE_OVERHEAD = 4;
+const RECOVERY_OVERHEAD = 3;
+
 interface Tally {
   items: SettlementItem[];
   payees: Set<string>;
@@ -171,7 +174,7 @@ const withItem = (t: Tally, item: SettlementItem): Tally => ({
   refundees: new Set([...t.refundees, item.refundTo]),
 });
 const fits = (t: Tally): boolean =>
-  t.items.length + t.payees.size + 2 + 2 <= MAX_OPERATIONS && t.items.length + t.refundees.size + 2 + 1 <= MAX_OPERATIONS;
+  t.items.length + t.payees.size + RELEASE_OVERHEAD <= MAX_OPERATIONS && t.items.length + t.refundees.size + RECOVERY_OVERHEAD <= MAX_OPERATIONS;
 
 /** Splits the items into rounds, greedily in order, each release and recovery within MAX_OPERATIONS. */
 const pack = (items: SettlementItem[]): SettlementItem[][] => {

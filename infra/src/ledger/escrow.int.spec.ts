@@ -147,6 +147,28 @@ test('a deposit: verified exactly; platform alone and organiser alone cannot cla
   assert.is(Number(await eurcOf(organiser.publicKey())), before + 3);
 });
 
+test('missingTrustlines: no account, no trustline, or a trustline to another issuer’s EURC are missing; the issuer is not; transactionOutcome: null when unknown, successful false when it failed once applied', async () => {
+  const trusting = await buyer();
+  const bare = Keypair.random();
+  await gateway.server.friendbot(bare.publicKey()).call();
+  const otherIssuer = Keypair.random();
+  await gateway.server.friendbot(otherIssuer.publicKey()).call();
+  const wrongIssuer = Keypair.random();
+  await gateway.server.friendbot(wrongIssuer.publicKey()).call();
+  await gateway.submit(await build(wrongIssuer.publicKey(), [Operation.changeTrust({ asset: new Asset('EURC', otherIssuer.publicKey()) })], [wrongIssuer]));
+  const nowhere = Keypair.random().publicKey();
+  const asked = [trusting.publicKey(), bare.publicKey(), nowhere, keys.issuer.publicKey(), wrongIssuer.publicKey(), trusting.publicKey(), 'not-an-account'];
+  assert.equal(await escrow.missingTrustlines(asked), [bare.publicKey(), nowhere, wrongIssuer.publicKey(), 'not-an-account']);
+  assert.equal(await escrow.missingTrustlines([]), []);
+
+  assert.is(await escrow.transactionOutcome('ab'.repeat(32)), null);
+  const failing = await build(trusting.publicKey(), [Operation.claimClaimableBalance({ balanceId: `00000000${'cd'.repeat(32)}` })], [trusting]);
+  assert.equal(await rejection(escrow.submitSigned(failing)), { transaction: 'tx_failed', operations: ['op_does_not_exist'] });
+  const outcome = await escrow.transactionOutcome(Buffer.from(failing.hash()).toString('hex'));
+  assert.equal({ ...outcome!, ledger: outcome!.ledger > 0, closedAt: typeof outcome!.closedAt }, { hash: Buffer.from(failing.hash()).toString('hex'), successful: false, ledger: true, closedAt: 'string' });
+  assert.is(await escrow.balanceExists(`00000000${'cd'.repeat(32)}`), false);
+});
+
 // Last: it moves this network's clock.
 test('the buyer’s reclaim: refused before reclaimAfter (tx_too_early), accepted after; the escrow can no longer claim then', async () => {
   const organiser = await buyer();

@@ -1,13 +1,36 @@
 import { createHmac } from 'node:crypto';
 import { Account, BASE_FEE, Claimant, Keypair, Memo, Operation, StrKey, TransactionBuilder, type Horizon, type Transaction } from '@stellar/stellar-sdk';
-import { ValidationError, type ObservedDeposit } from '@cagnotte/domain';
-import { LedgerRejectedError, LedgerUnavailableError, memoHashOf, type LedgerGateway } from './gateway';
+import { parseAmount, ValidationError, type ObservedDeposit } from '@cagnotte/domain';
+import { describeDeposit, type DepositFacts } from './deposit-decoding';
+import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway } from './gateway';
 
 /** XLM the platform gives an escrow account: its reserve (2 base + trustline + 2 signers = 2.5 XLM) plus fees. */
 export const ESCROW_STARTING_XLM = '4';
 /** Organiser and platform, weight 1 each; thresholds 2: neither alone moves anything (docs/escrow.md). */
 export const ESCROW_SIGNER_WEIGHT = 1;
 export const ESCROW_THRESHOLD = 2;
+
+/** The escrow account as the settlement needs it (settlement.ts); `exists` is false once it is merged. */
+export interface EscrowState {
+  exists: boolean;
+  sequence: bigint;
+  /** Its own stablecoin balance, stroops: paid in directly, never a deposit (deposits are claimable balances). */
+  strayBalance: bigint;
+  hasTrustline: boolean;
+  signers: Array<{ key: string; type: string; weight: number }>;
+  thresholds: { low: number; med: number; high: number };
+}
+
+/** Whether a transaction is on the ledger, and how it ended (a failed one consumed its sequence number all the same). */
+export interface TransactionOutcome {
+  hash: string;
+  successful: boolean;
+  ledger: number;
+  closedAt: string;
+}
+
+/** Accounts looked up at once by missingTrustlines: a few, to stay polite to a public Horizon. */
+const LOOKUPS_AT_ONCE = 8;
 
 export interface EscrowOpened {
   accountId: string;
@@ -17,36 +40,7 @@ export interface EscrowOpened {
   setupTxHash: string | null;
 }
 
-const balanceIdOf = (tx: Transaction): string | null => {
-  try {
-    return tx.getClaimableBalanceId(0);
-  } catch {
-    return null;
-  }
-};
-
 const unix = (d: Date) => Math.floor(d.getTime() / 1000);
-
-/**
- * A claim predicate as the SDK decodes it: a plain object `{type, absBefore?, notPredicate?}` (SDK 17), or an XDR
- * union (`switch()`, `absBefore()`, `notPredicate()`) in older versions. Both are read.
- */
-type DecodedPredicate = Record<string, unknown>;
-
-const field = (p: DecodedPredicate, name: string): unknown => (typeof p[name] === 'function' ? (p[name] as () => unknown).call(p) : p[name]);
-const kindOf = (p: DecodedPredicate): string =>
-  typeof p.switch === 'function' ? (p.switch as () => { name: string }).call(p).name : String(p.type ?? '');
-
-const predicateOf = (p: DecodedPredicate): ObservedDeposit['claimants'][number]['predicate'] => {
-  const kind = kindOf(p);
-  if (kind === 'claimPredicateBeforeAbsoluteTime') return { before: Number(String(field(p, 'absBefore'))) };
-  if (kind === 'claimPredicateNot') {
-    const inner = field(p, 'notPredicate') as DecodedPredicate | null | undefined;
-    if (inner && kindOf(inner) === 'claimPredicateBeforeAbsoluteTime') return { notBefore: Number(String(field(inner, 'absBefore'))) };
-  }
-  return 'other';
-};
-
 
 /**
  * The escrow side of the ledger: opening a pool's escrow account, the deposits buyers sign (claimable balances the
@@ -80,9 +74,14 @@ export class EscrowLedger {
     return this.escrowKeypair(poolId).publicKey();
   }
 
+  /** The account's trustline to the stablecoin, code and issuer both. */
+  private stablecoinLine(account: Horizon.AccountResponse) {
+    return account.balances.find((b) => 'asset_code' in b && b.asset_code === this.asset.code && b.asset_issuer === this.asset.issuer) as Horizon.HorizonApi.BalanceLineAsset | undefined;
+  }
+
   private hasLayout(account: Horizon.AccountResponse, organiser: string): boolean {
     const weight = (key: string) => account.signers.find((s) => s.key === key)?.weight ?? 0;
-    const trusts = account.balances.some((b) => 'asset_code' in b && b.asset_code === this.asset.code && b.asset_issuer === this.asset.issuer);
+    const trusts = this.stablecoinLine(account) !== undefined;
     const t = account.thresholds;
     return (
       trusts &&
@@ -190,23 +189,8 @@ export class EscrowLedger {
   }
 
   /** What a transaction does, as far as a deposit is concerned. */
-  describeDeposit(tx: Transaction, facts: { txHash: string; ledger: number; successful: boolean; closedAt: string | null }): ObservedDeposit {
-    const op = tx.operations[0];
-    const memoHash = memoHashOf(tx);
-    const cb = op?.type === 'createClaimableBalance' ? op : null;
-    const balanceId = cb ? balanceIdOf(tx) : null;
-    return {
-      ...facts,
-      from: op?.source ?? tx.source,
-      operationCount: tx.operations.length,
-      isClaimableBalance: cb !== null,
-      assetCode: cb ? (cb.asset.isNative() ? 'XLM' : cb.asset.getCode()) : null,
-      assetIssuer: cb && !cb.asset.isNative() ? (cb.asset.getIssuer() ?? null) : null,
-      amount: cb?.amount ?? '0',
-      memoHash,
-      balanceId,
-      claimants: cb ? cb.claimants.map((c) => ({ destination: c.destination, predicate: predicateOf(c.predicate as unknown as DecodedPredicate) })) : [],
-    };
+  describeDeposit(tx: Transaction, facts: DepositFacts): ObservedDeposit {
+    return describeDeposit(tx, facts);
   }
 
   /** The deposit as recorded on the ledger, decoded; null while the ledger does not show it. */
@@ -220,7 +204,7 @@ export class EscrowLedger {
   /** What the escrow holds: its own balance of the stablecoin plus every deposit it may claim. Exact strings. */
   async holdings(escrowAccount: string): Promise<{ balance: string; deposits: Array<{ balanceId: string; amount: string; sponsor: string | null }> }> {
     const account = await this.ledger.loadAccount(escrowAccount);
-    const line = account?.balances.find((b) => 'asset_code' in b && b.asset_code === this.asset.code && b.asset_issuer === this.asset.issuer);
+    const line = account ? this.stablecoinLine(account) : undefined;
     const deposits: Array<{ balanceId: string; amount: string; sponsor: string | null }> = [];
     const assetName = `${this.asset.code}:${this.asset.issuer}`;
     let page = await this.ledger.server.claimableBalances().claimant(escrowAccount).limit(200).call();
@@ -230,6 +214,66 @@ export class EscrowLedger {
       page = await page.next();
     }
     return { balance: line?.balance ?? '0', deposits };
+  }
+
+  async escrowState(accountId: string): Promise<EscrowState> {
+    const account = await this.ledger.loadAccount(accountId);
+    if (!account) return { exists: false, sequence: 0n, strayBalance: 0n, hasTrustline: false, signers: [], thresholds: { low: 0, med: 0, high: 0 } };
+    const line = this.stablecoinLine(account);
+    const t = account.thresholds;
+    return {
+      exists: true,
+      sequence: BigInt(account.sequence),
+      strayBalance: line ? parseAmount(line.balance) : 0n,
+      hasTrustline: line !== undefined,
+      signers: account.signers.map((s) => ({ key: s.key, type: s.type, weight: s.weight })),
+      thresholds: { low: t.low_threshold, med: t.med_threshold, high: t.high_threshold },
+    };
+  }
+
+  /**
+   * The accounts a payment of the stablecoin would fail to reach once applied (no account, no trustline to the
+   * stablecoin's code and issuer, or one not authorised), which would burn a release's sequence number.
+   */
+  async missingTrustlines(accounts: string[]): Promise<string[]> {
+    const unique = [...new Set(accounts)];
+    const missing: string[] = [];
+    for (let i = 0; i < unique.length; i += LOOKUPS_AT_ONCE) {
+      const batch = unique.slice(i, i + LOOKUPS_AT_ONCE);
+      const found = await Promise.all(batch.map((id) => (StrKey.isValidEd25519PublicKey(id) ? this.ledger.loadAccount(id) : null)));
+      batch.forEach((id, j) => {
+        // The issuer takes its own asset back without a trustline.
+        if (id === this.asset.issuer && found[j]) return;
+        const line = found[j] ? this.stablecoinLine(found[j]!) : undefined;
+        if (!line?.is_authorized) missing.push(id);
+      });
+    }
+    return missing;
+  }
+
+  /** Whether a claimable balance is still there (not yet claimed by the escrow nor reclaimed by its buyer). */
+  async balanceExists(balanceId: string): Promise<boolean> {
+    return (await this.ledger.loadClaimableBalance(balanceId)) !== null;
+  }
+
+  /** A copy of `tx` with the platform's signature added. */
+  platformSign(tx: Transaction): Transaction {
+    const copy = TransactionBuilder.fromXDR(tx.toXDR(), this.networkPassphrase) as Transaction;
+    copy.sign(this.platform);
+    return copy;
+  }
+
+  /** Submits a signed transaction: its hash and ledger, or LedgerRejectedError (with core's result codes) / LedgerUnavailableError. */
+  submitSigned(tx: Transaction): Promise<{ hash: string; ledger: number }> {
+    return this.ledger.submit(tx);
+  }
+
+  /** Null while the ledger does not show the transaction. */
+  async transactionOutcome(hash: string): Promise<TransactionOutcome | null> {
+    const found = await this.ledger.readTransaction(hash);
+    if (!found) return null;
+    const { record } = found;
+    return { hash: record.hash, successful: record.successful, ledger: Number(record.ledger_attr), closedAt: new Date(record.created_at).toISOString() };
   }
 
   /**

@@ -84,6 +84,16 @@ export class LedgerGateway {
     }
   }
 
+  /** A claimable balance as Horizon shows it; null once claimed (or never created). */
+  async loadClaimableBalance(balanceId: string): Promise<Horizon.ServerApi.ClaimableBalanceRecord | null> {
+    try {
+      return await this.server.claimableBalances().claimableBalance(balanceId).call();
+    } catch (e) {
+      if (responseOf(e)?.status === 404) return null;
+      throw this.unavailable(e);
+    }
+  }
+
   /** An unsigned payment of `amount` of the stablecoin from `source` to the platform, bound to `memoHash`. */
   async buildFeePayment(source: string, amount: string, memoHash: string): Promise<{ xdr: string; hash: string; expiresAt: string }> {
     const account = await this.loadAccount(source);

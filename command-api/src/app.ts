@@ -9,8 +9,11 @@ import { makePoolCommandRoutes } from './pools/routes';
 import { makePilotRequestRoutes } from './catalogue/pilot-requests';
 import { makeReservationRoutes } from './reservations/routes';
 import { makeListingRoutes } from './pools/listing';
-import type { TenantPolicy } from './pools/handler';
-import { loadTenantSettings } from './identity/tenant';
+import { makeTenantPolicy } from './identity/tenant';
+import { makeClosingRoutes } from './escrow/closing';
+import { makeDisputeRoutes } from './escrow/disputes';
+import { makeSettlementRoutes } from './escrow/settlement';
+import type { EscrowDeps } from './escrow/runtime';
 
 export interface CommandApiDeps {
   services: Services;
@@ -27,19 +30,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const accounts = new AccountReadModel(knex);
   // What every command on an account stream needs: the write path, and read-your-writes.
   const escrow = new EscrowLedger(ledger);
-  /** The tenant's commercial settings (its stream says), else the service's defaults. */
-  const tenantPolicy = async (tenantId: string): Promise<TenantPolicy> => {
-    const tenant = await tenants.byId(tenantId);
-    const settings = tenant ? await loadTenantSettings(store, tenant.slug) : {};
-    return {
-      reservationTtlSeconds: settings.reservationTtlSeconds ?? config.RESERVATION_TTL_SECONDS,
-      listingFees: settings.listingFees ?? { LISTED: config.LISTING_FEE_LISTED, FEATURED: config.LISTING_FEE_FEATURED },
-      delistRefundWindowHours: settings.delistRefundWindowHours ?? config.DELIST_REFUND_WINDOW_HOURS,
-      platformFeePercent: settings.platformFeePercent ?? config.PLATFORM_FEE_PERCENT,
-      inspectionDays: settings.inspectionDays ?? config.INSPECTION_DAYS,
-      disputeResponseDays: settings.disputeResponseDays ?? config.DISPUTE_RESPONSE_DAYS,
-    };
-  };
+  const tenantPolicy = makeTenantPolicy({ store, tenants, config });
   const reservationTtlSeconds = async (tenantId: string) => (await tenantPolicy(tenantId)).reservationTtlSeconds;
   const onAccounts = { store, pgPool, commandQueue, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
   const onPools = { ...onAccounts, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs, tenantPolicy };
@@ -54,5 +45,8 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeListingRoutes({ ...onPools, ledger }),
     ...makePilotRequestRoutes({ store, pgPool, commandQueue, clock }),
     ...makeReservationRoutes({ ...onAccounts, ledger, escrow, jobs, reservationTtlSeconds }),
+    ...escrowRoutes({ ...onAccounts, ledger, escrow, jobs, tenantPolicy, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
   ];
 };
+
+const escrowRoutes = (deps: EscrowDeps): RouteDef[] => [...makeClosingRoutes(deps), ...makeDisputeRoutes(deps), ...makeSettlementRoutes(deps)];

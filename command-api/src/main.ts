@@ -2,6 +2,7 @@ import { EscrowLedger, boot, createApiServer } from '@cagnotte/infra';
 import { makeCommandRoutes } from './app';
 import { startReservationExpiry } from './reservations/expiry';
 import { startListingRefunds } from './pools/listing';
+import { escrowJobDeps, startEscrowJobs } from './escrow/jobs';
 import { TenantReadModel } from '@cagnotte/read-models';
 
 /** command-api alone (split deployment): writes only; reads are served by query-api, projections by the worker. */
@@ -9,6 +10,7 @@ void boot('command-api', async (services) => {
   // The reservation expiry jobs run where commands run: they append to pool streams.
   const stopExpiry = startReservationExpiry(services);
   const stopRefunds = startListingRefunds(services, new EscrowLedger(services.ledger));
+  const stopEscrowJobs = startEscrowJobs(escrowJobDeps(services));
   return {
     app: createApiServer({
       services,
@@ -20,6 +22,7 @@ void boot('command-api', async (services) => {
     stop: async () => {
       await stopExpiry();
       await stopRefunds();
+      await stopEscrowJobs();
     },
   };
 });

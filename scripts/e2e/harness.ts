@@ -130,9 +130,9 @@ export const call = async <T = any>(base: string, method: string, path: string, 
 };
 
 /** Starts the embedded API (command + query + projectors) once per spec file; stopped by the runner at the end. */
-export const startApi = async (overrides: Partial<Config> = {}): Promise<TestApi> => {
+export const startApi = async (overrides: Partial<Config> = {}, options: { clock?: () => Date } = {}): Promise<TestApi> => {
   const services = await createServices(testConfig(overrides), { migrate: false });
-  const { app, runner } = await createEmbedded(services);
+  const { app, runner } = await createEmbedded(services, options);
   const { server, url } = await listen(app);
   let stopped = false;
   const stop = async () => {

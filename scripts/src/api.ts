@@ -12,13 +12,13 @@ export const API_INFO = {
 };
 
 /** The embedded default: command-api and query-api on one app, projectors in the same process. */
-export const createEmbedded = async (services: Services, options: { projectors?: boolean } = {}): Promise<{ app: Express; runner: ProjectorRunner }> => {
+export const createEmbedded = async (services: Services, options: { projectors?: boolean; clock?: () => Date } = {}): Promise<{ app: Express; runner: ProjectorRunner }> => {
   const runner = createProjectorRunner(services);
   if (options.projectors !== false) await runner.start();
   const app = createApiServer({
     services,
     tenants: new TenantReadModel(services.knex),
-    routes: [...makeCommandRoutes({ services }), ...makeQueryRoutes({ services })],
+    routes: [...makeCommandRoutes({ services, ...(options.clock ? { clock: options.clock } : {}) }), ...makeQueryRoutes({ services })],
     projections: runner.names,
     info: API_INFO,
   });

@@ -7,7 +7,10 @@ import { loadAccount } from '../shared/context';
 // rebuilt from the recorded inputs whenever it is needed (it is deterministic), and its hashes must be the recorded ones.
 
 /** What a settlement's plan is built from: its recorded event, or what a new one is about to record. */
-export type PlanInputs = Pick<PreparedSettlement, 'escrowAccount' | 'escrowSequence' | 'strayBalance' | 'hadTrustline' | 'items' | 'final' | 'releaseUntil' | 'recoveryFrom' | 'recoveryUntil'>;
+export type PlanInputs = Pick<
+  PreparedSettlement,
+  'escrowAccount' | 'escrowSequence' | 'strayBalance' | 'hadTrustline' | 'deadPreAuthSigners' | 'items' | 'final' | 'releaseUntil' | 'recoveryFrom' | 'recoveryUntil'
+>;
 
 const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
@@ -20,6 +23,7 @@ export const planOf = (ledger: LedgerGateway, inputs: PlanInputs): SettlementRou
     platform: ledger.settings.platformAccount,
     strayBalance: parseAmount(inputs.strayBalance),
     hasTrustline: inputs.hadTrustline,
+    deadPreAuthSigners: inputs.deadPreAuthSigners,
     items: inputs.items.map((i: SettlementItem) => ({
       ref: i.ref,
       balanceId: i.balanceId,
@@ -38,7 +42,7 @@ export const rebuiltPlan = (ledger: LedgerGateway, s: PreparedSettlement): Settl
   const rounds = planOf(ledger, s);
   rounds.forEach((r, k) => {
     const recorded = s.rounds[k];
-    const hex = (t: { hash(): Buffer }) => t.hash().toString('hex');
+    const hex = (t: { hash(): Uint8Array }) => Buffer.from(t.hash()).toString('hex');
     if (!recorded || hex(r.lock) !== recorded.lockHash || hex(r.release) !== recorded.releaseHash || hex(r.recovery) !== recorded.recoveryHash) {
       throw new Error(`settlement ${s.settlementId}: round ${k} does not rebuild to its recorded hashes`);
     }

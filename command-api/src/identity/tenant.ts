@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { decideTenant, tenantAggregate } from '@cagnotte/domain';
 import type { EventData, EventMetadata, TenantSettings } from '@cagnotte/event-schemas';
-import type { Position } from '@cagnotte/infra';
+import type { Config, Position } from '@cagnotte/infra';
+import type { TenantPolicy } from '../pools/handler';
 import { tenantStream } from '../shared/context';
 import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
 
@@ -47,6 +48,23 @@ export const loadTenantSettings = async (store: CommandRuntime['store'], slug: s
   const tenant = await loadState(store, tenantStream(slug), tenantAggregate);
   return tenant.status === 'none' ? {} : tenant.settings;
 };
+
+/** A tenant's commercial settings with the service's defaults filled in, from its own stream (found by its id through the tenants read model). */
+export const makeTenantPolicy =
+  (deps: { store: CommandRuntime['store']; tenants: { byId(id: string): Promise<{ slug: string } | null> }; config: Config }) =>
+  async (tenantId: string): Promise<TenantPolicy> => {
+    const { config } = deps;
+    const tenant = await deps.tenants.byId(tenantId);
+    const settings = tenant ? await loadTenantSettings(deps.store, tenant.slug) : {};
+    return {
+      reservationTtlSeconds: settings.reservationTtlSeconds ?? config.RESERVATION_TTL_SECONDS,
+      listingFees: settings.listingFees ?? { LISTED: config.LISTING_FEE_LISTED, FEATURED: config.LISTING_FEE_FEATURED },
+      delistRefundWindowHours: settings.delistRefundWindowHours ?? config.DELIST_REFUND_WINDOW_HOURS,
+      platformFeePercent: settings.platformFeePercent ?? config.PLATFORM_FEE_PERCENT,
+      inspectionDays: settings.inspectionDays ?? config.INSPECTION_DAYS,
+      disputeResponseDays: settings.disputeResponseDays ?? config.DISPUTE_RESPONSE_DAYS,
+    };
+  };
 
 /** `pnpm cli tenant-settings`: records what changes (nothing when the values are already these). */
 export const changeTenantSettings = async (

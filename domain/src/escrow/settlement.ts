@@ -135,6 +135,7 @@ export interface PreparedInput extends SettlementWindows {
   escrowSequence: string;
   strayBalance: string;
   hadTrustline: boolean;
+  deadPreAuthSigners: string[];
   rounds: Array<{ index: number; refs: string[]; lockHash: string; releaseHash: string; recoveryHash: string }>;
   /** An earlier settlement that never reached the ledger, which this one replaces. */
   supersedes: string | null;
@@ -157,8 +158,10 @@ const decidePrepare = (pool: ExistingPool, command: Extract<SettlementCommand, {
   const input = command.data;
   if (!actor || actor.userId !== pool.organiserId) throw new NotFoundError('pool');
   if (actor.role !== undefined && actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
+  // A settlement whose next lock is on the ledger is being carried out; one whose next lock never landed (unsigned, its
+  // window over, or its rounds dead after a recovery) may be replaced: the route checks the ledger and says which.
   const current = currentSettlement(pool);
-  if (current && !(input.supersedes === current.settlementId && current.settledRounds.size === 0)) {
+  if (current && input.supersedes !== current.settlementId) {
     throw new ConflictError('settlement_in_progress', `Settlement ${current.settlementId} is being carried out: submit its transactions (or wait for its recovery)`);
   }
   const due = dueSettlement(pool, input.accounts);

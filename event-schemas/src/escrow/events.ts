@@ -169,6 +169,8 @@ export const EscrowSettlementPrepared = event(
       escrowSequence: BigIntString,
       strayBalance: DecimalAmount,
       hadTrustline: z.boolean(),
+      /** Pre-authorised signers left on the escrow by an earlier round whose twin ran (dead: their sequence is used); the first lock removes them. */
+      deadPreAuthSigners: z.array(z.string().regex(/^T[A-Z2-7]{55}$/)).max(20),
       /** The escrow is merged back into the platform at the end (nothing is left to settle after it). */
       final: z.boolean(),
       releaseUntil: IsoDate,

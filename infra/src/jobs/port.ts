@@ -70,4 +70,9 @@ export const JOB_QUEUES = {
   mail: 'mail',
   /** A reservation's expiry: delayed until it, keyed by the reservation (command-api/src/reservations/expiry.ts). */
   reservationExpiry: 'reservation-expiry',
+  /** The escrow's timers (command-api/src/escrow/jobs.ts), each keyed by the event that set it (projectors/src/escrow/timers.ts). */
+  poolDeadline: 'pool-deadline',
+  inspectionEnd: 'inspection-end',
+  disputeLapse: 'dispute-lapse',
+  escrowRecovery: 'escrow-recovery',
 } as const;

@@ -4,7 +4,21 @@ import { POOL_TABLES, foldPool, organiserMemberOf, pickupPointRowsOf, relaisChan
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
 
 /** The pool events that change the read model (the COMMISSION mandate shows in none of its views). */
-const HANDLED = new Set<PoolEvent['type']>(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolVisibilityChanged', 'PoolListed', 'PoolEscrowOpened', 'PoolCountryChanged', 'PoolArchived', 'PoolUnarchived']);
+const HANDLED = new Set<PoolEvent['type']>([
+  'PoolCreated',
+  'PoolDraftUpdated',
+  'PoolPublished',
+  'PoolVisibilityChanged',
+  'PoolListed',
+  'PoolEscrowOpened',
+  'PoolCountryChanged',
+  'PoolArchived',
+  'PoolUnarchived',
+  'PoolClosed',
+  'PoolCancelled',
+  'PoolDelivered',
+  'PoolSettled',
+]);
 
 type ProjectedPoolEvent = Extract<ProjectedEvent, PoolEvent>;
 

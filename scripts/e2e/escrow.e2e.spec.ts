@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { BASE_FEE, Operation, TransactionBuilder, type Keypair } from '@stellar/stellar-sdk';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { closeAtDeadline, endInspection, lapseDisputes, recoverSettlements, escrowJobDeps } from '@cagnotte/command-api';
-import { sandboxKeys } from '@cagnotte/infra';
+import { closeAtDeadline, endInspection, lapseDisputes, recoverSettlements, escrowJobDeps, reconcilePool } from '@cagnotte/command-api';
+import { EscrowLedger, sandboxKeys } from '@cagnotte/infra';
 import { startApi, type TestApi, type TestUser } from './harness';
 import { signXdr } from './wallet';
 
@@ -158,6 +158,12 @@ test('success and release: the organiser closes early, cosigns the release; the 
   const again = await submit(ctx, poolId, { settlementId: plan.settlementId, signedXdrs: signed });
   assert.is(again.body.data.status, 'SETTLED', 'a repeat records nothing new');
   assert.equal((await ctx.api.services.store.readStream(`pool-${poolId}`)).length, events.length);
+
+  // The auditor's check: the stream replayed against the ledger, round by round, to the stroop.
+  const report = (await reconcilePool({ store: ctx.api.services.store, escrow: new EscrowLedger(ctx.api.services.ledger) }, poolId))!;
+  assert.is(report.ok, true, JSON.stringify(report, null, 1));
+  assert.equal(report.events, { held: '0.00', owedBack: '0.00', released: '64.00', refunded: '5.00', merged: true });
+  assert.equal(report.rounds.map((r) => [r.path, r.ok]), [['RELEASE', true]]);
 });
 
 test('without the organiser nothing moves: a release without their signature is refused by the ledger, the platform alone is refused before and after the lock', async (ctx) => {
@@ -338,6 +344,9 @@ test('recovery and release are mutually exclusive; the buyer’s own reclaim is 
   assert.ok(['tx_bad_seq', 'tx_too_late', 'tx_no_source_account'].includes(codes.transaction), JSON.stringify(codes));
   const events = (await ctx.api.services.store.readStream(`pool-${poolId}`)).map((e) => e.data as { path?: string });
   assert.ok(events.some((d) => d.path === 'RECOVERY'));
+  const report = (await reconcilePool({ store: ctx.api.services.store, escrow: new EscrowLedger(ctx.api.services.ledger) }, poolId))!;
+  assert.is(report.ok, true, JSON.stringify(report, null, 1));
+  assert.equal([report.events.released, report.events.refunded, report.events.merged], ['0.00', '55.50', true]);
 
   // Max's deposit (the other pool, never settled): refused before reclaimAfter, his alone after it.
   const refusedNow = await codesOf(() => max.buyer.wallet!.horizon.submitTransaction(signXdr(max.buyer.wallet!, max.reclaimXdr)));

@@ -1,68 +1,78 @@
 import type { Knex } from 'knex';
-import { formatAmount, parseAmount } from '@cagnotte/domain';
+import { formatAmount, parseAmount, type ExistingPool } from '@cagnotte/domain';
 import type { EscrowLedger, EventStore } from '@cagnotte/infra';
-import { POOL_TABLES } from '@cagnotte/read-models';
+import { POOL_TABLES, reconcileEscrow, type EscrowFacts, type EscrowReconciliation, type LedgerFacts } from '@cagnotte/read-models';
 import { poolStream } from '../shared/context';
 import { loadState } from '../shared/run-command';
 import { poolAggregate } from '../pools/handler';
 
-export interface PoolReconciliation {
-  poolId: string;
-  escrowAccount: string;
-  /** From the events: PAID reservations (nothing is released or refunded before the escrow issue's closing). */
-  paid: { count: number; amount: string };
-  /** On the ledger: the escrow account's own balance plus the deposits of PAID reservations it may claim. */
-  ledger: { balance: string; paidDeposits: string; held: string };
-  /** PAID reservations whose deposit the ledger does not show (reclaimed early? never: the ledger forbids it). */
-  missing: Array<{ reservationId: string; balanceId: string; amount: string }>;
-  /** Deposits recorded as owed back (late or second payments) that are still on the ledger. */
-  owedBack: Array<{ reservationId: string; balanceId: string; amount: string }>;
-  /** Claimable balances for the escrow that no event accounts for (someone sent them): listed, not counted. */
-  unexpected: Array<{ balanceId: string; amount: string }>;
-  ok: boolean;
-}
+export type PoolReconciliation = EscrowReconciliation;
+
+/** What the pool's own stream says the escrow holds, settled and paid (the domain's fold of it). */
+export const escrowFactsOf = (pool: ExistingPool): EscrowFacts => {
+  const held: EscrowFacts['held'] = [];
+  const owedBack: EscrowFacts['owedBack'] = [];
+  const settled: EscrowFacts['settled'] = [];
+  let paid = 0n;
+  let count = 0;
+  for (const r of pool.holdings.byId.values()) {
+    const deposits = [...(r.status === 'PAID' && r.payment ? [{ ...r.payment, late: false }] : []), ...r.latePayments.map((l) => ({ ...l, late: true }))];
+    if (r.status === 'PAID' && r.payment) {
+      paid += parseAmount(r.payment.amount);
+      count += 1;
+    }
+    for (const d of deposits) {
+      const deposit = { reservationId: r.id, balanceId: d.balanceId, amount: formatAmount(parseAmount(d.amount)) };
+      const done = r.settled.get(d.balanceId);
+      if (done) settled.push({ ...deposit, path: done.path, released: done.released, refunded: done.refunded, txHash: done.txHash });
+      else (d.late ? owedBack : held).push(deposit);
+    }
+  }
+  const rounds: EscrowFacts['rounds'] = [];
+  for (const s of pool.settlement.byId.values()) {
+    for (const [round, done] of s.settledRounds) {
+      const refs = new Set(s.rounds[round]?.refs ?? []);
+      const items = s.items.filter((i) => refs.has(i.ref));
+      const payments =
+        done.path === 'RELEASE' ? items.flatMap((i) => i.payouts.map((p) => ({ destination: p.destination, amount: p.amount }))) : items.map((i) => ({ destination: i.refundTo, amount: i.amount }));
+      rounds.push({ settlementId: s.settlementId, round, path: done.path, txHash: done.txHash, payments });
+    }
+  }
+  return {
+    poolId: pool.id,
+    escrowAccount: pool.escrow!.accountId,
+    paid: { count, amount: formatAmount(paid) },
+    held,
+    owedBack,
+    settled,
+    rounds,
+    merged: pool.settlement.mergedAt !== null,
+  };
+};
+
+/** What the ledger shows of an escrow and of the transactions the facts name. */
+export const ledgerFactsFor = async (escrow: EscrowLedger, facts: EscrowFacts): Promise<LedgerFacts> => {
+  const [state, holdings] = await Promise.all([escrow.escrowState(facts.escrowAccount), escrow.holdings(facts.escrowAccount)]);
+  const transactions: LedgerFacts['transactions'] = {};
+  for (const r of facts.rounds) transactions[r.txHash] = await escrow.settlementEffects(r.txHash);
+  return {
+    accountExists: state.exists,
+    balance: formatAmount(state.strayBalance),
+    deposits: holdings.deposits.map((d) => ({ balanceId: d.balanceId, amount: d.amount })),
+    transactions,
+  };
+};
 
 /**
- * Replays a pool's stream and compares it with the ledger: the escrow's holdings (its balance plus the deposits of
- * PAID reservations) equal the sum of PAID reservations, and every PAID deposit exists with its exact amount.
+ * Replays a pool's stream and compares it with the ledger: every held deposit stands, exactly; every settled deposit
+ * is gone; every recorded round's transaction exists, succeeded and paid exactly what its events say, to whom; the
+ * escrow account exists until the events say it was merged back.
  */
 export const reconcilePool = async (deps: { store: EventStore; escrow: EscrowLedger }, poolId: string): Promise<PoolReconciliation | null> => {
   const { pool } = await loadState(deps.store, poolStream(poolId), poolAggregate);
   if (pool.status === 'none' || !pool.escrow) return null;
-  const onLedger = await deps.escrow.holdings(pool.escrow.accountId);
-  const deposits = new Map(onLedger.deposits.map((d) => [d.balanceId, d]));
-  const accounted = new Set<string>();
-  let paid = 0n;
-  let paidCount = 0;
-  let paidOnLedger = 0n;
-  const missing: PoolReconciliation['missing'] = [];
-  const owedBack: PoolReconciliation['owedBack'] = [];
-  for (const r of pool.holdings.byId.values()) {
-    if (r.status === 'PAID' && r.payment) {
-      paid += parseAmount(r.payment.amount);
-      paidCount += 1;
-      accounted.add(r.payment.balanceId);
-      const d = deposits.get(r.payment.balanceId);
-      if (d && parseAmount(d.amount) === parseAmount(r.payment.amount)) paidOnLedger += parseAmount(d.amount);
-      else missing.push({ reservationId: r.id, balanceId: r.payment.balanceId, amount: r.payment.amount });
-    }
-    for (const late of r.latePayments) {
-      accounted.add(late.balanceId);
-      if (deposits.has(late.balanceId)) owedBack.push({ reservationId: r.id, balanceId: late.balanceId, amount: late.amount });
-    }
-  }
-  const balance = parseAmount(onLedger.balance);
-  const held = balance + paidOnLedger;
-  return {
-    poolId,
-    escrowAccount: pool.escrow.accountId,
-    paid: { count: paidCount, amount: formatAmount(paid) },
-    ledger: { balance: formatAmount(balance), paidDeposits: formatAmount(paidOnLedger), held: formatAmount(held) },
-    missing,
-    owedBack,
-    unexpected: onLedger.deposits.filter((d) => !accounted.has(d.balanceId)).map((d) => ({ balanceId: d.balanceId, amount: formatAmount(parseAmount(d.amount)) })),
-    ok: held === paid && missing.length === 0,
-  };
+  const facts = escrowFactsOf(pool);
+  return reconcileEscrow(facts, await ledgerFactsFor(deps.escrow, facts));
 };
 
 /** Every published pool (the pools read model lists them; each is then replayed from its own stream), or one. */

@@ -256,6 +256,24 @@ export class EscrowLedger {
     return (await this.ledger.loadClaimableBalance(balanceId)) !== null;
   }
 
+  /**
+   * What a settlement transaction did on the ledger, for reconciliation: whether it succeeded, the stablecoin payments it
+   * made (per operation) and the claimable balances it claimed. Null while the ledger does not show it.
+   */
+  async settlementEffects(hash: string): Promise<{ successful: boolean; payments: Array<{ destination: string; amount: string }>; claimed: string[] } | null> {
+    const found = await this.ledger.readTransaction(hash);
+    if (!found) return null;
+    const payments: Array<{ destination: string; amount: string }> = [];
+    const claimed: string[] = [];
+    for (const op of found.tx.operations) {
+      if (op.type === 'payment' && !op.asset.isNative() && op.asset.getCode() === this.asset.code && op.asset.getIssuer() === this.asset.issuer) {
+        payments.push({ destination: op.destination, amount: op.amount });
+      }
+      if (op.type === 'claimClaimableBalance') claimed.push(op.balanceId);
+    }
+    return { successful: found.record.successful, payments, claimed };
+  }
+
   /** A copy of `tx` with the platform's signature added. */
   platformSign(tx: Transaction): Transaction {
     const copy = TransactionBuilder.fromXDR(tx.toXDR(), this.networkPassphrase) as Transaction;

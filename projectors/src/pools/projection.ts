@@ -4,7 +4,22 @@ import { POOL_TABLES, foldPool, organiserMemberOf, pickupPointRowsOf, relaisChan
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
 
 /** The pool events that change the read model (the COMMISSION mandate shows in none of its views). */
-const HANDLED = new Set<PoolEvent['type']>(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolVisibilityChanged', 'PoolListed', 'PoolEscrowOpened', 'PoolCountryChanged', 'PoolArchived', 'PoolUnarchived']);
+const HANDLED = new Set<PoolEvent['type']>([
+  'PoolCreated',
+  'PoolDraftUpdated',
+  'PoolPublished',
+  'PoolVisibilityChanged',
+  'PoolListed',
+  'PoolEscrowOpened',
+  'PoolCountryChanged',
+  'PoolArchived',
+  'PoolUnarchived',
+  // foldPool follows the status and the closing; without these the rows would stay OPEN after a pool closed.
+  'PoolClosed',
+  'PoolCancelled',
+  'PoolDelivered',
+  'PoolSettled',
+]);
 
 type ProjectedPoolEvent = Extract<ProjectedEvent, PoolEvent>;
 

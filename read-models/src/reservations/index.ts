@@ -4,3 +4,4 @@ export * from './fold';
 export * from './reader';
 export * from './amounts';
 export * from './dashboard';
+export * from './escrow-facts';

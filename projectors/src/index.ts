@@ -1,6 +1,7 @@
 export * from './runtime';
 export * from './pools/projection';
 export * from './reservations/projection';
+export * from './escrow/projection';
 export * from './identity/projection';
 export * from './catalogue/merchants';
 export * from './catalogue/leads';
@@ -10,6 +11,7 @@ import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
 import { reservationsProjection } from './reservations/projection';
+import { escrowProjection } from './escrow/projection';
 import { identityProjection } from './identity/projection';
 import { merchantsProjection } from './catalogue/merchants';
 import { leadsProjection } from './catalogue/leads';
@@ -23,6 +25,7 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   leadsProjection,
   poolsProjection,
   reservationsProjection,
+  escrowProjection,
   makeSearchProjection({
     searchIndex: services.searchIndex,
     embedder: services.embedder,
@@ -31,7 +34,7 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   }),
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'search'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

@@ -5,3 +5,4 @@ export * from './reader';
 export * from './amounts';
 export * from './dashboard';
 export * from './escrow-facts';
+export * from './pool-actions';

@@ -1,6 +1,7 @@
 export * from './runtime';
 export * from './pools/projection';
 export * from './reservations/projection';
+export * from './escrow/projection';
 export * from './identity/projection';
 export * from './catalogue/merchants';
 export * from './catalogue/leads';
@@ -11,6 +12,7 @@ import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
 import { reservationsProjection } from './reservations/projection';
+import { escrowProjection } from './escrow/projection';
 import { identityProjection } from './identity/projection';
 import { merchantsProjection } from './catalogue/merchants';
 import { leadsProjection } from './catalogue/leads';
@@ -25,6 +27,7 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   leadsProjection,
   poolsProjection,
   reservationsProjection,
+  escrowProjection,
   makeSearchProjection({
     searchIndex: services.searchIndex,
     embedder: services.embedder,
@@ -34,7 +37,7 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   makeEscrowTimersProjection({ jobs: services.jobs }),
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'search', 'escrow-timers'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

@@ -1,10 +1,20 @@
 import { EscrowLedger, type RouteDef, type Services } from '@cagnotte/infra';
-import { AccountReadModel, CatalogueReadModel, MandateReadModel, OrganiserGrantReadModel, PoolReadModel, ReservationReadModel, TenantReadModel } from '@cagnotte/read-models';
+import {
+  AccountReadModel,
+  CatalogueReadModel,
+  EscrowReadModel,
+  MandateReadModel,
+  OrganiserGrantReadModel,
+  PoolReadModel,
+  ReservationReadModel,
+  TenantReadModel,
+} from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
 import { makePoolQueryRoutes } from './pools/routes';
 import { makeReservationQueryRoutes } from './reservations/routes';
 import { makeCheckoutQueryRoutes } from './reservations/checkout';
+import { makeEscrowQueryRoutes } from './escrow/routes';
 import { makeCatalogueRoutes } from './catalogue/routes';
 import { makeSearchRoutes } from './search/routes';
 import { makeMandateQueryRoutes } from './mandates/routes';
@@ -27,6 +37,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makePoolQueryRoutes({ pools, accounts, ...consistency }),
     ...makeReservationQueryRoutes({ reservations, pools, accounts, ...consistency }),
     ...makeCheckoutQueryRoutes({ reservations, pools, escrow: new EscrowLedger(services.ledger), ...consistency }),
+    ...makeEscrowQueryRoutes({ escrows: new EscrowReadModel(services.knex), ...consistency }),
     ...makeMerchantQueryRoutes({ catalogue }),
     ...makeCatalogueRoutes({ catalogue, catalogueLimitPerMinute: services.config.RATE_LIMIT_CATALOGUE_PER_MINUTE }),
     ...makeSearchRoutes({ searchIndex: services.searchIndex, embedder: services.embedder, searchLimitPerMinute: services.config.RATE_LIMIT_SEARCH_PER_MINUTE }),

@@ -6,4 +6,4 @@ export * from './personas';
 export * from './catalogue';
 export * from './search';
 export * from './reservations';
-export * from './escrow/reconcile';
+export * from './escrow';

@@ -1,7 +1,11 @@
 import type { Reservation } from '@cagnotte/domain';
 import type { ReservationFacts } from '@cagnotte/read-models';
 
-/** A reservation of the pool's fold as the read model's views render it (the same view either side serves). */
+/**
+ * A reservation of the pool's fold as the read model's views render it (the same view either side serves). Render it
+ * with the pool (`reservationView(factsOf(…), now, pool)`: the domain's pool has the status and closing the escrow's
+ * actions read), as the query side does with the pool's document.
+ */
 export const factsOf = (poolId: string, r: Reservation): ReservationFacts => ({
   id: r.id,
   poolId,
@@ -18,4 +22,22 @@ export const factsOf = (poolId: string, r: Reservation): ReservationFacts => ({
   payment: r.payment,
   latePayments: r.latePayments,
   endedAt: r.endedAt,
+  acceptance: r.acceptance ? { by: r.acceptance.by, at: r.acceptance.at } : null,
+  dispute: r.dispute
+    ? {
+        disputeId: r.dispute.disputeId,
+        status: r.dispute.status,
+        reason: r.dispute.reason,
+        details: r.dispute.details,
+        evidence: r.dispute.evidence,
+        amount: r.dispute.amount,
+        respondBy: r.dispute.respondBy,
+        lapsesAt: r.dispute.lapsesAt,
+        refund: r.dispute.refund,
+        openedAt: r.dispute.openedAt,
+        resolvedAt: r.dispute.resolvedAt,
+      }
+    : null,
+  // The map keeps the order the settlements came in, as the read model's list does.
+  settlements: [...r.settled.values()].map((s) => ({ ...s })),
 });

@@ -91,6 +91,8 @@ export const evolveEscrowFeature = <S extends EscrowFeatureState>(state: S, even
           disputeId: d.disputeId,
           status: 'OPEN',
           reason: d.reason,
+          details: d.details,
+          evidence: d.evidence,
           amount: d.amount,
           respondBy: d.respondBy,
           lapsesAt: null,

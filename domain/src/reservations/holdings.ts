@@ -15,6 +15,9 @@ export interface DisputeState {
   disputeId: string;
   status: 'OPEN' | 'CONTESTED' | 'REFUNDED' | 'WITHDRAWN' | 'LAPSED';
   reason: string;
+  /** What the buyer wrote and linked: no rule reads them, but the answers render the reservation from this state. */
+  details: string;
+  evidence: string[];
   /** The amount held: the reservation's due amount when it was opened. */
   amount: string;
   respondBy: string;

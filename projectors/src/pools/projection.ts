@@ -14,6 +14,7 @@ const HANDLED = new Set<PoolEvent['type']>([
   'PoolCountryChanged',
   'PoolArchived',
   'PoolUnarchived',
+  // foldPool follows the status and the closing; without these the rows would stay OPEN after a pool closed.
   'PoolClosed',
   'PoolCancelled',
   'PoolDelivered',

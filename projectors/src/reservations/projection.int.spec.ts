@@ -30,10 +30,14 @@ const onCopy = async (): Promise<Projection> => {
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 5, 9, minute)).toISOString();
 const G = (c: string) => `G${c.repeat(55)}`;
 
-/** A published pool, three buyers: one pays (then a second, late deposit lands on an expired one), one cancels. */
+/**
+ * A published pool, three buyers: one pays (then a second, late deposit lands on an expired one), one cancels. The
+ * pool closes; the paid one disputes (contested, then partly refunded) and is settled, the late deposit refunded.
+ */
 const history = (p: PoolFixture) => {
   const [paidId, expiredId, cancelledId] = [randomUUID(), randomUUID(), randomUUID()];
   const [b1, b2, b3] = [randomUUID(), randomUUID(), randomUUID()];
+  const [disputeId, settlementId] = [randomUUID(), randomUUID()];
   const base = { poolId: p.poolId };
   const place = (reservationId: string, buyerId: string, name: string, quantity: number, minute: number): DomainEvent => ({
     type: 'ReservationPlaced',
@@ -56,6 +60,16 @@ const history = (p: PoolFixture) => {
     { type: 'ReservationCancelled', data: { ...base, reservationId: cancelledId, buyerId: b3, cancelledAt: at(8) } },
     { type: 'ReservationExpired', data: { ...base, reservationId: expiredId, buyerId: b2, expiresAt: at(34), expiredAt: at(35) } },
     { type: 'ReservationLatePaymentReceived', data: { ...base, reservationId: expiredId, buyerId: b2, ...deposit('d'), reclaimAfter: at(59), receivedAt: at(40) } },
+    {
+      type: 'PoolClosed',
+      data: { ...base, outcome: 'SUCCEEDED', reason: 'DEADLINE', paidUnits: 2, paidAmount: '25.00', finalPrices: [{ unitId: 'u1', price: '12.50' }], fees: { platformFeePercent: '2', organiserCommissionPercent: null }, release: { after: 'RECEIPT', inspectionDays: 3, disputeResponseDays: 2 }, closedAt: at(41) },
+    },
+    { type: 'PoolDelivered', data: { ...base, note: null, inspectionEndsAt: at(50), deliveredAt: at(42) } },
+    { type: 'DisputeOpened', data: { ...base, reservationId: paidId, disputeId, buyerId: b1, reason: 'NOT_AS_DESCRIBED', details: 'Too small', evidence: [], amount: '25.00', respondBy: at(45), openedAt: at(43) } },
+    { type: 'DisputeContested', data: { ...base, reservationId: paidId, disputeId, statement: 'As listed', lapsesAt: at(47), contestedAt: at(44) } },
+    { type: 'DisputeResolved', data: { ...base, reservationId: paidId, disputeId, outcome: 'REFUNDED', refund: '5.00', resolvedAt: at(46) } },
+    { type: 'ReservationSettled', data: { ...base, reservationId: paidId, buyerId: b1, settlementId, kind: 'DEPOSIT', balanceId: deposit('c').balanceId, path: 'RELEASE', released: '20.00', refunded: '5.00', txHash: 'e'.repeat(64), settledAt: at(48) } },
+    { type: 'ReservationSettled', data: { ...base, reservationId: expiredId, buyerId: b2, settlementId, kind: 'LATE_DEPOSIT', balanceId: deposit('d').balanceId, path: 'RELEASE', released: '0.00', refunded: '25.00', txHash: 'e'.repeat(64), settledAt: at(48) } },
   ];
   return { ids: [paidId, expiredId, cancelledId], events };
 };
@@ -87,7 +101,7 @@ Reservations('one event at a time, one batch, a replay and a rebuild from positi
   assert.equal(await rowsOf(batched, p.poolId), expected, 'rebuilt from position 0');
 });
 
-Reservations('the rows: status, amounts as text, payment proof, late payments, tenant from the metadata', async () => {
+Reservations('the rows: status, amounts as text, payment proof, late payments, escrow facts, tenant from the metadata', async () => {
   const p = newPool();
   const h = history(p);
   const proj = await onCopy();
@@ -101,14 +115,18 @@ Reservations('the rows: status, amounts as text, payment proof, late payments, t
   assert.is(paid.tenant_id, p.tenantId);
   assert.is(paid.payment.txHash, 'c'.repeat(64));
   assert.is(paid.payment.via, 'signedXdr');
-  assert.is(String(paid.revision), '7');
+  assert.is(String(paid.revision), '16');
+  assert.equal([paid.escrow.acceptance, paid.escrow.dispute.status, paid.escrow.dispute.refund, paid.escrow.dispute.lapsesAt], [null, 'REFUNDED', '5.00', at(47)]);
+  assert.equal(paid.escrow.settlements.map((l: { kind: string; released: string; refunded: string }) => [l.kind, l.released, l.refunded]), [['DEPOSIT', '20.00', '5.00']]);
   const expired = byId.get(expiredId)!;
   assert.is(expired.status, 'EXPIRED');
   assert.equal(expired.late_payments.map((l: { txHash: string; amount: string }) => [l.txHash, l.amount]), [['d'.repeat(64), '25.00']]);
   assert.equal(new Date(expired.ended_at).toISOString(), at(35));
+  assert.equal(expired.escrow.settlements.map((l: { kind: string; refunded: string }) => [l.kind, l.refunded]), [['LATE_DEPOSIT', '25.00']]);
   const cancelled = byId.get(cancelledId)!;
   assert.is(cancelled.status, 'CANCELLED');
   assert.is(cancelled.signed, null);
+  assert.is(cancelled.escrow, null, 'the escrow did nothing with it');
 });
 
 Reservations('a runner catching up writes the rows; pool lifecycle events alone write none', async () => {

@@ -6,15 +6,17 @@ import {
   isReservationEvent,
   reservationRowValues,
   type ReservationDoc,
+  type ReservationFoldEvent,
   type ReservationRow,
 } from '@cagnotte/read-models';
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
 
-type ProjectedReservationEvent = Extract<ProjectedEvent, { type: `Reservation${string}` }>;
+type ProjectedReservationEvent = Extract<ProjectedEvent, ReservationFoldEvent>;
 
 /**
  * Folds a batch in memory over the rows it touches (with the read model's own fold, foldReservation), then writes
- * them in one multi-row upsert, inside the checkpoint's transaction. Other events of the feed are ignored.
+ * them in one multi-row upsert, inside the checkpoint's transaction. The events of one reservation are its own and
+ * the escrow's receipts, disputes and settlement lines; other events of the feed are ignored.
  */
 const applyReservationEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[], table: TableMap): Promise<void> => {
   const events = batch.filter((e): e is ProjectedReservationEvent => isReservationEvent(e));

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NotFoundError } from '@cagnotte/domain/errors';
 import { RESERVATION_TERMS } from '@cagnotte/event-schemas';
 import { defineRoute, ledgerCall, type EscrowLedger, type RouteDef } from '@cagnotte/infra';
-import { factsOfRow, type PoolReadModel, type ReservationReadModel } from '@cagnotte/read-models';
+import { factsOfRow, isSettledBalance, type PoolReadModel, type ReservationReadModel } from '@cagnotte/read-models';
 import { waitForMinPosition, type ConsistencyDeps } from '../shared/consistency';
 
 // The reads of the checkout: the terms a buyer accepts, and the buyer's own reclaim rebuilt for their account now.
@@ -52,7 +52,7 @@ export const makeCheckoutQueryRoutes = (deps: CheckoutQueryDeps): RouteDef[] => 
     path: '/api/pools/{id}/reservations/{reservationId}/reclaim',
     summary: 'Your reclaim transactions, rebuilt for your account now',
     description:
-      'Bearer, the buyer only (anyone else: 404). One claim per deposit of the reservation (its payment and any deposit owed back), valid from `reclaimAfter`: sign and submit it yourself; before that time the ledger refuses it. Never part of an event, a read model or anyone else’s answer. Send `X-Min-Position` to read your own write.',
+      'Bearer, the buyer only (anyone else: 404). One claim per deposit of the reservation still on the ledger (its payment and any deposit owed back, unless a settlement claimed it), valid from `reclaimAfter`: sign and submit it yourself; before that time the ledger refuses it. Never part of an event, a read model or anyone else’s answer. Send `X-Min-Position` to read your own write.',
     tags: ['Reservation'],
     auth: 'required',
     tenant: 'optional',
@@ -68,7 +68,8 @@ export const makeCheckoutQueryRoutes = (deps: CheckoutQueryDeps): RouteDef[] => 
       const r = factsOfRow(row);
       const source = r.signed?.source;
       if (!r.signed || !source) return { data: { reclaims: [] } };
-      const deposits = [...(r.payment ? [r.payment] : []), ...r.latePayments];
+      // A deposit a settlement claimed is no longer on the ledger to reclaim.
+      const deposits = [...(r.payment ? [r.payment] : []), ...r.latePayments].filter((d) => !isSettledBalance(r, d.balanceId));
       const reclaims = [];
       for (const d of deposits) {
         const built = await ledgerCall(() => escrow.buildReclaim({ buyer: source, balanceId: d.balanceId, reclaimAfter: r.signed!.reclaimAfter }));

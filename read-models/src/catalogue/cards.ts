@@ -40,7 +40,7 @@ export const GroupBuyCard = GroupBuy.pick({
   createdAt: true,
 })
   .extend({
-    config: PublicPoolConfig.describe('Units and relais only: seller phone, notes, links and escrow are never on a card'),
+    config: PublicPoolConfig.describe('Units, relais and release terms only: seller phone, notes, links and escrow are never on a card'),
     units: z.array(z.object({ id: z.string(), label: z.string(), price: z.string(), quantity: z.number().nullable().optional() })),
     members: z.array(z.object({ displayName: z.string() })).describe('Member names only'),
   })

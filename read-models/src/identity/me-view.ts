@@ -24,8 +24,8 @@ export const AuthMeResponse = z
     spending: z.object({
       currency: z.string(),
       committed: z.string().describe('Amount of live PENDING reservations, not yet paid (decimal string)'),
-      escrowed: z.string().describe('Amount paid into escrow: the verified deposits of PAID reservations (decimal string)'),
-      released: z.string().describe('Amount released to sellers (decimal string)'),
+      escrowed: z.string().describe('Amount in escrow: the verified deposits of PAID reservations no settlement claimed yet (decimal string)'),
+      released: z.string().describe('Amount the settlements of PAID reservations paid out to sellers, organisers and the platform (decimal string)'),
     }),
     verification: z.object({
       email: z.boolean(),

@@ -3,3 +3,4 @@ export * from './fold';
 export * from './view';
 export * from './reader';
 export * from './visibility';
+export * from './closing';

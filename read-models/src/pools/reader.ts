@@ -5,9 +5,11 @@ import { RESERVATION_TABLES, factsOfRow, type ReservationRow } from '../reservat
 import { holdsSql } from '../reservations/reader';
 import { reservationView, type ReservationView } from '../reservations/view';
 
-/** The viewer's own reservations, rendered at `now` (lazy expiry), oldest first. */
-const mineOf = (rows: ReservationRow[], now: Date): ReservationView[] =>
-  [...rows].sort((a, b) => new Date(a.placed_at).getTime() - new Date(b.placed_at).getTime()).map((r) => reservationView(factsOfRow(r), now));
+/** The viewer's own reservations, rendered at `now` (lazy expiry) with their pool's facts (the escrow's actions), oldest first. */
+const mineOf = (rows: ReservationRow[], pool: PoolRow, now: Date): ReservationView[] =>
+  [...rows]
+    .sort((a, b) => new Date(a.placed_at).getTime() - new Date(b.placed_at).getTime())
+    .map((r) => reservationView(factsOfRow(r), now, { status: pool.doc.status, closing: pool.doc.closing ?? null }));
 
 /** The buyers holding units at `now` (a live PENDING or a PAID reservation), as member rows, one per buyer, by first hold. */
 const BUYERS = (now: string) => `SELECT DISTINCT ON (r.pool_id, r.buyer_id) r.pool_id, r.buyer_id AS user_id, r.buyer_name AS display_name, r.placed_at AS joined_at
@@ -66,7 +68,7 @@ export class PoolReadModel {
     const found = r.rows[0];
     if (!found) return null;
     const { _points, _members, _buyers, _mine, ...row } = found;
-    return { row, points: _points, members: withBuyers(_members ?? [], _buyers ?? []), mine: mineOf(_mine ?? [], now) };
+    return { row, points: _points, members: withBuyers(_members ?? [], _buyers ?? []), mine: mineOf(_mine ?? [], row, now) };
   }
 
   /** Members (organiser, then buyers holding units at `now`) and the viewer's own reservations, of these pools. */
@@ -99,7 +101,7 @@ export class PoolReadModel {
       this.peopleOf([row.id], viewer, now),
       this.knex<PickupPointRow>(POOL_TABLES.pickupPoints).where({ pool_id: row.id }),
     ]);
-    return toGroupBuy(row, members, points, viewer, mineOf(mine, now));
+    return toGroupBuy(row, members, points, viewer, mineOf(mine, row, now));
   }
 
   async list(filters: PoolFilters, viewer: Viewer, now: Date = new Date()): Promise<{ items: GroupBuy[]; total: number }> {
@@ -140,6 +142,7 @@ export class PoolReadModel {
         viewer,
         mineOf(
           mine.filter((m) => m.pool_id === r.id),
+          r,
           now,
         ),
       ),

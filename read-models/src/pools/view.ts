@@ -3,6 +3,7 @@ import { MarketplaceVisibility, PoolStatus, PoolType } from '@cagnotte/event-sch
 import { organiserMemberOf, pickupPointRowsOf, type PoolDocument } from './fold';
 import type { MemberRow, PickupPointRow, PoolRow } from './tables';
 import { ReservationSchema, type ReservationView } from '../reservations/view';
+import { PoolClosing, ReleaseConfigView, closingView, releaseConfigView } from './closing';
 
 /*
  * The GroupBuy as it is served, once: the query side renders rows of the read model with it, the command side
@@ -41,8 +42,10 @@ const RelaisView = z.object({
   openingHours: z.string().optional(),
 });
 
-/** The part of `config` anyone who may read the pool sees. */
-export const PublicPoolConfig = z.object({ units: z.array(UnitView).optional(), relais: z.array(RelaisView).optional() }).describe('PublicPoolConfig');
+/** The part of `config` anyone who may read the pool sees: the release terms too, since buyers pay on them. */
+export const PublicPoolConfig = z
+  .object({ units: z.array(UnitView).optional(), relais: z.array(RelaisView).optional(), release: ReleaseConfigView.optional() })
+  .describe('PublicPoolConfig');
 /** The owner's view of `config`: the public part plus seller phone, notes, links and the escrow account. */
 export const OwnerPoolConfig = PublicPoolConfig.extend({
   sellerPhone: z.string().optional(),
@@ -70,11 +73,16 @@ export const GroupBuy = z
     organiserCommissionPercent: z.string().nullable(),
     targetAmount: z.string().nullable(),
     deadline: z.string().nullable(),
-    config: OwnerPoolConfig.describe('Built from an allowlist: units and relais for everyone; sellerPhone, notes, links and escrow (its account id only) for the owner. Never a secret.'),
+    config: OwnerPoolConfig.describe(
+      'Built from an allowlist: units, relais and release terms for everyone; sellerPhone, notes, links and escrow (its account id only) for the owner. Never a secret.',
+    ),
     pickupPoints: z.array(PickupPoint),
     members: z.array(PoolMember).describe('Empty for anonymous viewers'),
     myReservations: z.array(ReservationSchema).describe('The viewer\'s own reservations in this pool, oldest first (a stale PENDING reads as EXPIRED); empty for anonymous viewers'),
     publishedAt: z.string().nullable(),
+    closing: PoolClosing.nullable().describe('Null while the pool has not closed (and for a cancelled pool)'),
+    cancelledAt: z.string().nullable().describe('When the organiser cancelled the pool: every paid buyer is owed their deposit back'),
+    settledAt: z.string().nullable().describe('When the last settlement merged the escrow back: nothing is left in escrow'),
     createdAt: z.string(),
     updatedAt: z.string(),
     revision: z.number().int().describe('Stream revision of the last change (0-based)'),
@@ -117,12 +125,14 @@ const relaisView = (r: Loose): z.infer<typeof RelaisView> => ({
   ...(str(r?.openingHours) ? { openingHours: r.openingHours } : {}),
 });
 
-/** `config` for anyone who may read the pool: units and relais, each field picked. */
+/** `config` for anyone who may read the pool: units, relais and release terms, each field picked. */
 export const publicConfigView = (config: unknown): PublicPoolConfig => {
   const c = (config ?? {}) as Record<string, unknown>;
+  const release = releaseConfigView(c.release);
   return {
     ...(Array.isArray(c.units) ? { units: list(c.units).map(unitView) } : {}),
     ...(Array.isArray(c.relais) ? { relais: list(c.relais).map(relaisView) } : {}),
+    ...(release ? { release } : {}),
   };
 };
 
@@ -183,6 +193,9 @@ export const publicGroupBuy = (row: PoolRow, points: PickupPointRow[]): GroupBuy
     members: [],
     myReservations: [],
     publishedAt: pool.publishedAt,
+    closing: closingView(pool.closing),
+    cancelledAt: pool.cancelledAt ?? null,
+    settledAt: pool.settledAt ?? null,
     createdAt: pool.createdAt,
     updatedAt: pool.updatedAt,
     revision: Number(row.revision),

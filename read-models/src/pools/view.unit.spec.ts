@@ -57,4 +57,61 @@ view('a document stored before PoolDocument was its own type (the aggregate stat
   assert.not.ok('listingFee' in groupBuyOf(next.pool, 1n, { userId: ORGANISER_ID }), 'never served');
 });
 
+const T2 = '2025-03-10T18:00:00.000Z';
+const T3 = '2025-03-12T10:00:00.000Z';
+const T4 = '2025-03-20T10:00:00.000Z';
+const closed: PoolEvent = {
+  type: 'PoolClosed',
+  data: {
+    poolId: POOL_ID,
+    outcome: 'SUCCEEDED',
+    reason: 'DEADLINE',
+    paidUnits: 4,
+    paidAmount: '50.00',
+    finalPrices: [{ unitId: 'u1', price: '12.50' }],
+    fees: { platformFeePercent: '2.5', organiserCommissionPercent: null },
+    release: { after: 'RECEIPT', inspectionDays: 7, disputeResponseDays: 5 },
+    closedAt: T2,
+  },
+};
+const delivered: PoolEvent = { type: 'PoolDelivered', data: { poolId: POOL_ID, note: null, inspectionEndsAt: T4, deliveredAt: T3 } };
+const settled: PoolEvent = { type: 'PoolSettled', data: { poolId: POOL_ID, settlementId: VIEWER_ID, released: '50.00', refunded: '0.00', settledAt: T4 } };
+const foldAll = (events: PoolEvent[]) => events.reduce<PoolDoc | null>((d, e, i) => foldPool(d, e, BigInt(i)), null)!;
+
+view('given release terms in config, when anyone reads the pool, then config.release is public (buyers pay on it), picked key by key', () => {
+  const withRelease: PoolEvent = { ...created, data: { ...created.data, config: { ...fields.config, release: { after: 'RECEIPT', inspectionDays: 10 } } } } as PoolEvent;
+  const doc = foldAll([withRelease, published]);
+  assert.equal(groupBuyOf(doc.pool, 1n, { userId: null }).config.release, { after: 'RECEIPT', inspectionDays: 10 });
+  const tampered = { ...doc.pool, fields: { ...doc.pool.fields, config: { release: { after: 'RECEIPT', secret: 'x' } } } } as unknown as PoolDocument;
+  assert.equal(groupBuyOf(tampered, 1n, { userId: null }).config.release, { after: 'RECEIPT' });
+  assert.is(groupBuyOf(foldAll([created]).pool, 0n, { userId: null }).config.release, undefined);
+});
+
+view('given a pool closed, delivered and settled, then every viewer sees its closing, release terms, delivery and settledAt', () => {
+  const open = groupBuyOf(foldAll([created, published]).pool, 1n, { userId: null });
+  assert.equal([open.closing, open.cancelledAt, open.settledAt], [null, null, null]);
+  const doc = foldAll([created, published, closed, delivered, settled]);
+  const v = GroupBuy.parse(groupBuyOf(doc.pool, 4n, { userId: VIEWER_ID }));
+  assert.is(v.status, 'SETTLED');
+  assert.equal(v.closing, {
+    outcome: 'SUCCEEDED',
+    reason: 'DEADLINE',
+    closedAt: T2,
+    paidUnits: 4,
+    paidAmount: '50.00',
+    finalPrices: [{ unitId: 'u1', price: '12.50' }],
+    release: { after: 'RECEIPT', inspectionDays: 7, disputeResponseDays: 5 },
+    deliveredAt: T3,
+    inspectionEndsAt: T4,
+  });
+  assert.is(v.settledAt, T4);
+  assert.not.ok('fees' in v.closing!, 'the fees frozen at closing are the escrow view\'s (organiser only)');
+});
+
+view('given a cancelled pool, then it reads CANCELLED with cancelledAt and no closing', () => {
+  const cancelled: PoolEvent = { type: 'PoolCancelled', data: { poolId: POOL_ID, reason: null, cancelledAt: T2 } };
+  const v = groupBuyOf(foldAll([created, published, cancelled]).pool, 2n, { userId: ORGANISER_ID });
+  assert.equal([v.status, v.cancelledAt, v.closing], ['CANCELLED', T2, null]);
+});
+
 view.run();

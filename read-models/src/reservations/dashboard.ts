@@ -4,6 +4,8 @@ import type { PoolRow } from '../pools/tables';
 import { ReservationSchema, effectiveStatus, reservationView, type ReservationFacts } from './view';
 import { factsOfRow, type ReservationRow } from './tables';
 import { fromMinor, ratio, toMinor } from './amounts';
+import { isSettledBalance } from './escrow-facts';
+import { poolEscrowActions } from './pool-actions';
 
 /*
  * The two dashboards, pure: rows of the pools and reservations read models in, views out, at the request clock
@@ -22,7 +24,8 @@ export const orderView = (row: ReservationRow, pool: PoolRow | undefined, now: D
   const doc = pool?.doc;
   const point = doc && doc.type === 'GROUPS' ? (doc.fields.config.relais ?? []).find((r) => r.id === facts.relaisId) : undefined;
   return {
-    ...reservationView(facts, now),
+    // With its pool's facts: the escrow's actions (receipt, dispute) depend on them.
+    ...reservationView(facts, now, doc ? { status: doc.status, closing: doc.closing ?? null } : undefined),
     pool: doc
       ? { id: doc.id, title: doc.fields.title, type: doc.type, status: doc.status, deadline: doc.fields.deadline }
       : // The pools projection has not caught up yet with a pool the reservation is on (never the case once it has).
@@ -31,7 +34,7 @@ export const orderView = (row: ReservationRow, pool: PoolRow | undefined, now: D
   };
 };
 
-export const PoolDashboardAction = z.enum(['publish', 'list', 'refundLatePayments']);
+export const PoolDashboardAction = z.enum(['publish', 'list', 'refundLatePayments', 'deliver', 'respond_dispute', 'settle']);
 
 export const PoolDashboardLine = z.object({
   poolId: z.string().uuid(),
@@ -51,9 +54,13 @@ export const PoolDashboardLine = z.object({
   unitsPaid: z.number().int(),
   amountHeld: z.string().describe('Amount of live PENDING reservations (decimal string)'),
   amountPaid: z.string().describe('Funds in escrow from PAID reservations, from the events (decimal string)'),
-  amountOwedBack: z.string().describe('Late deposits (reservation no longer held) to hand back (decimal string)'),
+  amountOwedBack: z.string().describe('Late deposits (reservation no longer held) not refunded yet (decimal string)'),
   reservations: z.object({ PENDING: z.number().int(), PAID: z.number().int(), EXPIRED: z.number().int(), CANCELLED: z.number().int() }),
-  pendingActions: z.array(PoolDashboardAction).describe('`publish` a DRAFT; `list` an OPEN PRIVATE pool; `refundLatePayments` when deposits are owed back'),
+  pendingActions: z
+    .array(PoolDashboardAction)
+    .describe(
+      '`publish` a DRAFT; `list` an OPEN PRIVATE pool; `refundLatePayments` when deposits are owed back; `deliver` a successful pool released on receipt, not delivered yet; `respond_dispute` when a dispute waits for the organiser (OPEN); `settle` when something can be released or refunded now (or a prepared settlement waits to be carried out)',
+    ),
 });
 export type PoolDashboardLine = z.infer<typeof PoolDashboardLine>;
 
@@ -78,8 +85,8 @@ export const poolDashboardLine = (pool: PoolRow, reservations: ReservationRow[],
   const doc = pool.doc;
   const counts = { PENDING: 0, PAID: 0, EXPIRED: 0, CANCELLED: 0 };
   let [unitsHeld, unitsPaid, held, paid, owed] = [0, 0, 0n, 0n, 0n];
-  for (const row of reservations) {
-    const r = factsOfRow(row);
+  const facts = reservations.map(factsOfRow);
+  for (const r of facts) {
     const status = effectiveStatus(r, now);
     counts[status] += 1;
     if (status === 'PENDING') {
@@ -89,7 +96,7 @@ export const poolDashboardLine = (pool: PoolRow, reservations: ReservationRow[],
       unitsPaid += unitsOf(r);
       paid += toMinor(r.payment?.amount ?? r.amount);
     }
-    for (const late of r.latePayments) owed += toMinor(late.amount);
+    for (const late of r.latePayments) if (!isSettledBalance(r, late.balanceId)) owed += toMinor(late.amount);
   }
   const units = doc.type === 'GROUPS' ? (doc.fields.config.units ?? []) : [];
   const unlimited = doc.type !== 'GROUPS' || units.length === 0 || units.some((u) => u.quantity == null);
@@ -101,6 +108,7 @@ export const poolDashboardLine = (pool: PoolRow, reservations: ReservationRow[],
   if (doc.status === 'DRAFT') pendingActions.push('publish');
   if (doc.status === 'OPEN' && doc.fields.marketplaceVisibility === 'PRIVATE') pendingActions.push('list');
   if (owed > 0n) pendingActions.push('refundLatePayments');
+  pendingActions.push(...poolEscrowActions(doc, facts));
   return {
     poolId: doc.id,
     title: doc.fields.title,
@@ -152,17 +160,19 @@ export interface Spending {
 }
 
 /**
- * A buyer's spending from real payments: `escrowed` sums the verified deposits of their PAID reservations,
- * `committed` their live PENDING reservations (lazy expiry at `now`). Nothing is released before the escrow
- * issue's release path exists, so `released` is 0.00. Every reservation is in the euro stablecoin.
+ * A buyer's spending from real payments: `escrowed` sums the verified deposits of their PAID reservations that no
+ * settlement claimed yet, `committed` their live PENDING reservations (lazy expiry at `now`), `released` what the
+ * settlements of their PAID reservations paid out to sellers, organisers and the platform (refunds to the buyer are not
+ * spent). Every reservation is in the euro stablecoin.
  */
 export const spendingOf = (rows: ReservationRow[], now: Date): Spending => {
-  let [committed, escrowed] = [0n, 0n];
+  let [committed, escrowed, released] = [0n, 0n, 0n];
   for (const row of rows) {
     const r = factsOfRow(row);
     const status = effectiveStatus(r, now);
-    if (status === 'PAID') escrowed += toMinor(r.payment?.amount ?? r.amount);
+    if (status === 'PAID' && !(r.payment && isSettledBalance(r, r.payment.balanceId))) escrowed += toMinor(r.payment?.amount ?? r.amount);
     else if (status === 'PENDING') committed += toMinor(r.amount);
+    for (const s of r.settlements) released += toMinor(s.released);
   }
-  return { currency: 'EUR', committed: fromMinor(committed), escrowed: fromMinor(escrowed), released: '0.00' };
+  return { currency: 'EUR', committed: fromMinor(committed), escrowed: fromMinor(escrowed), released: fromMinor(released) };
 };

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { PoolDraftFields } from '@cagnotte/event-schemas';
 import type { PoolRow } from '../pools/tables';
 import type { PoolDocument } from '../pools/fold';
-import { organiserDashboard, spendingOf } from './dashboard';
+import { orderView, organiserDashboard, spendingOf } from './dashboard';
 import type { ReservationRow } from './tables';
 
 const Dashboard = suite('reservations dashboards (pure)');
@@ -29,7 +29,7 @@ const fields = (o: Partial<PoolDraftFields> = {}): PoolDraftFields => ({
   deadline: null,
   ...o,
 });
-const pool = (o: { type?: 'GROUPS' | 'FUNDING'; status?: PoolDocument['status']; archived?: boolean; created: number; fields?: PoolDraftFields }): PoolRow => {
+const pool = (o: { type?: 'GROUPS' | 'FUNDING'; status?: PoolDocument['status']; archived?: boolean; created: number; fields?: PoolDraftFields; escrowDoc?: Partial<PoolDocument> }): PoolRow => {
   const id = uuid();
   const doc: PoolDocument = {
     status: o.status ?? 'OPEN',
@@ -43,6 +43,7 @@ const pool = (o: { type?: 'GROUPS' | 'FUNDING'; status?: PoolDocument['status'];
     publishedAt: null,
     createdAt: at(o.created).toISOString(),
     updatedAt: at(o.created).toISOString(),
+    ...o.escrowDoc,
   };
   return { id, tenant_id: TENANT, organiser_id: ORG, type: doc.type, status: doc.status, marketplace_visibility: 'PRIVATE', archived_at: o.archived ? at(1) : null, country: 'FR', title: 'T', doc, created_at: at(o.created), updated_at: at(o.created), revision: '1' };
 };
@@ -98,6 +99,98 @@ Dashboard('spending: escrowed sums PAID deposits, committed live PENDING; a stal
   const p = pool({ created: 1 });
   const rows = [reservation(p.id, 'PAID', 1, '12.5'), reservation(p.id, 'PAID', 1, '0.0000001'), reservation(p.id, 'PENDING', 1, '7.25'), reservation(p.id, 'PENDING', 1, '99.00', 10)];
   assert.equal(spendingOf(rows, NOW), { currency: 'EUR', committed: '7.25', escrowed: '12.5000001', released: '0.00' });
+});
+
+const closedAt = at(20).toISOString();
+const closing = (after: 'CLOSE' | 'RECEIPT', deliveredAt: string | null = null): PoolDocument['closing'] => ({
+  outcome: 'SUCCEEDED',
+  reason: 'DEADLINE',
+  closedAt,
+  paidUnits: 3,
+  paidAmount: '30.00',
+  finalPrices: [],
+  release: { after, inspectionDays: 7, disputeResponseDays: 3 },
+  deliveredAt,
+  inspectionEndsAt: deliveredAt ? at(59).toISOString() : null,
+});
+const escrow = { accountId: `G${'E'.repeat(55)}`, reclaimAfter: at(59).toISOString() };
+const line = (balanceId: string, released: string, refunded: string, kind: 'DEPOSIT' | 'LATE_DEPOSIT' = 'DEPOSIT') => ({
+  balanceId,
+  kind,
+  settlementId: uuid(),
+  path: 'RELEASE' as const,
+  released,
+  refunded,
+  txHash: 'f'.repeat(64),
+  settledAt: at(25).toISOString(),
+});
+const dispute = (status: 'OPEN' | 'CONTESTED' | 'REFUNDED') => ({
+  disputeId: uuid(),
+  status,
+  reason: 'DAMAGED',
+  details: '',
+  evidence: [],
+  amount: '10.00',
+  respondBy: at(40).toISOString(),
+  lapsesAt: null,
+  refund: status === 'REFUNDED' ? '10.00' : null,
+  openedAt: at(21).toISOString(),
+  resolvedAt: null,
+});
+const withEscrow = (r: ReservationRow, e: Partial<NonNullable<ReservationRow['escrow']>>): ReservationRow => ({ ...r, escrow: { acceptance: null, dispute: null, settlements: [], ...e } });
+
+Dashboard('given a successful pool released on receipt, not delivered, with an OPEN dispute and nothing accepted, then deliver and respond_dispute, not settle', () => {
+  const p = pool({ status: 'LOCKED', created: 1, escrowDoc: { closing: closing('RECEIPT'), escrow } });
+  const rows = [withEscrow(reservation(p.id, 'PAID', 1, '10.00'), { dispute: dispute('OPEN') }), reservation(p.id, 'PAID', 2, '20.00')];
+  assert.equal(organiserDashboard([p], rows, NOW).pools[0]!.pendingActions, ['deliver', 'respond_dispute']);
+});
+
+Dashboard('given a delivered pool, when one reservation is accepted (or its dispute ended), then settle; a contested dispute waits for the buyer', () => {
+  const p = pool({ status: 'LOCKED', created: 1, escrowDoc: { closing: closing('RECEIPT', at(22).toISOString()), escrow } });
+  const contested = withEscrow(reservation(p.id, 'PAID', 1, '10.00'), { dispute: dispute('CONTESTED') });
+  assert.equal(organiserDashboard([p], [contested], NOW).pools[0]!.pendingActions, []);
+  const accepted = withEscrow(reservation(p.id, 'PAID', 1, '10.00'), { acceptance: { by: 'AUTO', at: at(23).toISOString() } });
+  assert.equal(organiserDashboard([p], [contested, accepted], NOW).pools[0]!.pendingActions, ['settle']);
+  const refunded = withEscrow(reservation(p.id, 'PAID', 1, '10.00'), { dispute: dispute('REFUNDED') });
+  assert.equal(organiserDashboard([p], [refunded], NOW).pools[0]!.pendingActions, ['settle']);
+});
+
+Dashboard('given a pool released at closing, a failed or a cancelled pool, then every unsettled PAID deposit is due; settled ones and a merged escrow are not', () => {
+  const forPool = (status: PoolDocument['status'], extra: Partial<PoolDocument> = {}) => pool({ status, created: 1, escrowDoc: { closing: closing('CLOSE'), escrow, ...extra } });
+  for (const status of ['LOCKED', 'FAILED', 'CANCELLED'] as const) {
+    const p = forPool(status);
+    const paid = reservation(p.id, 'PAID', 1, '10.00');
+    assert.equal(organiserDashboard([p], [paid], NOW).pools[0]!.pendingActions, ['settle'], status);
+    assert.equal(organiserDashboard([p], [withEscrow(paid, { settlements: [line(paid.payment!.balanceId, '10.00', '0.00')] })], NOW).pools[0]!.pendingActions, [], `${status}, settled`);
+  }
+  const merged = forPool('SETTLED', { settledAt: at(30).toISOString() });
+  assert.equal(organiserDashboard([merged], [reservation(merged.id, 'PAID', 1, '10.00')], NOW).pools[0]!.pendingActions, []);
+  const open = forPool('OPEN', { closing: null });
+  assert.equal(organiserDashboard([open], [reservation(open.id, 'PAID', 1, '10.00')], NOW).pools[0]!.pendingActions, ['list']);
+});
+
+Dashboard('given a late deposit on a closed pool, then settle and refundLatePayments until a settlement refunds it; owed back counts only what is left', () => {
+  const p = pool({ status: 'LOCKED', created: 1, escrowDoc: { closing: closing('RECEIPT', at(22).toISOString()), escrow } });
+  const base = reservation(p.id, 'EXPIRED', 1, '10.00');
+  const late = { ...base, signed: null, late_payments: [{ txHash: 'e'.repeat(64), ledger: 3, balanceId: 'e'.repeat(72), amount: '10.00', receivedAt: at(12).toISOString() }] };
+  const owed = organiserDashboard([p], [late], NOW).pools[0]!;
+  assert.equal([owed.pendingActions, owed.amountOwedBack], [['refundLatePayments', 'settle'], '10.00']);
+  const refunded = withEscrow(late, { settlements: [line('e'.repeat(72), '0.00', '10.00', 'LATE_DEPOSIT')] });
+  const after = organiserDashboard([p], [refunded], NOW).pools[0]!;
+  assert.equal([after.pendingActions, after.amountOwedBack], [[], '0.00']);
+});
+
+Dashboard('the buyer\'s order shows the escrow actions of its pool: receipt and dispute on a LOCKED pool released on receipt', () => {
+  const p = pool({ status: 'LOCKED', created: 1, escrowDoc: { closing: closing('RECEIPT', at(22).toISOString()), escrow } });
+  assert.equal(orderView(reservation(p.id, 'PAID', 1, '10.00'), p, NOW).actions, ['confirm_receipt', 'dispute']);
+  assert.equal(orderView(reservation(p.id, 'PAID', 1, '10.00'), undefined, NOW).actions, [], 'the pool not projected yet: no escrow action');
+});
+
+Dashboard('spending: a settled deposit is no longer escrowed; what it paid out is released, what came back is not spent', () => {
+  const p = pool({ created: 1 });
+  const settled = reservation(p.id, 'PAID', 3, '30.00');
+  const rows = [withEscrow(settled, { settlements: [line(settled.payment!.balanceId, '25.00', '5.00')] }), reservation(p.id, 'PAID', 1, '10.00')];
+  assert.equal(spendingOf(rows, NOW), { currency: 'EUR', committed: '0.00', escrowed: '10.00', released: '25.00' });
 });
 
 Dashboard.run();

@@ -1,6 +1,7 @@
-import type { PoolEvent, ReservationEvent } from '@cagnotte/event-schemas';
+import type { DisputeEvent, PoolEvent, ReceiptEvent, ReservationEvent } from '@cagnotte/event-schemas';
 import type { ReservationFacts } from './view';
 import { factsOfRow, type ReservationRow } from './tables';
+import type { ReservationEscrowFacts } from './escrow-facts';
 
 /**
  * The reservations read model's document of one reservation: the facts a view renders, the tenant it belongs to
@@ -13,24 +14,33 @@ export interface ReservationDoc {
   revision: bigint;
 }
 
-const RESERVATION_TYPES: ReadonlySet<string> = new Set<ReservationEvent['type']>([
+/** The events of one reservation: its own, and what the escrow did with it (receipt, dispute, settlement). */
+export type ReservationFoldEvent = ReservationEvent | ReceiptEvent | DisputeEvent | Extract<PoolEvent, { type: 'ReservationSettled' }>;
+
+const RESERVATION_TYPES: ReadonlySet<string> = new Set<ReservationFoldEvent['type']>([
   'ReservationPlaced',
   'ReservationSigned',
   'ReservationPaid',
   'ReservationExpired',
   'ReservationCancelled',
   'ReservationLatePaymentReceived',
+  'ReservationReceiptConfirmed',
+  'ReservationAutoAccepted',
+  'DisputeOpened',
+  'DisputeContested',
+  'DisputeResolved',
+  'ReservationSettled',
 ]);
 
-/** Narrows a pool event (or any event of the feed) to a reservation event. */
-export const isReservationEvent = <E extends { type: string }>(e: E): e is Extract<E, ReservationEvent> => RESERVATION_TYPES.has(e.type);
+/** Narrows a pool event (or any event of the feed) to an event of one reservation (each carries its `reservationId`). */
+export const isReservationEvent = <E extends { type: string }>(e: E): e is Extract<E, ReservationFoldEvent> => RESERVATION_TYPES.has(e.type);
 
 const iso = (s: string) => new Date(s).toISOString();
 
-/** `never`: the switch below is exhaustive over ReservationEvent. */
+/** `never`: the switch below is exhaustive over ReservationFoldEvent. */
 const unknownEvent = (_event: never, facts: ReservationFacts): ReservationFacts => facts;
 
-const evolve = (r: ReservationFacts, event: ReservationEvent): ReservationFacts => {
+const evolve = (r: ReservationFacts, event: ReservationFoldEvent): ReservationFacts => {
   switch (event.type) {
     case 'ReservationPlaced':
       return r;
@@ -50,6 +60,36 @@ const evolve = (r: ReservationFacts, event: ReservationEvent): ReservationFacts 
     case 'ReservationLatePaymentReceived': {
       const { txHash, ledger, balanceId, amount, receivedAt } = event.data;
       return { ...r, latePayments: [...r.latePayments, { txHash, ledger, balanceId, amount, receivedAt: iso(receivedAt) }] };
+    }
+    default:
+      return evolveEscrow(r, event);
+  }
+};
+
+/** As the pool's aggregate folds them (domain/src/escrow/state.ts): a contest or an end applies to a dispute opened before. */
+const evolveEscrow = (r: ReservationFacts, event: Exclude<ReservationFoldEvent, ReservationEvent>): ReservationFacts => {
+  switch (event.type) {
+    case 'ReservationReceiptConfirmed':
+      return { ...r, acceptance: { by: 'BUYER', at: iso(event.data.confirmedAt) } };
+    case 'ReservationAutoAccepted':
+      return { ...r, acceptance: { by: 'AUTO', at: iso(event.data.acceptedAt) } };
+    case 'DisputeOpened': {
+      const d = event.data;
+      const dispute = { disputeId: d.disputeId, status: 'OPEN' as const, reason: d.reason, details: d.details, evidence: [...d.evidence], amount: d.amount };
+      return { ...r, dispute: { ...dispute, respondBy: iso(d.respondBy), lapsesAt: null, refund: null, openedAt: iso(d.openedAt), resolvedAt: null } };
+    }
+    case 'DisputeContested':
+      return r.dispute ? { ...r, dispute: { ...r.dispute, status: 'CONTESTED', lapsesAt: iso(event.data.lapsesAt) } } : r;
+    case 'DisputeResolved': {
+      const { outcome, refund, resolvedAt } = event.data;
+      return r.dispute ? { ...r, dispute: { ...r.dispute, status: outcome, refund, resolvedAt: iso(resolvedAt) } } : r;
+    }
+    case 'ReservationSettled': {
+      const { balanceId, kind, settlementId, path, released, refunded, txHash, settledAt } = event.data;
+      // One line per balance, in the order of the aggregate's map (a balance settles once; were it recorded again, in place).
+      const line = { balanceId, kind, settlementId, path, released, refunded, txHash, settledAt: iso(settledAt) };
+      const at = r.settlements.findIndex((s) => s.balanceId === balanceId);
+      return { ...r, settlements: at === -1 ? [...r.settlements, line] : r.settlements.map((s, i) => (i === at ? line : s)) };
     }
     default:
       return unknownEvent(event, r);
@@ -74,6 +114,9 @@ const placed = (event: Extract<ReservationEvent, { type: 'ReservationPlaced' }>)
     payment: null,
     latePayments: [],
     endedAt: null,
+    acceptance: null,
+    dispute: null,
+    settlements: [],
   };
 };
 
@@ -90,6 +133,10 @@ export const foldReservation = (doc: ReservationDoc | null, event: PoolEvent, re
   if (!doc) return null;
   return { facts: evolve(doc.facts, event), tenantId: doc.tenantId, revision };
 };
+
+/** rm_reservations.escrow: null until the escrow did something with the reservation (old rows read the same). */
+const escrowColumnOf = ({ acceptance, dispute, settlements }: ReservationEscrowFacts): string | null =>
+  acceptance === null && dispute === null && settlements.length === 0 ? null : JSON.stringify({ acceptance, dispute, settlements });
 
 /** The row values the projection writes for a document (jsonb columns as JSON text). */
 export const reservationRowValues = ({ facts: r, tenantId, revision }: ReservationDoc) => ({
@@ -109,6 +156,7 @@ export const reservationRowValues = ({ facts: r, tenantId, revision }: Reservati
   payment: r.payment === null ? null : JSON.stringify(r.payment),
   late_payments: JSON.stringify(r.latePayments),
   ended_at: r.endedAt,
+  escrow: escrowColumnOf(r),
   revision: revision.toString(),
 });
 

@@ -78,6 +78,9 @@ Fold('given nothing, when a reservation is placed, then it is PENDING with its l
     payment: null,
     latePayments: [],
     endedAt: null,
+    acceptance: null,
+    dispute: null,
+    settlements: [],
   });
 });
 
@@ -131,6 +134,7 @@ Fold('given a document, when written as a row and read back, then the same facts
     signed: JSON.parse(v.signed!),
     payment: JSON.parse(v.payment!),
     late_payments: JSON.parse(v.late_payments),
+    escrow: v.escrow === null ? null : JSON.parse(v.escrow),
     placed_at: new Date(v.placed_at),
     expires_at: new Date(v.expires_at),
     ended_at: null,

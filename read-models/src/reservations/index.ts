@@ -4,3 +4,5 @@ export * from './fold';
 export * from './reader';
 export * from './amounts';
 export * from './dashboard';
+export * from './escrow-facts';
+export * from './pool-actions';

@@ -1,6 +1,7 @@
 import type { ReservationFacts, ReservationStatus } from './view';
+import type { ReservationEscrowFacts } from './escrow-facts';
 
-/** The reservations read model's table (migration 017): a row per reservation, folded by fold.ts. */
+/** The reservations read model's table (migrations 017, 020): a row per reservation, folded by fold.ts. */
 export const RESERVATION_TABLES = { reservations: 'rm_reservations' } as const;
 
 /** A row as it is read back (pg gives timestamptz as Date, jsonb parsed, bigint as string). */
@@ -21,6 +22,8 @@ export interface ReservationRow {
   payment: ReservationFacts['payment'];
   late_payments: ReservationFacts['latePayments'];
   ended_at: Date | string | null;
+  /** Acceptance, dispute and settlements (migration 020); null (or absent before it) when the escrow did nothing with it yet. */
+  escrow?: ReservationEscrowFacts | null;
   revision: string | number | bigint;
 }
 
@@ -43,4 +46,7 @@ export const factsOfRow = (row: ReservationRow): ReservationFacts => ({
   payment: row.payment,
   latePayments: row.late_payments ?? [],
   endedAt: row.ended_at === null ? null : iso(row.ended_at),
+  acceptance: row.escrow?.acceptance ?? null,
+  dispute: row.escrow?.dispute ?? null,
+  settlements: row.escrow?.settlements ?? [],
 });

@@ -1,4 +1,13 @@
 import { z } from 'zod';
+import {
+  ReservationAcceptance,
+  ReservationDispute,
+  ReservationSettlement,
+  escrowActionsOf,
+  isSettledBalance,
+  type ReservationEscrowFacts,
+  type ReservationPoolFacts,
+} from './escrow-facts';
 
 /*
  * A reservation as it is served, once: the query side renders rows of the reservations read model with it, the
@@ -10,7 +19,7 @@ export const ReservationStatus = z.enum(['PENDING', 'PAID', 'EXPIRED', 'CANCELLE
 export type ReservationStatus = z.infer<typeof ReservationStatus>;
 
 /** What a buyer can do with the reservation now. */
-export const ReservationAction = z.enum(['sign', 'pay', 'cancel', 'reclaim']);
+export const ReservationAction = z.enum(['sign', 'pay', 'cancel', 'reclaim', 'confirm_receipt', 'dispute', 'withdraw_dispute']);
 export type ReservationAction = z.infer<typeof ReservationAction>;
 
 const Deposit = z.object({
@@ -40,13 +49,20 @@ export const ReservationSchema = z
     payment: Deposit.extend({ paidAt: z.string(), via: z.enum(['txHash', 'signedXdr']) }).nullable(),
     latePayments: z.array(Deposit.extend({ receivedAt: z.string() })).describe('Deposits that came when the reservation no longer held: owed back'),
     endedAt: z.string().nullable(),
-    actions: z.array(ReservationAction),
+    acceptance: ReservationAcceptance.nullable().describe('Receipt confirmed by the buyer, or accepted when the inspection period passed: the deposit may be released'),
+    dispute: ReservationDispute.nullable(),
+    settlements: z.array(ReservationSettlement).describe('What each settled round did with the reservation\'s deposit and late deposits, in order'),
+    actions: z
+      .array(ReservationAction)
+      .describe(
+        '`confirm_receipt`, `dispute` and `withdraw_dispute` follow the pool (a successful pool released on receipt, a deposit still in escrow, a dispute only before the inspection period ends)',
+      ),
   })
   .describe('Reservation');
 export type ReservationView = z.infer<typeof ReservationSchema>;
 
 /** The facts a reservation view is rendered from: the domain's folded reservation and the read model's row alike. */
-export interface ReservationFacts {
+export interface ReservationFacts extends ReservationEscrowFacts {
   id: string;
   poolId: string;
   buyerId: string;
@@ -72,17 +88,38 @@ export interface ReservationFacts {
 export const effectiveStatus = (r: Pick<ReservationFacts, 'status' | 'expiresAt'>, now: Date): ReservationStatus =>
   r.status === 'PENDING' && Date.parse(r.expiresAt) <= now.getTime() ? 'EXPIRED' : r.status;
 
-export const actionsOf = (r: ReservationFacts, now: Date): ReservationAction[] => {
+/**
+ * The buyer's actions at `now`. The escrow's (receipt, dispute) depend on the pool: they are computed only when its
+ * facts are given. A deposit a settlement claimed is no longer there to reclaim.
+ */
+export const actionsOf = (r: ReservationFacts, now: Date, pool?: ReservationPoolFacts): ReservationAction[] => {
   const status = effectiveStatus(r, now);
   const reclaimable = (at: string | null) => at !== null && Date.parse(at) <= now.getTime();
-  const owedBack = r.latePayments.length > 0 || (status === 'PAID' && reclaimable(r.signed?.reclaimAfter ?? null));
+  const paidInEscrow = status === 'PAID' && !(r.payment && isSettledBalance(r, r.payment.balanceId));
+  const owedBack = r.latePayments.some((l) => !isSettledBalance(r, l.balanceId)) || (paidInEscrow && reclaimable(r.signed?.reclaimAfter ?? null));
   const actions: ReservationAction[] = [];
   if (status === 'PENDING') actions.push(r.signed ? 'pay' : 'sign', 'cancel');
   if (owedBack && reclaimable(r.signed?.reclaimAfter ?? null)) actions.push('reclaim');
+  if (pool) actions.push(...escrowActionsOf(r, pool, now));
   return actions;
 };
 
-export const reservationView = (r: ReservationFacts, now: Date): ReservationView => ({
+const disputeView = (d: ReservationDispute): ReservationDispute => ({
+  disputeId: d.disputeId,
+  status: d.status,
+  reason: d.reason,
+  details: d.details,
+  evidence: [...d.evidence],
+  amount: d.amount,
+  respondBy: d.respondBy,
+  lapsesAt: d.lapsesAt,
+  refund: d.refund,
+  openedAt: d.openedAt,
+  resolvedAt: d.resolvedAt,
+});
+
+/** The reservation as it is served at `now`; `pool` (its status and closing) adds the escrow's actions. */
+export const reservationView = (r: ReservationFacts, now: Date, pool?: ReservationPoolFacts): ReservationView => ({
   id: r.id,
   poolId: r.poolId,
   buyerId: r.buyerId,
@@ -101,5 +138,17 @@ export const reservationView = (r: ReservationFacts, now: Date): ReservationView
   payment: r.payment,
   latePayments: r.latePayments,
   endedAt: r.endedAt,
-  actions: actionsOf(r, now),
+  acceptance: r.acceptance ? { by: r.acceptance.by, at: r.acceptance.at } : null,
+  dispute: r.dispute ? disputeView(r.dispute) : null,
+  settlements: r.settlements.map((s) => ({
+    balanceId: s.balanceId,
+    kind: s.kind,
+    settlementId: s.settlementId,
+    path: s.path,
+    released: s.released,
+    refunded: s.refunded,
+    txHash: s.txHash,
+    settledAt: s.settledAt,
+  })),
+  actions: actionsOf(r, now, pool),
 });

@@ -83,9 +83,10 @@ const refundItem = (r: Reservation, balanceId: string, amount: string, kind: Set
  */
 export const dueSettlement = (pool: ExistingPool, accounts: SettlementAccounts): DueSettlement => {
   if (!pool.escrow) throw new IllegalStateError('escrow_not_open', 'This pool has no escrow account');
+  // Before the status: a settled LOCKED pool is SETTLED, which is no status a settlement starts from.
+  if (pool.settlement.mergedAt) throw new IllegalStateError('escrow_settled', 'The escrow is settled and merged');
   const refunding = pool.status === 'FAILED' || pool.status === 'CANCELLED';
   if (!refunding && pool.status !== 'LOCKED') throw new IllegalStateError('pool_not_closed', `Nothing is settled while the pool is ${pool.status}`);
-  if (pool.settlement.mergedAt) throw new IllegalStateError('escrow_settled', 'The escrow is settled and merged');
   const items: SettlementItem[] = [];
   let held = false;
   for (const r of pool.holdings.byId.values()) {

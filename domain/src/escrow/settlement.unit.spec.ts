@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PayoutRole, PoolEvent } from '@cagnotte/event-schemas';
 import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError } from '../errors';
-import type { Pool } from '../pools/pool';
+import type { ExistingPool, Pool } from '../pools/pool';
 import {
   ACCOUNTS,
   DAY,
@@ -36,7 +36,7 @@ import {
   sid,
   thenSettle,
 } from './fixtures.testing';
-import { currentSettlement, type SettlementCommand } from './settlement';
+import { currentSettlement, dueSettlement, type SettlementCommand } from './settlement';
 
 // decideSettlement: PrepareSettlement (what is due, as the route planned it) and RecordSettledRound (what the ledger did).
 
@@ -48,6 +48,16 @@ const bothAccepted = () => [...onlyAlice(), receiptEvent(R2, bob, at(PREPARED_AT
 const failed = () => [...poolWithDeadline(), ...reservations(), expiredEvent(R3, carol, DEADLINE), closedEvent({ outcome: 'FAILED' })];
 const prepare = (history: PoolEvent[], o: Parameters<typeof prepareSettlement>[1] = {}) => prepareSettlement(fold(history), o);
 const step = (c: SettlementCommand) => () => c;
+/** The code dueSettlement refuses with. */
+const refusal = (pool: ExistingPool): string => {
+  try {
+    dueSettlement(pool, ACCOUNTS);
+  } catch (error) {
+    assert.instance(error, IllegalStateError);
+    return (error as IllegalStateError).code;
+  }
+  return assert.unreachable('expected a refusal') as never;
+};
 
 /** What PrepareSettlement records: the route's plan as it is, without the accounts, on the pool's escrow. */
 const preparedEvent = (command: SettlementCommand): PoolEvent => {
@@ -179,6 +189,7 @@ recording('the last round of a final settlement merges the escrow: PoolSettled w
   ]);
   const pool = existing(state);
   assert.equal({ status: pool.status, current: currentSettlement(pool), mergedAt: pool.settlement.mergedAt }, { status: 'SETTLED', current: null, mergedAt: at(PREPARED_AT, 7200) });
+  assert.is(refusal(pool), 'escrow_settled');
 });
 
 recording('in one round, the payouts of several reservations to one recipient add up to one event', () => {
@@ -239,6 +250,7 @@ recording('a failed pool: refunds (late deposits with them) to each buyer; it st
     poolSettled(0, '0.00', '56.00'),
   ]);
   assert.is(existing(state).status, 'FAILED');
+  assert.is(refusal(existing(state)), 'escrow_settled');
 });
 
 recording('the same transaction again: nothing; another one for a settled round: 409 round_already_settled', () => {

@@ -192,7 +192,7 @@ const decideRecord = (pool: ExistingPool, command: Extract<SettlementCommand, { 
   const s = pool.settlement.byId.get(settlementId);
   if (!s) throw new NotFoundError('settlement');
   const planned = s.rounds[round];
-  if (!planned) throw new NotFoundError('settlement round');
+  if (!planned) throw new NotFoundError('settlement_round');
   const done = s.settledRounds.get(round);
   if (done) {
     if (done.txHash === txHash) return [];

@@ -268,6 +268,7 @@ recording('a transaction that is not the round’s release or recovery: 409 not_
 recording('rounds in order: round 1 before round 0 is 400 round_out_of_order; unknown settlements and rounds are 404', () => {
   given(...twoRounds()).when(recordRound({ round: 1 })).thenThrows(IllegalStateError, 'round_out_of_order');
   given(...twoRounds()).when(recordRound({ n: 7 })).thenThrows(NotFoundError, 'settlement_not_found');
+  given(...twoRounds()).when(recordRound({ round: 2 })).thenThrows(NotFoundError, 'settlement_round_not_found');
 });
 
 preparing.run();

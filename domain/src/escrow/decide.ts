@@ -36,8 +36,8 @@ const reached = (deadline: string | null, now: string) => deadline !== null && D
 
 /** Organiser-only: the role first (403), then ownership (404: another organiser's pool does not exist for them). */
 const requireOrganiserOf = (pool: ExistingPool, meta: EscrowMeta) => {
+  if (meta.actor?.role !== undefined && meta.actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
   if (!meta.actor || meta.actor.userId !== pool.organiserId) throw new NotFoundError('pool');
-  if (meta.actor.role !== undefined && meta.actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
 };
 
 /** The caller's own reservation; anyone else's does not exist for them. */

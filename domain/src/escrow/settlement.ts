@@ -156,8 +156,9 @@ export const currentSettlement = (pool: ExistingPool): PreparedSettlement | null
 const decidePrepare = (pool: ExistingPool, command: Extract<SettlementCommand, { type: 'PrepareSettlement' }>): PoolEvent[] => {
   const { actor, now } = command.metadata;
   const input = command.data;
+  // Organiser-only, as every organiser command of the escrow (decide.ts, requireOrganiserOf): the role first (403), then ownership (404).
+  if (actor?.role !== undefined && actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
   if (!actor || actor.userId !== pool.organiserId) throw new NotFoundError('pool');
-  if (actor.role !== undefined && actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
   const current = currentSettlement(pool);
   if (current && !(input.supersedes === current.settlementId && current.settledRounds.size === 0)) {
     throw new ConflictError('settlement_in_progress', `Settlement ${current.settlementId} is being carried out: submit its transactions (or wait for its recovery)`);

@@ -135,11 +135,27 @@ answering('organiser-only: another organiser gets 404 pool_not_found; the buyer,
   }
 });
 
+answering('the organiser answers by respondBy, and a contested dispute holds until lapsesAt: after that it has lapsed to the buyer (400 dispute_lapsed), job or no job', () => {
+  given(...disputed()).when(contestDispute(at(RESPOND_BY, -1))).then([disputeContestedEvent(at(RESPOND_BY, -1))]);
+  given(...disputed()).when(contestDispute(RESPOND_BY)).thenThrows(IllegalStateError, 'dispute_lapsed');
+  given(...disputed()).when(refundDispute('1.00', RESPOND_BY)).thenThrows(IllegalStateError, 'dispute_lapsed');
+  // Contested: the organiser may still refund after respondBy, until lapsesAt.
+  given(...contested()).when(refundDispute('1.00', RESPOND_BY)).then([disputeResolvedEvent('REFUNDED', '1.00', RESPOND_BY)]);
+  given(...contested()).when(refundDispute('1.00', LAPSES_AT)).thenThrows(IllegalStateError, 'dispute_lapsed');
+  given(...contested()).when(lapseDisputes(LAPSES_AT)).then([disputeResolvedEvent('LAPSED', '16.00', LAPSES_AT)]);
+});
+
 const withdrawing = suite('escrow: the buyer withdraws');
 
 withdrawing('the buyer withdraws their dispute, open or contested: WITHDRAWN, nothing refunded', () => {
   given(...disputed()).when(withdrawDispute(CONTESTED_AT)).then([disputeResolvedEvent('WITHDRAWN', '0.00', CONTESTED_AT)]);
   given(...contested()).when(withdrawDispute(at(CONTESTED_AT, 60))).then([disputeResolvedEvent('WITHDRAWN', '0.00', at(CONTESTED_AT, 60))]);
+});
+
+withdrawing('until the dispute lapses: lapsesAt once contested, respondBy while open (after it, the held amount is theirs)', () => {
+  given(...contested()).when(withdrawDispute(at(LAPSES_AT, -1))).then([disputeResolvedEvent('WITHDRAWN', '0.00', at(LAPSES_AT, -1))]);
+  given(...contested()).when(withdrawDispute(LAPSES_AT)).thenThrows(IllegalStateError, 'dispute_lapsed');
+  given(...disputed()).when(withdrawDispute(RESPOND_BY)).thenThrows(IllegalStateError, 'dispute_lapsed');
 });
 
 withdrawing('only its buyer: anyone else (the organiser too) 404 dispute_not_found; an ended dispute 400 dispute_not_open', () => {

@@ -36,8 +36,8 @@ const reached = (deadline: string | null, now: string) => deadline !== null && D
 
 /** Organiser-only: the role first (403), then ownership (404: another organiser's pool does not exist for them). */
 const requireOrganiserOf = (pool: ExistingPool, meta: EscrowMeta) => {
+  if (meta.actor?.role !== undefined && meta.actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
   if (!meta.actor || meta.actor.userId !== pool.organiserId) throw new NotFoundError('pool');
-  if (meta.actor.role !== undefined && meta.actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
 };
 
 /** The caller's own reservation; anyone else's does not exist for them. */
@@ -146,6 +146,15 @@ const findDispute = (pool: ExistingPool, disputeId: string): Reservation => {
 
 const isOpenDispute = (r: Reservation) => r.dispute !== null && (r.dispute.status === 'OPEN' || r.dispute.status === 'CONTESTED');
 
+/** When an open dispute lapses to the buyer: its respondBy while OPEN, its lapsesAt once CONTESTED. */
+const lapseTime = (d: NonNullable<Reservation['dispute']>): string => (d.status === 'OPEN' ? d.respondBy : d.lapsesAt!);
+
+/** From its lapse time on, a dispute belongs to the lapse rule: nobody answers, contests or withdraws it any more. */
+const requireNotLapsed = (r: Reservation, now: string) => {
+  const at = lapseTime(r.dispute!);
+  if (reached(at, now)) throw new IllegalStateError('dispute_lapsed', `The dispute lapsed at ${at}: what it holds goes back to the buyer`);
+};
+
 const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { type: `${string}Dispute` | 'LapseDisputes' }>): PoolEvent[] => {
   const meta = command.metadata;
   const { now } = meta;
@@ -182,6 +191,7 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
       requireOrganiserOf(pool, meta);
       const r = findDispute(pool, command.data.disputeId);
       if (r.dispute!.status !== 'OPEN') throw new IllegalStateError('dispute_not_open', `The dispute is ${r.dispute!.status}`);
+      requireNotLapsed(r, now);
       const days = pool.closing!.release.disputeResponseDays;
       return [{ type: 'DisputeContested', data: { poolId: pool.id, reservationId: r.id, disputeId: r.dispute!.disputeId, statement: command.data.statement, lapsesAt: plusDays(now, days), contestedAt: now } }];
     }
@@ -189,6 +199,7 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
       requireOrganiserOf(pool, meta);
       const r = findDispute(pool, command.data.disputeId);
       if (!isOpenDispute(r)) throw new IllegalStateError('dispute_not_open', `The dispute is ${r.dispute!.status}`);
+      requireNotLapsed(r, now);
       const amount = parseAmount(command.data.amount);
       if (amount <= 0n || amount > parseAmount(r.dispute!.amount)) {
         throw new ValidationError({ amount: [`between 0.0000001 and the held ${r.dispute!.amount}`] }, 'The refund exceeds what the dispute holds', 'refund_out_of_bounds');
@@ -199,6 +210,7 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
       const r = findDispute(pool, command.data.disputeId);
       if (!meta.actor || r.buyerId !== meta.actor.userId) throw new NotFoundError('dispute');
       if (!isOpenDispute(r)) throw new IllegalStateError('dispute_not_open', `The dispute is ${r.dispute!.status}`);
+      requireNotLapsed(r, now);
       return [{ type: 'DisputeResolved', data: { poolId: pool.id, reservationId: r.id, disputeId: r.dispute!.disputeId, outcome: 'WITHDRAWN', refund: '0.00', resolvedAt: now } }];
     }
     case 'LapseDisputes': {
@@ -207,8 +219,7 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
       for (const r of pool.holdings.byId.values()) {
         const d = r.dispute;
         if (!d || !isOpenDispute(r)) continue;
-        const due = d.status === 'OPEN' ? d.respondBy : d.lapsesAt!;
-        if (!reached(due, now)) continue;
+        if (!reached(lapseTime(d), now)) continue;
         events.push({ type: 'DisputeResolved', data: { poolId: pool.id, reservationId: r.id, disputeId: d.disputeId, outcome: 'LAPSED', refund: d.amount, resolvedAt: now } });
       }
       return events;

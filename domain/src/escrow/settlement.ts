@@ -83,9 +83,10 @@ const refundItem = (r: Reservation, balanceId: string, amount: string, kind: Set
  */
 export const dueSettlement = (pool: ExistingPool, accounts: SettlementAccounts): DueSettlement => {
   if (!pool.escrow) throw new IllegalStateError('escrow_not_open', 'This pool has no escrow account');
+  // Before the status: a settled LOCKED pool is SETTLED, which is no status a settlement starts from.
+  if (pool.settlement.mergedAt) throw new IllegalStateError('escrow_settled', 'The escrow is settled and merged');
   const refunding = pool.status === 'FAILED' || pool.status === 'CANCELLED';
   if (!refunding && pool.status !== 'LOCKED') throw new IllegalStateError('pool_not_closed', `Nothing is settled while the pool is ${pool.status}`);
-  if (pool.settlement.mergedAt) throw new IllegalStateError('escrow_settled', 'The escrow is settled and merged');
   const items: SettlementItem[] = [];
   let held = false;
   for (const r of pool.holdings.byId.values()) {
@@ -156,8 +157,9 @@ export const currentSettlement = (pool: ExistingPool): PreparedSettlement | null
 const decidePrepare = (pool: ExistingPool, command: Extract<SettlementCommand, { type: 'PrepareSettlement' }>): PoolEvent[] => {
   const { actor, now } = command.metadata;
   const input = command.data;
+  // Organiser-only, as every organiser command of the escrow (decide.ts, requireOrganiserOf): the role first (403), then ownership (404).
+  if (actor?.role !== undefined && actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
   if (!actor || actor.userId !== pool.organiserId) throw new NotFoundError('pool');
-  if (actor.role !== undefined && actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
   // A settlement whose next lock is on the ledger is being carried out; one whose next lock never landed (unsigned, its
   // window over, or its rounds dead after a recovery) may be replaced: the route checks the ledger and says which.
   const current = currentSettlement(pool);
@@ -194,7 +196,7 @@ const decideRecord = (pool: ExistingPool, command: Extract<SettlementCommand, { 
   const s = pool.settlement.byId.get(settlementId);
   if (!s) throw new NotFoundError('settlement');
   const planned = s.rounds[round];
-  if (!planned) throw new NotFoundError('settlement round');
+  if (!planned) throw new NotFoundError('settlement_round');
   const done = s.settledRounds.get(round);
   if (done) {
     if (done.txHash === txHash) return [];

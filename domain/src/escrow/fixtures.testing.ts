@@ -273,6 +273,7 @@ export const prepareSettlement = (
       escrowSequence: '123456789012',
       strayBalance: '0.00',
       hadTrustline: true,
+      deadPreAuthSigners: [],
       rounds,
       supersedes: o.supersedes ?? null,
       releaseUntil: o.releaseUntil ?? at(now, 2 * DAY),

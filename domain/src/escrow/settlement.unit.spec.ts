@@ -104,7 +104,7 @@ preparing('a release window already over: 400 settlement_expired; nothing due: 4
   given(...deliveredPool()).when(nothing).thenThrows(IllegalStateError, 'nothing_to_settle');
 });
 
-preparing('one at a time: refused while another is carried out, unless it replaces one that never reached the ledger', () => {
+preparing('one at a time: refused while another is carried out, unless the route found it will never land (never locked, or its rest dead after a recovery) and replaces it', () => {
   const first = prepare(bothAccepted(), { perRound: 1 });
   const inProgress = thenSettle(bothAccepted(), step(first));
   given(...inProgress).when(prepare(bothAccepted(), { n: 2 })).thenThrows(ConflictError, 'settlement_in_progress');
@@ -112,8 +112,12 @@ preparing('one at a time: refused while another is carried out, unless it replac
   const replacing = prepare(bothAccepted(), { n: 2, supersedes: sid(1) });
   const state = given(...inProgress).when(replacing).then([preparedEvent(replacing)]);
   assert.is(currentSettlement(existing(state))?.settlementId, sid(2));
-  const halfway = thenSettle(inProgress, step(recordRound()));
-  given(...halfway).when(prepare(bothAccepted(), { n: 2, supersedes: sid(1) })).thenThrows(ConflictError, 'settlement_in_progress');
+  const halfway = thenSettle(inProgress, step(recordRound({ path: 'RECOVERY' })));
+  given(...halfway).when(prepare(halfway, { n: 2 })).thenThrows(ConflictError, 'settlement_in_progress');
+  // After round 0's recovery the lock of round 1 can never land: the route says so by naming it; what is due is the rest.
+  const rest = prepare(halfway, { n: 2, supersedes: sid(1) });
+  given(...halfway).when(rest).then([preparedEvent(rest)]);
+  given(...halfway).when(prepare(inProgress, { n: 2, supersedes: sid(1) })).thenThrows(ConflictError, 'settlement_changed');
 });
 
 preparing('once every round of a settlement is on the ledger, the next one may be prepared', () => {

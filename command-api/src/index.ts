@@ -12,3 +12,4 @@ export * from './reservations/runtime';
 export * from './reservations/expiry';
 export * from './reservations/reconcile';
 export * from './pools/listing';
+export * from './audit/auditors';

@@ -11,3 +11,4 @@ export * from './reservations/events';
 export * from './reservations/terms';
 export * from './mandates/texts';
 export * from './registry';
+export * from './audit';

@@ -6,3 +6,4 @@ export * from './personas';
 export * from './catalogue';
 export * from './search';
 export * from './reservations';
+export * from './audit';

@@ -6,6 +6,7 @@ export * from './catalogue/merchants';
 export * from './catalogue/leads';
 export * from './search/projection';
 export * from './search/listings';
+export * from './audit/projection';
 import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
@@ -14,6 +15,7 @@ import { identityProjection } from './identity/projection';
 import { merchantsProjection } from './catalogue/merchants';
 import { leadsProjection } from './catalogue/leads';
 import { makeSearchProjection } from './search/projection';
+import { auditProjection } from './audit/projection';
 import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
@@ -29,9 +31,10 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
     // The PostgreSQL index is a table of this projection (rebuilt with it); OpenSearch keeps its own index.
     listingsTable: services.searchIndex.name === 'postgres' ? SEARCH_TABLES.listings : undefined,
   }),
+  auditProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'search'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'search', 'audit'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

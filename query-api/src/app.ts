@@ -1,5 +1,5 @@
 import { EscrowLedger, type RouteDef, type Services } from '@cagnotte/infra';
-import { AccountReadModel, CatalogueReadModel, MandateReadModel, OrganiserGrantReadModel, PoolReadModel, ReservationReadModel, TenantReadModel } from '@cagnotte/read-models';
+import { AccountReadModel, AuditReadModel, CatalogueReadModel, MandateReadModel, OrganiserGrantReadModel, PoolReadModel, ReservationReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
 import { makePoolQueryRoutes } from './pools/routes';
@@ -9,6 +9,7 @@ import { makeCatalogueRoutes } from './catalogue/routes';
 import { makeSearchRoutes } from './search/routes';
 import { makeMandateQueryRoutes } from './mandates/routes';
 import { makePersonaQueryRoutes } from './personas/routes';
+import { makeAuditQueryRoutes } from './audit/routes';
 import { waitForMinPosition } from './shared/consistency';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
@@ -32,5 +33,6 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makeSearchRoutes({ searchIndex: services.searchIndex, embedder: services.embedder, searchLimitPerMinute: services.config.RATE_LIMIT_SEARCH_PER_MINUTE }),
     ...makeMandateQueryRoutes({ mandates: new MandateReadModel(services.knex), awaitProjections: awaitIdentity }),
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
+    ...makeAuditQueryRoutes({ audit: new AuditReadModel(services.knex), ...consistency }),
   ];
 };

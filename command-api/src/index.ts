@@ -18,3 +18,4 @@ export * from './escrow/settlement';
 export * from './escrow/sync';
 export * from './escrow/jobs';
 export * from './escrow/runtime';
+export * from './audit/auditors';

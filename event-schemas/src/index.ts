@@ -12,3 +12,4 @@ export * from './reservations/terms';
 export * from './escrow/events';
 export * from './mandates/texts';
 export * from './registry';
+export * from './audit';

@@ -7,7 +7,7 @@ import { LedgerAccountLinked } from './ledger/events';
 import { MandateAccepted, MandateRevoked } from './mandates/events';
 import { catalogueEvents } from './catalogue';
 import { escrowEvents, listingEvents, reservationEvents } from './reservations/events';
-import { TenantSettingsChanged } from './identity/events';
+import { TenantAuditorGranted, TenantAuditorRevoked, TenantSettingsChanged } from './identity/events';
 import { escrowFeatureEvents } from './escrow/events';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
@@ -57,6 +57,8 @@ export const allEventDefinitions = [
   ...listingEvents,
   TenantSettingsChanged,
   ...escrowFeatureEvents,
+  TenantAuditorGranted,
+  TenantAuditorRevoked,
 ] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;

@@ -8,6 +8,7 @@ export * from './catalogue/leads';
 export * from './search/projection';
 export * from './search/listings';
 export * from './escrow/timers';
+export * from './audit/projection';
 import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
@@ -18,6 +19,7 @@ import { merchantsProjection } from './catalogue/merchants';
 import { leadsProjection } from './catalogue/leads';
 import { makeSearchProjection } from './search/projection';
 import { makeEscrowTimersProjection } from './escrow/timers';
+import { auditProjection } from './audit/projection';
 import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
@@ -35,9 +37,10 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
     listingsTable: services.searchIndex.name === 'postgres' ? SEARCH_TABLES.listings : undefined,
   }),
   makeEscrowTimersProjection({ jobs: services.jobs }),
+  auditProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

@@ -18,8 +18,21 @@ import {
 } from '@cagnotte/infra';
 import { ChainChecker } from './chain-check';
 
-/** An event as a projection sees it: parsed (upcast) plus where it sits in its stream and the feed. */
-export type ProjectedEvent = ParsedEvent & { id: string; streamId: string; revision: bigint; position: Position; recordedAt: Date };
+/**
+ * An event as a projection sees it: parsed (upcast) plus where it sits in its stream and the feed, its hash links, and
+ * its content as stored (`stored`: the schema version it was written with, data and metadata before upcasting), which
+ * is what its hash covers. Most projections fold the parsed event; the audit keeps the stored one.
+ */
+export type ProjectedEvent = ParsedEvent & {
+  id: string;
+  streamId: string;
+  revision: bigint;
+  position: Position;
+  recordedAt: Date;
+  hash: string;
+  prevHash: string | null;
+  stored: { schemaVersion: number; data: unknown; metadata: unknown };
+};
 
 /** Maps a logical table name to the physical one: the live table, or its `__rebuild` twin during a rebuild. */
 export type TableMap = (logical: string) => string;
@@ -28,7 +41,8 @@ export interface Projection {
   readonly name: string;
   /** The live tables it owns; a rebuild recreates each as `<table>__rebuild` and swaps them in. */
   readonly tables: readonly string[];
-  handles(type: string): boolean;
+  /** Whether it applies this event: by type, or by stream (the audit copies every event of the pool streams). */
+  handles(type: string, streamId: string): boolean;
   apply(trx: Knex.Transaction, event: ProjectedEvent, table: TableMap): Promise<void>;
   /** Optional set-based path for a whole batch (same effect as `apply` on each event, in fewer statements). */
   applyMany?(trx: Knex.Transaction, events: ProjectedEvent[], table: TableMap): Promise<void>;
@@ -51,6 +65,9 @@ const toProjected = (e: RecordedEvent): ProjectedEvent => ({
   revision: e.revision,
   position: e.position,
   recordedAt: e.recordedAt,
+  hash: e.hash,
+  prevHash: e.prevHash,
+  stored: { schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata },
 });
 
 /**
@@ -168,7 +185,7 @@ export const applyBatch = async (
     const { position: checkpoint, faulted } = await readCheckpointRow(trx, projection.name, true);
     if (faulted) return 'faulted' as const;
     if (hooks) await hooks.point('after-lock', projection.name);
-    const pending = batch.filter((e) => (!checkpoint || comparePositions(e.position, checkpoint) > 0) && projection.handles(e.type));
+    const pending = batch.filter((e) => (!checkpoint || comparePositions(e.position, checkpoint) > 0) && projection.handles(e.type, e.streamId));
     try {
       await applyEvents(trx, projection, pending.map(toProjected), table);
     } catch (error) {
@@ -450,7 +467,7 @@ export class ProjectorRunner {
       const batch = await store.readAll({ after, maxCount: 5000 });
       const broken = checker ? await checker.check(batch) : null;
       if (broken) throw new HashChainError(name, broken.event, broken.reason);
-      const handled = batch.filter((e) => projection.handles(e.type));
+      const handled = batch.filter((e) => projection.handles(e.type, e.streamId));
       try {
         await trx.transaction((sp) => applyEvents(sp, projection, handled.map(toProjected), rebuilt));
       } catch (error) {

@@ -1,8 +1,10 @@
 import { EscrowLedger, type RouteDef, type Services } from '@cagnotte/infra';
 import {
   AccountReadModel,
+  AuditReadModel,
   CatalogueReadModel,
   EscrowReadModel,
+  escrowStateFold,
   MandateReadModel,
   OrganiserGrantReadModel,
   PoolReadModel,
@@ -19,6 +21,7 @@ import { makeCatalogueRoutes } from './catalogue/routes';
 import { makeSearchRoutes } from './search/routes';
 import { makeMandateQueryRoutes } from './mandates/routes';
 import { makePersonaQueryRoutes } from './personas/routes';
+import { makeAuditQueryRoutes } from './audit/routes';
 import { waitForMinPosition } from './shared/consistency';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
@@ -30,6 +33,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
   const catalogue = new CatalogueReadModel(services.knex);
   const pools = new PoolReadModel(services.knex, services.pgPool);
   const reservations = new ReservationReadModel(services.knex);
+  const audit = new AuditReadModel(services.knex);
   const consistency = { waiter: services.waiter, readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS };
   const awaitIdentity = (ctx: Parameters<typeof waitForMinPosition>[1]) => waitForMinPosition(consistency, ctx, ['identity']);
   return [
@@ -37,11 +41,12 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makePoolQueryRoutes({ pools, accounts, ...consistency }),
     ...makeReservationQueryRoutes({ reservations, pools, accounts, ...consistency }),
     ...makeCheckoutQueryRoutes({ reservations, pools, escrow: new EscrowLedger(services.ledger), ...consistency }),
-    ...makeEscrowQueryRoutes({ escrows: new EscrowReadModel(services.knex), ...consistency }),
+    ...makeEscrowQueryRoutes({ escrows: new EscrowReadModel(services.knex), isAuditor: (tenantId, userId) => audit.isAuditor(tenantId, userId), ...consistency }),
     ...makeMerchantQueryRoutes({ catalogue }),
     ...makeCatalogueRoutes({ catalogue, catalogueLimitPerMinute: services.config.RATE_LIMIT_CATALOGUE_PER_MINUTE }),
     ...makeSearchRoutes({ searchIndex: services.searchIndex, embedder: services.embedder, searchLimitPerMinute: services.config.RATE_LIMIT_SEARCH_PER_MINUTE }),
     ...makeMandateQueryRoutes({ mandates: new MandateReadModel(services.knex), awaitProjections: awaitIdentity }),
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
+    ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, ...consistency }),
   ];
 };

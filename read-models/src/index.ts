@@ -7,3 +7,4 @@ export * from './catalogue';
 export * from './search';
 export * from './reservations';
 export * from './escrow';
+export * from './audit';

@@ -22,6 +22,7 @@ import {
   type Services,
 } from '@cagnotte/infra';
 import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
+import { AUDIT_USAGE, auditCommands } from './audit-cli';
 
 const USAGE = `Usage: pnpm cli <command>
 
@@ -51,6 +52,7 @@ const USAGE = `Usage: pnpm cli <command>
   escrow reconcile [--pool <id>]     replay every published pool (or one) and compare with the ledger: the escrow
                                      holds exactly the PAID deposits; lists missing, owed-back and unexpected ones
                                      (exit 1 when a pool does not reconcile; progress on stderr)
+${AUDIT_USAGE}
 
 Each command prints JSON. Exit code 0 on success, 1 on a refused command, 2 on bad usage.`;
 
@@ -111,6 +113,7 @@ const setBlocked = async (s: Services, args: string[], blocked: boolean) => {
 };
 
 const commands: Record<string, (s: Services, args: string[]) => Promise<void>> = {
+  ...auditCommands({ usage: (m) => new UsageError(m), print, meta, catchUp: (s, until) => runner(s).catchUp(until) }),
   'tenant create': async (s, args) => {
     const { values, positionals } = parseArgs({
       args,

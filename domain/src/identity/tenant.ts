@@ -1,10 +1,23 @@
 import type { DomainEvent, EventData, TenantSettings } from '@cagnotte/event-schemas';
 import { ConflictError, NotFoundError, assertNever } from '../errors';
 
-/** A tenant's stream `tenant-<slug>` holds its TenantCreated, then its settings changes: the slug is the stream's name, so it is unique. */
-export type TenantEvent = Extract<DomainEvent, { type: 'TenantCreated' | 'TenantSettingsChanged' }>;
+/**
+ * A tenant's stream `tenant-<slug>` holds its TenantCreated, then its settings changes and its auditors: the slug is
+ * the stream's name, so it is unique.
+ */
+export type TenantEvent = Extract<DomainEvent, { type: 'TenantCreated' | 'TenantSettingsChanged' | 'TenantAuditorGranted' | 'TenantAuditorRevoked' }>;
 
-export type Tenant = { status: 'none' } | ({ status: 'created'; settings: TenantSettings } & EventData<'TenantCreated'>);
+const TENANT_EVENT_TYPES: ReadonlySet<string> = new Set<TenantEvent['type']>(['TenantCreated', 'TenantSettingsChanged', 'TenantAuditorGranted', 'TenantAuditorRevoked']);
+export const isTenantEvent = (event: DomainEvent): event is TenantEvent => TENANT_EVENT_TYPES.has(event.type);
+
+export type Tenant =
+  | { status: 'none' }
+  | ({
+      status: 'created';
+      settings: TenantSettings;
+      /** The users who audit the tenant's pools, in the order they were granted. */
+      auditors: string[];
+    } & EventData<'TenantCreated'>);
 
 export interface TenantInput {
   tenantId: string;
@@ -14,21 +27,36 @@ export interface TenantInput {
   approvedOrigins: string[];
 }
 
+/**
+ * `accountTenantId`: the tenant the user's account belongs to, as the user's own stream says (null when there is no
+ * such account). The handler reads it; the decision stays pure.
+ */
 export type TenantCommand =
   | { type: 'CreateTenant'; data: TenantInput; metadata: { now: string } }
-  | { type: 'ChangeTenantSettings'; data: { settings: TenantSettings }; metadata: { now: string } };
+  | { type: 'ChangeTenantSettings'; data: { settings: TenantSettings }; metadata: { now: string } }
+  | { type: 'GrantAuditor'; data: { userId: string; accountTenantId: string | null }; metadata: { now: string } }
+  | { type: 'RevokeAuditor'; data: { userId: string }; metadata: { now: string } };
 
 export const initialTenant = (): Tenant => ({ status: 'none' });
 
 export const evolveTenant = (state: Tenant, event: TenantEvent): Tenant => {
   switch (event.type) {
     case 'TenantCreated':
-      return { status: 'created', settings: {}, ...event.data };
+      return { status: 'created', settings: {}, auditors: [], ...event.data };
     case 'TenantSettingsChanged':
       return state.status === 'none' ? state : { ...state, settings: { ...state.settings, ...event.data.settings } };
+    case 'TenantAuditorGranted':
+      return state.status === 'none' || state.auditors.includes(event.data.userId) ? state : { ...state, auditors: [...state.auditors, event.data.userId] };
+    case 'TenantAuditorRevoked':
+      return state.status === 'none' ? state : { ...state, auditors: state.auditors.filter((id) => id !== event.data.userId) };
     default:
       return assertNever(event);
   }
+};
+
+const requireTenant = (state: Tenant): Extract<Tenant, { status: 'created' }> => {
+  if (state.status === 'none') throw new NotFoundError('tenant');
+  return state;
 };
 
 /**
@@ -43,13 +71,26 @@ export const decideTenant = (command: TenantCommand, state: Tenant): TenantEvent
       return [{ type: 'TenantCreated', data: { ...input, approvedOrigins: [...new Set(input.approvedOrigins)], createdAt: command.metadata.now } }];
     }
     case 'ChangeTenantSettings': {
-      if (state.status === 'none') throw new NotFoundError('tenant');
+      const tenant = requireTenant(state);
       // Only what changes is recorded; setting the same values again records nothing.
       const changes = Object.fromEntries(
-        Object.entries(command.data.settings).filter(([k, v]) => v !== undefined && JSON.stringify(state.settings[k as keyof TenantSettings]) !== JSON.stringify(v)),
+        Object.entries(command.data.settings).filter(([k, v]) => v !== undefined && JSON.stringify(tenant.settings[k as keyof TenantSettings]) !== JSON.stringify(v)),
       ) as TenantSettings;
       if (Object.keys(changes).length === 0) return [];
-      return [{ type: 'TenantSettingsChanged', data: { tenantId: state.tenantId, settings: changes, changedAt: command.metadata.now } }];
+      return [{ type: 'TenantSettingsChanged', data: { tenantId: tenant.tenantId, settings: changes, changedAt: command.metadata.now } }];
+    }
+    case 'GrantAuditor': {
+      const tenant = requireTenant(state);
+      const { userId, accountTenantId } = command.data;
+      // An auditor reads the tenant's pools as one of its users: someone else's account (or none) is not a user of it.
+      if (accountTenantId !== tenant.tenantId) throw new NotFoundError('account');
+      if (tenant.auditors.includes(userId)) return [];
+      return [{ type: 'TenantAuditorGranted', data: { tenantId: tenant.tenantId, userId, grantedAt: command.metadata.now } }];
+    }
+    case 'RevokeAuditor': {
+      const tenant = requireTenant(state);
+      if (!tenant.auditors.includes(command.data.userId)) return [];
+      return [{ type: 'TenantAuditorRevoked', data: { tenantId: tenant.tenantId, userId: command.data.userId, revokedAt: command.metadata.now } }];
     }
     default:
       return assertNever(command);

@@ -1,9 +1,10 @@
 import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
 import type { TenantSettings } from '@cagnotte/event-schemas';
 import { ConflictError, NotFoundError } from '../errors';
 import { deciderSpec } from '../testing/decider';
 import { tenantAggregate } from './account-stream';
-import { decideTenant, type TenantCommand, type TenantInput } from './tenant';
+import { decideTenant, isTenantEvent, type TenantCommand, type TenantInput } from './tenant';
 
 const TENANT = '0b6f3a52-8a0e-4d47-9a8f-6f2f6d1c1a01';
 const T0 = '2026-01-01T09:00:00+01:00';
@@ -50,3 +51,53 @@ settingsTest('an unknown tenant has no settings to change', () => {
 });
 
 settingsTest.run();
+
+// Auditors: the whole tenant fold, and the account's tenant as the handler read it from the account's own stream.
+const auditors = deciderSpec({ ...tenantAggregate, evolve: (s, e) => (isTenantEvent(e) ? tenantAggregate.evolve(s, e) : s), decide: decideTenant });
+const AUDITOR = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
+const OTHER_TENANT = '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a';
+const T1 = '2026-01-02T09:00:00+01:00';
+const OTHER_USER = '5a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+const grant = (accountTenantId: string | null = TENANT, userId = AUDITOR): TenantCommand => ({ type: 'GrantAuditor', data: { userId, accountTenantId }, metadata: { now: T1 } });
+const revoke = (userId = AUDITOR): TenantCommand => ({ type: 'RevokeAuditor', data: { userId }, metadata: { now: T1 } });
+const granted = (userId = AUDITOR) => ({ type: 'TenantAuditorGranted' as const, data: { tenantId: TENANT, userId, grantedAt: T1 } });
+const revoked = (userId = AUDITOR) => ({ type: 'TenantAuditorRevoked' as const, data: { tenantId: TENANT, userId, revokedAt: T1 } });
+
+const auditorTest = suite('tenant auditors');
+
+auditorTest('an account of the tenant becomes an auditor', () => {
+  const state = auditors.given(created).when(grant()).then([granted()]);
+  assert.equal(state.status === 'created' && state.auditors, [AUDITOR]);
+});
+
+auditorTest('granting an auditor again changes nothing', () => {
+  auditors.given(created, granted()).when(grant()).then([]);
+});
+
+auditorTest('revoking removes the auditor; revoking a non-auditor changes nothing', () => {
+  const state = auditors.given(created, granted()).when(revoke()).then([revoked()]);
+  assert.equal(state.status === 'created' && state.auditors, []);
+  auditors.given(created).when(revoke()).then([]);
+  auditors.given(created, granted(), revoked()).when(revoke()).then([]);
+});
+
+auditorTest('a revoked auditor can be granted again', () => {
+  auditors.given(created, granted(), revoked()).when(grant()).then([granted()]);
+});
+
+auditorTest('only an account of this tenant can audit it', () => {
+  auditors.given(created).when(grant(OTHER_TENANT)).thenThrows(NotFoundError, 'account_not_found');
+  auditors.given(created).when(grant(null)).thenThrows(NotFoundError, 'account_not_found');
+});
+
+auditorTest('an unknown tenant has no auditors to grant or revoke', () => {
+  auditors.given().when(grant()).thenThrows(NotFoundError, 'tenant_not_found');
+  auditors.given().when(revoke()).thenThrows(NotFoundError, 'tenant_not_found');
+});
+
+auditorTest('settings changes and auditors fold side by side', () => {
+  const state = auditors.given(created, granted(), changed({ reservationTtlSeconds: 600 }), granted(OTHER_USER)).state();
+  assert.equal(state.status === 'created' && [state.auditors, state.settings], [[AUDITOR, OTHER_USER], { reservationTtlSeconds: 600 }]);
+});
+
+auditorTest.run();

@@ -50,6 +50,13 @@ export type TenantSettings = z.infer<typeof TenantSettings>;
 /** Version 2: the escrow settings (`platformFeePercent`, `inspectionDays`, `disputeResponseDays`); version 1 data reads as is. */
 export const TenantSettingsChanged = event('TenantSettingsChanged', 2, z.object({ tenantId: Id, settings: TenantSettings, changedAt: IsoDate }).strict());
 
+/**
+ * An operator made an account of the tenant one of its auditors: they read every pool's full history and its state at
+ * any point (docs/audit.md). Recorded on the tenant's stream, which decides who its auditors are.
+ */
+export const TenantAuditorGranted = event('TenantAuditorGranted', 1, z.object({ tenantId: Id, userId: Id, grantedAt: IsoDate }).strict());
+export const TenantAuditorRevoked = event('TenantAuditorRevoked', 1, z.object({ tenantId: Id, userId: Id, revokedAt: IsoDate }).strict());
+
 
 export const AccountRegistered = event(
   'AccountRegistered',

@@ -8,7 +8,7 @@ import { waitForMinPosition, type ConsistencyDeps } from '../shared/consistency'
 const PROJECTIONS = ['escrow'];
 const minPositionDoc = 'Send `X-Min-Position` (from a command\'s `X-Event-Position`) to read your own write.';
 const accessDoc =
-  'Bearer. The pool\'s organiser sees everything; a buyer who placed a reservation in the pool sees the summary and only their own disputes and settlement lines; anyone else, and any pool of another tenant, gets a 404.';
+  'Bearer. The pool\'s organiser and the auditors of its tenant see everything; a buyer who placed a reservation in the pool sees the summary and only their own disputes and settlement lines; anyone else, and any pool of another tenant, gets a 404.';
 
 const PoolIdParams = z.object({ id: z.string().uuid() });
 const DisputeQuery = PageQuery.extend({ status: EscrowDispute.shape.status.optional().describe('Only disputes in this status') });
@@ -16,10 +16,17 @@ type DisputeQuery = z.infer<typeof DisputeQuery>;
 
 export interface EscrowQueryDeps extends ConsistencyDeps {
   escrows: EscrowReadModel;
+  /** Whether the user audits the tenant (its auditors read model). */
+  isAuditor: (tenantId: string, userId: string) => Promise<boolean>;
 }
 
 export const makeEscrowQueryRoutes = (deps: EscrowQueryDeps): RouteDef[] => {
   const { escrows } = deps;
+  /** The caller as a viewer of the escrow: an auditor only of the tenant their account belongs to. */
+  const viewerOf = async (auth: { userId: string; tenantId: string }, tenantId: string) => ({
+    userId: auth.userId,
+    auditor: auth.tenantId === tenantId && (await deps.isAuditor(tenantId, auth.userId)),
+  });
 
   const escrow = defineRoute({
     method: 'get',
@@ -36,8 +43,9 @@ export const makeEscrowQueryRoutes = (deps: EscrowQueryDeps): RouteDef[] => {
       await waitForMinPosition(deps, ctx, PROJECTIONS);
       const auth = ctx.auth!;
       const { id } = ctx.params as { id: string };
-      const doc = await escrows.inTenant(ctx.tenant?.id ?? auth.tenantId, id);
-      const view = doc && escrowView(doc, { userId: auth.userId });
+      const tenantId = ctx.tenant?.id ?? auth.tenantId;
+      const doc = await escrows.inTenant(tenantId, id);
+      const view = doc && escrowView(doc, await viewerOf(auth, tenantId));
       if (!view) throw new NotFoundError('escrow');
       return { data: view };
     },
@@ -60,8 +68,9 @@ export const makeEscrowQueryRoutes = (deps: EscrowQueryDeps): RouteDef[] => {
       const auth = ctx.auth!;
       const { id } = ctx.params as { id: string };
       const q = ctx.query as DisputeQuery;
-      const doc = await escrows.inTenant(ctx.tenant?.id ?? auth.tenantId, id);
-      const all = doc && disputesFor(doc, { userId: auth.userId });
+      const tenantId = ctx.tenant?.id ?? auth.tenantId;
+      const doc = await escrows.inTenant(tenantId, id);
+      const all = doc && disputesFor(doc, await viewerOf(auth, tenantId));
       if (!all) throw new NotFoundError('escrow');
       const matching = q.status ? all.filter((d) => d.status === q.status) : all;
       const items = matching.slice((q.page - 1) * q.limit, q.page * q.limit);

@@ -156,3 +156,12 @@ export const foldEscrow = (doc: EscrowDoc, event: PoolEvent, revision: bigint): 
   if (doc.escrow.poolId === null) return doc;
   return { escrow: evolve(doc.escrow, event), revision };
 };
+
+/**
+ * The escrow at a point of its pool's history, for time travel (read-models/src/audit/state.ts): the same fold as the
+ * projection's, rendered for the pool's organiser (the full view).
+ */
+export const escrowAtPoint = {
+  initial: initialEscrow,
+  fold: (doc: EscrowDoc, e: { type: string; data: unknown; revision: bigint }): EscrowDoc => foldEscrow(doc, { type: e.type, data: e.data } as PoolEvent, e.revision),
+};

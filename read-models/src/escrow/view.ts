@@ -1,3 +1,4 @@
+import { escrowAtPoint } from './fold';
 import { z } from 'zod';
 import { PoolClosing, closingView } from '../pools/closing';
 import type { EscrowDisputeDoc, EscrowDoc, EscrowDocument, EscrowLineDoc, EscrowSettlementDoc, EscrowTally } from './document';
@@ -113,7 +114,7 @@ const organiserOnly = 'Organiser only (absent for a buyer)';
 export const Escrow = z
   .object({
     poolId: z.string().uuid(),
-    view: z.enum(['ORGANISER', 'BUYER']).describe('ORGANISER: everything; BUYER: the summary, and the viewer\'s own disputes and settlement lines'),
+    view: z.enum(['ORGANISER', 'AUDITOR', 'BUYER']).describe('ORGANISER and AUDITOR (of the pool\'s tenant): everything; BUYER: the summary, and the viewer\'s own disputes and settlement lines'),
     status: EscrowStatus,
     account: z.string().nullable().describe('The escrow account (G…)'),
     reclaimAfter: z.string().nullable().describe('From then on each buyer alone can reclaim a deposit still unclaimed'),
@@ -138,6 +139,8 @@ export type Escrow = z.infer<typeof Escrow>;
 
 export interface EscrowViewer {
   userId: string | null;
+  /** An auditor of the pool's tenant (the route checked it): sees what the organiser sees. */
+  auditor?: boolean;
 }
 
 const tally = (t: EscrowTally) => ({ count: t.count, amount: t.amount });
@@ -209,9 +212,10 @@ const settlingOf = (e: EscrowDocument): z.infer<typeof Settling> | null => {
 };
 
 /** Who the viewer is to this escrow: its organiser, a buyer of the pool, or nobody (null: the escrow does not exist for them). */
-export const escrowRole = (e: EscrowDocument, viewer: EscrowViewer): 'ORGANISER' | 'BUYER' | null => {
+export const escrowRole = (e: EscrowDocument, viewer: EscrowViewer): 'ORGANISER' | 'AUDITOR' | 'BUYER' | null => {
   if (viewer.userId === null || e.poolId === null) return null;
   if (viewer.userId === e.organiserId) return 'ORGANISER';
+  if (viewer.auditor) return 'AUDITOR';
   return e.buyers.includes(viewer.userId) ? 'BUYER' : null;
 };
 
@@ -219,7 +223,7 @@ export const escrowRole = (e: EscrowDocument, viewer: EscrowViewer): 'ORGANISER'
 export const disputesFor = (doc: EscrowDoc, viewer: EscrowViewer): EscrowDispute[] | null => {
   const role = escrowRole(doc.escrow, viewer);
   if (role === null) return null;
-  return doc.escrow.disputes.filter((d) => role === 'ORGANISER' || d.buyerId === viewer.userId).reverse().map(escrowDisputeView);
+  return doc.escrow.disputes.filter((d) => role !== 'BUYER' || d.buyerId === viewer.userId).reverse().map(escrowDisputeView);
 };
 
 /** The escrow as this viewer may see it; null when it does not exist for them. */
@@ -239,7 +243,7 @@ export const escrowView = (doc: EscrowDoc, viewer: EscrowViewer): Escrow | null 
     settling: settlingOf(e),
     mergedAt: e.mergedAt,
     disputes: disputesFor(doc, viewer)!,
-    lines: e.lines.filter((l) => role === 'ORGANISER' || l.buyerId === viewer.userId).map(lineView),
+    lines: e.lines.filter((l) => role !== 'BUYER' || l.buyerId === viewer.userId).map(lineView),
     revision: Number(doc.revision),
   };
   if (role === 'BUYER') return summary;
@@ -253,4 +257,10 @@ export const escrowView = (doc: EscrowDoc, viewer: EscrowViewer): Escrow | null 
     fees: e.fees ? { platformFeePercent: e.fees.platformFeePercent, organiserCommissionPercent: e.fees.organiserCommissionPercent } : null,
     settlements: e.settlements.map(settlementView),
   };
+};
+
+/** The escrow's extra fold for a pool's state at a point (GET /api/pools/{id}/state, `pnpm cli pool state`): the organiser's view. */
+export const escrowStateFold = {
+  ...escrowAtPoint,
+  view: (doc: EscrowDoc, context: { pool: { organiserId: string } }) => escrowView(doc, { userId: context.pool.organiserId }),
 };

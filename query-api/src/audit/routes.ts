@@ -1,0 +1,14 @@
+import type { RouteDef } from '@cagnotte/infra';
+import type { AuditReadModel, ExtraFolds } from '@cagnotte/read-models';
+import type { ConsistencyDeps } from '../shared/consistency';
+import { makeAuditHistoryRoutes } from './history-routes';
+import { makeAuditStateRoute } from './state-route';
+
+export interface AuditQueryDeps extends ConsistencyDeps {
+  audit: AuditReadModel;
+  extraFolds?: ExtraFolds;
+  clock?: () => Date;
+}
+
+/** The auditor's reads (tag Audit): pool, escrow and reservation histories as stored, and a pool's state at a point. */
+export const makeAuditQueryRoutes = (deps: AuditQueryDeps): RouteDef[] => [...makeAuditHistoryRoutes(deps), makeAuditStateRoute(deps)];

@@ -17,6 +17,7 @@ import { makePoolQueryRoutes } from './pools/routes';
 import { makeReservationQueryRoutes } from './reservations/routes';
 import { makeCheckoutQueryRoutes } from './reservations/checkout';
 import { makeEscrowQueryRoutes } from './escrow/routes';
+import { makeReconciliationRoutes } from './escrow/reconciliation';
 import { makeCatalogueRoutes } from './catalogue/routes';
 import { makeSearchRoutes } from './search/routes';
 import { makeMandateQueryRoutes } from './mandates/routes';
@@ -34,6 +35,8 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
   const pools = new PoolReadModel(services.knex, services.pgPool);
   const reservations = new ReservationReadModel(services.knex);
   const audit = new AuditReadModel(services.knex);
+  const escrows = new EscrowReadModel(services.knex);
+  const isAuditor = (tenantId: string, userId: string) => audit.isAuditor(tenantId, userId);
   const consistency = { waiter: services.waiter, readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS };
   const awaitIdentity = (ctx: Parameters<typeof waitForMinPosition>[1]) => waitForMinPosition(consistency, ctx, ['identity']);
   return [
@@ -41,7 +44,8 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makePoolQueryRoutes({ pools, accounts, ...consistency }),
     ...makeReservationQueryRoutes({ reservations, pools, accounts, ...consistency }),
     ...makeCheckoutQueryRoutes({ reservations, pools, escrow: new EscrowLedger(services.ledger), ...consistency }),
-    ...makeEscrowQueryRoutes({ escrows: new EscrowReadModel(services.knex), isAuditor: (tenantId, userId) => audit.isAuditor(tenantId, userId), ...consistency }),
+    ...makeEscrowQueryRoutes({ escrows, isAuditor, ...consistency }),
+    ...makeReconciliationRoutes({ escrows, reservations, escrow: new EscrowLedger(services.ledger), isAuditor, ...consistency }),
     ...makeMerchantQueryRoutes({ catalogue }),
     ...makeCatalogueRoutes({ catalogue, catalogueLimitPerMinute: services.config.RATE_LIMIT_CATALOGUE_PER_MINUTE }),
     ...makeSearchRoutes({ searchIndex: services.searchIndex, embedder: services.embedder, searchLimitPerMinute: services.config.RATE_LIMIT_SEARCH_PER_MINUTE }),

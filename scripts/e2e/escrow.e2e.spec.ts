@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BASE_FEE, Operation, TransactionBuilder, type Keypair } from '@stellar/stellar-sdk';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { closeAtDeadline, endInspection, lapseDisputes, recoverSettlements, escrowJobDeps, reconcilePool } from '@cagnotte/command-api';
+import { closeAtDeadline, endInspection, grantAuditor, lapseDisputes, recoverSettlements, escrowJobDeps, reconcilePool } from '@cagnotte/command-api';
 import { EscrowLedger, sandboxKeys } from '@cagnotte/infra';
 import { startApi, type TestApi, type TestUser } from './harness';
 import { signXdr } from './wallet';
@@ -307,6 +307,75 @@ test('a dispute nobody answers lapses to the buyer (the job, told the time): ref
   assert.is(diff(await eurc(ctx, jo.buyer.wallet!.keypair.publicKey()), before), stroops('37.00'));
 });
 
+test('what each one sees: the escrow (organiser, auditor, buyer, stranger), disputes, the escrow history with verified links, time travel before and after the release, reconciliation over HTTP', async (ctx) => {
+  const auditor = await ctx.api.user(ctx.tenant, { name: 'Audrey' });
+  const granted = await grantAuditor(ctx.api.services, { slug: ctx.tenant, userId: auditor.id }, { actor: { kind: 'operator', id: 'e2e' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() });
+  await ctx.api.runner.catchUp(granted.position!);
+  const stranger = await ctx.api.user(ctx.tenant, { name: 'Stan' });
+  const poolId = await openPool(ctx, cheese({ release: 'RECEIPT' }));
+  const [nia, oto] = [await buy(ctx, poolId, 2, 'Nia'), await buy(ctx, poolId, 1, 'Oto')];
+  assert.is((await as(ctx, ctx.organiser).post(`/api/pools/${poolId}/close`)).status, 200);
+  await as(ctx, nia.buyer).post(`/api/pools/${poolId}/reservations/${nia.reservationId}/receipt`);
+  const dispute = await as(ctx, oto.buyer).post(`/api/pools/${poolId}/reservations/${oto.reservationId}/disputes`, { reason: 'NOT_AS_DESCRIBED', details: 'too young' });
+  assert.is(dispute.status, 201, dispute.text);
+
+  const escrowOf = (u: TestUser) => as(ctx, u).get(`/api/pools/${poolId}/escrow`);
+  const byOrganiser = await escrowOf(ctx.organiser);
+  assert.is(byOrganiser.status, 200, byOrganiser.text);
+  assert.equal([byOrganiser.body.data.view, byOrganiser.body.data.status, byOrganiser.body.data.held], ['ORGANISER', 'HELD', { count: 2, amount: '55.50' }]);
+  const byAuditor = await escrowOf(auditor);
+  assert.equal([byAuditor.body.data.view, byAuditor.body.data.disputes.length], ['AUDITOR', 1]);
+  const byNia = await escrowOf(nia.buyer);
+  assert.equal([byNia.body.data.view, byNia.body.data.disputes.length, 'settlements' in byNia.body.data], ['BUYER', 0, false], 'a buyer sees the summary and only their own disputes');
+  assert.is((await escrowOf(stranger)).status, 404);
+  const disputes = await as(ctx, ctx.organiser).get(`/api/pools/${poolId}/disputes`);
+  assert.equal(disputes.body.data.items.map((d: { status: string; reservationId: string }) => [d.status, d.reservationId]), [['OPEN', oto.reservationId]]);
+
+  const first = await prepareAndSign(ctx, poolId);
+  const before = (await ctx.api.services.store.readStream(`pool-${poolId}`)).at(-1)!;
+  assert.is((await submit(ctx, poolId, { settlementId: first.plan.settlementId, signedXdrs: first.signed })).body.data.status, 'SETTLED');
+  await ctx.api.runner.catchUp((await ctx.api.services.store.readStream(`pool-${poolId}`)).at(-1)!.position);
+
+  // The escrow's history: closing, receipt, dispute, the settlement and a payout event per recipient, every link verified.
+  const history = await as(ctx, auditor).get(`/api/pools/${poolId}/escrow/history?limit=100`);
+  assert.is(history.status, 200, history.text);
+  const types = history.body.data.items.map((i: { type: string }) => i.type);
+  for (const t of ['PoolEscrowOpened', 'ReservationPaid', 'PoolClosed', 'ReservationReceiptConfirmed', 'DisputeOpened', 'EscrowSettlementPrepared', 'EscrowRoundSettled', 'EscrowPayoutSettled', 'ReservationSettled']) {
+    assert.ok(types.includes(t), `${t} in the escrow history`);
+  }
+  assert.ok(!types.includes('ReservationPlaced'), 'only the escrow’s events');
+  assert.is(history.body.data.chain.verified, true);
+  assert.ok(history.body.data.items.every((i: { verified: boolean }) => i.verified));
+  assert.ok(
+    history.body.data.items.filter((i: { actor: { kind: string } }) => i.actor.kind === 'user').every((i: { metadata: { ip?: string } }) => i.metadata.ip !== '[withheld]'),
+    'an auditor sees the request IPs',
+  );
+  const organiserHistory = await as(ctx, ctx.organiser).get(`/api/pools/${poolId}/escrow/history?limit=100`);
+  assert.ok(organiserHistory.body.data.items.some((i: { redacted: string[] }) => i.redacted.includes('metadata.ip')), 'an organiser does not');
+  assert.is((await as(ctx, stranger).get(`/api/pools/${poolId}/escrow/history`)).status, 404);
+
+  // Time travel: the escrow as of the event before the release was recorded, then now.
+  const then = await as(ctx, auditor).get(`/api/pools/${poolId}/state?at=${before.position.commit}-${before.position.prepare}`);
+  assert.is(then.status, 200, then.text);
+  assert.equal([then.body.data.escrow.status, then.body.data.escrow.held.count], ['SETTLING', 2]);
+  const nowState = await as(ctx, auditor).get(`/api/pools/${poolId}/state`);
+  assert.equal([nowState.body.data.escrow.status, nowState.body.data.escrow.held.count, nowState.body.data.escrow.released], ['HELD', 1, '37.00'], 'Nia released (2 × 18.50: the tier was not reached; the platform fee is part of what is released), Oto still held by the dispute');
+
+  // Reconciliation over HTTP: the pool (organiser, auditor), and every escrow of the tenant (auditors only).
+  const report = await as(ctx, auditor).get(`/api/pools/${poolId}/escrow/reconciliation`);
+  assert.is(report.status, 200, report.text);
+  assert.is(report.body.data.ok, true, JSON.stringify(report.body.data.problems));
+  assert.equal([report.body.data.events.held, report.body.data.ledger.held, report.body.data.rounds.length], ['18.50', '18.50', 1]);
+  assert.is((await as(ctx, ctx.organiser).get(`/api/pools/${poolId}/escrow/reconciliation`)).body.data.ok, true);
+  assert.is((await as(ctx, stranger).get(`/api/pools/${poolId}/escrow/reconciliation`)).status, 404);
+  const all = await as(ctx, auditor).get('/api/audit/reconciliation?limit=100');
+  assert.is(all.status, 200, all.text);
+  assert.ok(all.body.data.items.some((r: { poolId: string }) => r.poolId === poolId));
+  assert.is(all.body.data.ok, true, JSON.stringify(all.body.data.items.filter((r: { ok: boolean }) => !r.ok)));
+  assert.is((await as(ctx, ctx.organiser).get('/api/audit/reconciliation')).status, 404, 'auditors only');
+});
+
+// The clocks move from here on (a user's wallet set-up uses this machine's clock: create them before).
 test('recovery and release are mutually exclusive; the buyer’s own reclaim is refused before reclaimAfter and accepted after', async (ctx) => {
   // Its deadline is near, so reclaimAfter (deadline + 1 day here) is within reach of the moved clock.
   const deadline = new Date(now().getTime() + 600_000).toISOString();

@@ -51,17 +51,11 @@ export const escrowFactsOf = (pool: ExistingPool): EscrowFacts => {
 };
 
 /** What the ledger shows of an escrow and of the transactions the facts name. */
-export const ledgerFactsFor = async (escrow: EscrowLedger, facts: EscrowFacts): Promise<LedgerFacts> => {
-  const [state, holdings] = await Promise.all([escrow.escrowState(facts.escrowAccount), escrow.holdings(facts.escrowAccount)]);
-  const transactions: LedgerFacts['transactions'] = {};
-  for (const r of facts.rounds) transactions[r.txHash] = await escrow.settlementEffects(r.txHash);
-  return {
-    accountExists: state.exists,
-    balance: formatAmount(state.strayBalance),
-    deposits: holdings.deposits.map((d) => ({ balanceId: d.balanceId, amount: d.amount })),
-    transactions,
-  };
-};
+export const ledgerFactsFor = (escrow: EscrowLedger, facts: EscrowFacts): Promise<LedgerFacts> =>
+  escrow.reconciliationFacts(
+    facts.escrowAccount,
+    facts.rounds.map((r) => r.txHash),
+  );
 
 /**
  * Replays a pool's stream and compares it with the ledger: every held deposit stands, exactly; every settled deposit

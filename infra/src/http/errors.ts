@@ -1,3 +1,4 @@
+import { LedgerRejectedError } from '../ledger/gateway';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '@cagnotte/domain';
 import { errorBody } from './envelope';
@@ -46,6 +47,14 @@ export const errorHandler =
       if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
       const fields = 'errors' in err ? (err as { errors?: Record<string, string[]> }).errors : undefined;
       return res.status(status).json(errorBody(err.message, err.code, fields));
+    }
+    // The ledger refused a transaction the service built and signed (its own, not a client's: those are answered by
+    // their routes): not the client's fault, retried with a fresh transaction.
+    if (err instanceof LedgerRejectedError) {
+      logger.warn({ err, method: req.method, path: req.path }, 'the ledger refused a transaction of the service');
+      res.setHeader('Retry-After', '5');
+      const codes = [err.resultCodes.transaction, ...(err.resultCodes.operations ?? [])].filter((c): c is string => !!c);
+      return res.status(503).json(errorBody('The ledger refused the service’s transaction: retry shortly', 'ledger_rejected', codes.length ? { ledger: codes } : undefined));
     }
     const bp = err as BodyParserError;
     if (bp && typeof bp === 'object' && typeof bp.type === 'string') {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Account, BASE_FEE, Claimant, Keypair, Memo, Operation, StrKey, TransactionBuilder, type Horizon, type Transaction } from '@stellar/stellar-sdk';
-import { parseAmount, ValidationError, type ObservedDeposit } from '@cagnotte/domain';
+import { formatAmount, parseAmount, ValidationError, type ObservedDeposit } from '@cagnotte/domain';
 import { describeDeposit, type DepositFacts } from './deposit-decoding';
 import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway } from './gateway';
 
@@ -107,7 +107,8 @@ export class EscrowLedger {
     const platform = await this.ledger.loadAccount(this.platform.publicKey());
     if (!platform) throw new LedgerUnavailableError('the platform account does not exist on the ledger');
     const e = escrow.publicKey();
-    const tx = new TransactionBuilder(platform, { fee: String(Number(BASE_FEE) * 5), networkPassphrase: this.ledger.settings.networkPassphrase })
+    const maxTime = await this.ledger.validUntil(300);
+    const tx = new TransactionBuilder(platform, { fee: String(Number(BASE_FEE) * 5), networkPassphrase: this.ledger.settings.networkPassphrase, timebounds: { minTime: 0, maxTime } })
       .addOperation(Operation.createAccount({ destination: e, startingBalance: ESCROW_STARTING_XLM }))
       .addOperation(Operation.changeTrust({ source: e, asset: this.ledger.asset }))
       .addOperation(Operation.setOptions({ source: e, signer: { ed25519PublicKey: input.organiserAccount, weight: ESCROW_SIGNER_WEIGHT } }))
@@ -115,7 +116,6 @@ export class EscrowLedger {
       .addOperation(
         Operation.setOptions({ source: e, masterWeight: 0, lowThreshold: ESCROW_THRESHOLD, medThreshold: ESCROW_THRESHOLD, highThreshold: ESCROW_THRESHOLD }),
       )
-      .setTimeout(300)
       .build();
     tx.sign(this.platform, escrow);
     try {
@@ -274,6 +274,22 @@ export class EscrowLedger {
     return { successful: found.record.successful, payments, claimed };
   }
 
+  /**
+   * What the ledger shows of an escrow for reconciliation (read-models/src/escrow/reconcile.ts): whether the account
+   * exists, its own stablecoin balance, the deposits it may claim, and the effects of the named transactions.
+   */
+  async reconciliationFacts(escrowAccount: string, txHashes: string[]) {
+    const [state, holdings] = await Promise.all([this.escrowState(escrowAccount), this.holdings(escrowAccount)]);
+    const transactions: Record<string, Awaited<ReturnType<EscrowLedger['settlementEffects']>>> = {};
+    for (const hash of txHashes) transactions[hash] = await this.settlementEffects(hash);
+    return {
+      accountExists: state.exists,
+      balance: formatAmount(state.strayBalance),
+      deposits: holdings.deposits.map((d) => ({ balanceId: d.balanceId, amount: d.amount })),
+      transactions,
+    };
+  }
+
   /** A copy of `tx` with the platform's signature added. */
   platformSign(tx: Transaction): Transaction {
     const copy = TransactionBuilder.fromXDR(tx.toXDR(), this.networkPassphrase) as Transaction;
@@ -309,10 +325,10 @@ export class EscrowLedger {
     }
     const account = await this.ledger.loadAccount(platformId);
     if (!account) throw new LedgerUnavailableError('the platform account does not exist on the ledger');
-    const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.ledger.settings.networkPassphrase })
+    const maxTime = await this.ledger.validUntil(300);
+    const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.ledger.settings.networkPassphrase, timebounds: { minTime: 0, maxTime } })
       .addOperation(Operation.payment({ destination: input.destination, asset: this.ledger.asset, amount: input.amount }))
       .addMemo(Memo.hash(input.memoHash))
-      .setTimeout(300)
       .build();
     tx.sign(this.platform);
     return this.ledger.submit(tx);

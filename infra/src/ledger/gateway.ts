@@ -94,6 +94,24 @@ export class LedgerGateway {
     }
   }
 
+  /**
+   * A time bound `seconds` from now by the ledger's clock (its last closed ledger), or by this machine's when that is
+   * later: a transaction the platform submits at once must not be refused as too late because the two clocks differ.
+   */
+  async validUntil(seconds: number): Promise<number> {
+    const local = Math.floor(Date.now() / 1000);
+    const page = await this.server
+      .ledgers()
+      .order('desc')
+      .limit(1)
+      .call()
+      .catch((e: unknown) => {
+        throw this.unavailable(e);
+      });
+    const closed = page.records[0] ? Math.floor(Date.parse(page.records[0].closed_at) / 1000) : 0;
+    return Math.max(local, closed) + seconds;
+  }
+
   /** An unsigned payment of `amount` of the stablecoin from `source` to the platform, bound to `memoHash`. */
   async buildFeePayment(source: string, amount: string, memoHash: string): Promise<{ xdr: string; hash: string; expiresAt: string }> {
     const account = await this.loadAccount(source);

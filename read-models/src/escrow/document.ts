@@ -20,6 +20,8 @@ export interface EscrowRoundDoc {
   releaseHash: string;
   recoveryHash: string;
   settled: { path: 'RELEASE' | 'RECOVERY'; txHash: string; ledger: number; merged: boolean; settledAt: string } | null;
+  /** What the settled round paid, per recipient (its EscrowPayoutSettled events): reconciled against the ledger. */
+  payouts?: Array<{ role: PayoutRole; destination: string; amount: string }>;
 }
 
 export interface EscrowSettlementDoc {

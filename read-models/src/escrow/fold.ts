@@ -117,8 +117,11 @@ const evolveSettlement = (doc: EscrowDocument, event: PoolEvent): EscrowDocument
       };
     }
     case 'EscrowPayoutSettled': {
-      const { role, amount } = event.data;
-      return { ...doc, payouts: { ...doc.payouts, [role]: add(doc.payouts[role], amount) } };
+      const { role, amount, destination, settlementId, round } = event.data;
+      const settlements = doc.settlements.map((s) =>
+        s.settlementId !== settlementId ? s : { ...s, rounds: s.rounds.map((r) => (r.index === round ? { ...r, payouts: [...(r.payouts ?? []), { role, destination, amount }] } : r)) },
+      );
+      return { ...doc, settlements, payouts: { ...doc.payouts, [role]: add(doc.payouts[role], amount) } };
     }
     case 'ReservationSettled': {
       const { poolId: _p, ...line } = event.data;

@@ -4,3 +4,4 @@ export * from './view';
 export * from './tables';
 export * from './reader';
 export * from './reconcile';
+export * from './reconcile-facts';

@@ -1,5 +1,6 @@
 import { escrowAtPoint } from './fold';
 import { z } from 'zod';
+import { PayoutRole } from '@cagnotte/event-schemas';
 import { PoolClosing, closingView } from '../pools/closing';
 import type { EscrowDisputeDoc, EscrowDoc, EscrowDocument, EscrowLineDoc, EscrowSettlementDoc, EscrowTally } from './document';
 
@@ -76,6 +77,7 @@ const Round = z.object({
     .object({ path: z.enum(['RELEASE', 'RECOVERY']), txHash: z.string(), ledger: z.number().int(), merged: z.boolean(), settledAt: z.string() })
     .nullable()
     .describe('Once on the ledger: the release or the recovery that ran'),
+  payouts: z.array(z.object({ role: PayoutRole, destination: z.string(), amount: z.string() })).describe('What the settled round paid, per recipient'),
 });
 
 export const EscrowSettlement = z
@@ -201,6 +203,7 @@ const settlementView = (s: EscrowSettlementDoc): z.infer<typeof EscrowSettlement
     releaseHash: r.releaseHash,
     recoveryHash: r.recoveryHash,
     settled: r.settled ? { path: r.settled.path, txHash: r.settled.txHash, ledger: r.settled.ledger, merged: r.settled.merged, settledAt: r.settled.settledAt } : null,
+    payouts: (r.payouts ?? []).map((p) => ({ role: p.role, destination: p.destination, amount: p.amount })),
   })),
 });
 

@@ -144,6 +144,15 @@ const findDispute = (pool: ExistingPool, disputeId: string): Reservation => {
   throw new NotFoundError('dispute');
 };
 
+/** A decimal amount, or null when it is not one (the route validates it too; the decider does not rely on it). */
+const amountOrNull = (text: string): bigint | null => {
+  try {
+    return parseAmount(text);
+  } catch {
+    return null;
+  }
+};
+
 const isOpenDispute = (r: Reservation) => r.dispute !== null && (r.dispute.status === 'OPEN' || r.dispute.status === 'CONTESTED');
 
 /** When an open dispute lapses to the buyer: its respondBy while OPEN, its lapsesAt once CONTESTED. */
@@ -200,8 +209,8 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
       const r = findDispute(pool, command.data.disputeId);
       if (!isOpenDispute(r)) throw new IllegalStateError('dispute_not_open', `The dispute is ${r.dispute!.status}`);
       requireNotLapsed(r, now);
-      const amount = parseAmount(command.data.amount);
-      if (amount <= 0n || amount > parseAmount(r.dispute!.amount)) {
+      const amount = amountOrNull(command.data.amount);
+      if (amount === null || amount <= 0n || amount > parseAmount(r.dispute!.amount)) {
         throw new ValidationError({ amount: [`between 0.0000001 and the held ${r.dispute!.amount}`] }, 'The refund exceeds what the dispute holds', 'refund_out_of_bounds');
       }
       return [{ type: 'DisputeResolved', data: { poolId: pool.id, reservationId: r.id, disputeId: r.dispute!.disputeId, outcome: 'REFUNDED', refund: formatAmount(amount), resolvedAt: now } }];

@@ -166,10 +166,10 @@ refunding('FAILED: every PAID deposit back in full to where it came from, late d
   assert.equal(due(history), { kind: 'REFUND', items: exact([refund(R1, 1, '20.00', A), refund(R2, 2, '16.00', B), refund(R4, 4, '8.00', C, 'LATE_DEPOSIT')]), final: true });
 });
 
-refunding('CANCELLED: the same; a failed pool nobody paid into has nothing to settle', () => {
+refunding('CANCELLED: the same; a failed pool nobody paid into settles nothing but the merge (the platform gets its reserve back)', () => {
   const cancelled: PoolEvent = { type: 'PoolCancelled', data: { poolId: POOL_ID, reason: null, cancelledAt: EARLY } };
   assert.equal(due([...poolWithDeadline(), ...reservations(), expiredEvent(R3, carol, EARLY), cancelled]), { kind: 'REFUND', items: [refund(R1, 1, '20.00', A), refund(R2, 2, '16.00', B)], final: true });
-  assert.is(refusal([...poolWithDeadline(), closedEvent({ outcome: 'FAILED', paidUnits: 0, paidAmount: '0.00' })]), 'nothing_to_settle');
+  assert.equal(due([...poolWithDeadline(), closedEvent({ outcome: 'FAILED', paidUnits: 0, paidAmount: '0.00' })]), { kind: 'REFUND', items: [], final: true });
 });
 
 refunding('an OPEN pool is not settled (pool_not_closed); a DRAFT cancelled has no escrow (escrow_not_open)', () => {
@@ -188,17 +188,17 @@ windows('the release runs for the given hours, the recovery from the next second
   });
 });
 
-windows('close to reclaimAfter the release is cut to leave the recovery an hour', () => {
+windows('close to reclaimAfter the release is cut to leave the recovery a full hour', () => {
   assert.equal(settlementWindows('2026-05-31T20:00:00.000Z', RECLAIM, 48), {
-    releaseUntil: '2026-05-31T22:59:00.000Z',
-    recoveryFrom: '2026-05-31T22:59:01.000Z',
+    releaseUntil: '2026-05-31T22:58:59.000Z',
+    recoveryFrom: '2026-05-31T22:59:00.000Z',
     recoveryUntil: '2026-05-31T23:59:00.000Z',
   });
-  assert.equal(settlementWindows('2026-05-31T21:59:00.000Z', RECLAIM, 48).releaseUntil, '2026-05-31T22:59:00.000Z', 'an hour of release exactly');
+  assert.equal(settlementWindows('2026-05-31T21:58:59.000Z', RECLAIM, 48).releaseUntil, '2026-05-31T22:58:59.000Z', 'an hour of release exactly');
 });
 
 windows('less than an hour of release left: 400 too_late_to_settle (each buyer reclaims their own)', () => {
-  for (const now of ['2026-05-31T21:59:01.000Z', '2026-05-31T23:30:00.000Z', '2026-06-02T00:00:00.000Z']) {
+  for (const now of ['2026-05-31T21:59:00.000Z', '2026-05-31T23:30:00.000Z', '2026-06-02T00:00:00.000Z']) {
     try {
       settlementWindows(now, RECLAIM, 48);
       assert.unreachable(now);

@@ -258,7 +258,7 @@ export const prepareSettlement = (
   const due = dueSettlement(existing(pool), ACCOUNTS);
   const perRound = o.perRound ?? 100;
   const rounds = [];
-  for (let i = 0; i * perRound < due.items.length; i++) {
+  for (let i = 0; i === 0 || i * perRound < due.items.length; i++) {
     rounds.push({ index: i, refs: due.items.slice(i * perRound, (i + 1) * perRound).map((item) => item.ref), ...roundHashes(n, i) });
   }
   const now = o.now ?? PREPARED_AT;

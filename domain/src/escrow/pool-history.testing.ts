@@ -196,7 +196,8 @@ export class Run {
     const prepare = (supersedes: string | null) => {
       const k = ++this.settlements;
       const rounds = [];
-      for (let i = 0; i * perRound < due.items.length; i++) rounds.push({ index: i, refs: due.items.slice(i * perRound, (i + 1) * perRound).map((x) => x.ref), ...roundHashes(k, i) });
+      // As the planner: at least one round (an empty final settlement still merges the escrow back).
+      for (let i = 0; i === 0 || i * perRound < due.items.length; i++) rounds.push({ index: i, refs: due.items.slice(i * perRound, (i + 1) * perRound).map((x) => x.ref), ...roundHashes(k, i) });
       const command: SettlementCommand = {
         type: 'PrepareSettlement',
         data: { settlementId: sid(k), accounts: ACCOUNTS, ...due, escrowSequence: '4242', strayBalance: '0.00', hadTrustline: true, deadPreAuthSigners: [], rounds, supersedes, ...settlementWindows(this.now, ESCROW.reclaimAfter, 48) },

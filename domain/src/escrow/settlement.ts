@@ -1,5 +1,5 @@
 import type { PayoutRole, PoolEvent, SettlementItem } from '@cagnotte/event-schemas';
-import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, assertNever } from '../errors';
+import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
 import { jsonEqual } from '../equal';
 import { formatAmount, parseAmount, type Minor } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
@@ -97,9 +97,9 @@ export const dueSettlement = (pool: ExistingPool, accounts: SettlementAccounts):
     }
     for (const late of r.latePayments) if (!r.settled.has(late.balanceId)) items.push(refundItem(r, late.balanceId, late.amount, 'LATE_DEPOSIT'));
   }
-  if (items.length === 0) {
-    throw new IllegalStateError('nothing_to_settle', held ? 'Every deposit still in escrow waits for receipt, its inspection period or a dispute' : 'Nothing is left in escrow');
-  }
+  if (items.length === 0 && held) throw new IllegalStateError('nothing_to_settle', 'Every deposit still in escrow waits for receipt, its inspection period or a dispute');
+  // Nothing held and nothing due (a pool that failed or was cancelled before anyone paid): the settlement only merges
+  // the escrow back, so the platform gets its reserve back and nothing stays open on the ledger.
   return { kind: refunding ? 'REFUND' : 'RELEASE', items, final: !held };
 };
 
@@ -120,7 +120,8 @@ const HOUR = 3_600_000;
 export const settlementWindows = (now: string, reclaimAfter: string, releaseWindowHours: number): SettlementWindows => {
   const start = Date.parse(now);
   const end = Math.floor(Date.parse(reclaimAfter) / 1000) * 1000 - 60_000;
-  const releaseUntil = Math.min(start + releaseWindowHours * HOUR, end - HOUR);
+  // The recovery runs from a second after the release's window: it keeps at least an hour of its own.
+  const releaseUntil = Math.min(start + releaseWindowHours * HOUR, end - HOUR - 1000);
   if (releaseUntil < start + HOUR) throw new IllegalStateError('too_late_to_settle', `Too close to reclaimAfter (${reclaimAfter}): each buyer reclaims their own deposit from then on`);
   const second = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString();
   return { releaseUntil: second(releaseUntil), recoveryFrom: second(releaseUntil + 1000), recoveryUntil: second(end) };
@@ -172,6 +173,11 @@ const decidePrepare = (pool: ExistingPool, command: Extract<SettlementCommand, {
     throw new ConflictError('settlement_changed', 'What is due changed while the settlement was being prepared: prepare it again');
   }
   if (Date.parse(input.releaseUntil) <= Date.parse(now)) throw new IllegalStateError('settlement_expired', 'The release window is already over');
+  // Every item in exactly one round, and nothing else: the books settle exactly what the ledger will claim.
+  const planned = input.rounds.flatMap((r) => r.refs);
+  if (planned.length !== input.items.length || new Set(planned).size !== planned.length || !input.items.every((i) => planned.includes(i.ref))) {
+    throw new ValidationError({ rounds: ['every item must be in exactly one round'] }, 'The rounds do not cover the items', 'rounds_mismatch');
+  }
   const { accounts: _accounts, ...recorded } = input;
   return [{ type: 'EscrowSettlementPrepared', data: { poolId: pool.id, ...recorded, escrowAccount: pool.escrow!.accountId, preparedAt: now } }];
 };
@@ -206,6 +212,9 @@ const decideRecord = (pool: ExistingPool, command: Extract<SettlementCommand, { 
   for (let k = 0; k < round; k++) if (!s.settledRounds.has(k)) throw new IllegalStateError('round_out_of_order', `Round ${k} is not settled yet`);
   const refs = new Set(planned.refs);
   const items = s.items.filter((i) => refs.has(i.ref));
+  // Two settlements may name a deposit (one replaced the other): the ledger lets only one claim it, the books too.
+  const twice = items.find((i) => pool.holdings.byId.get(i.reservationId)?.settled.has(i.balanceId));
+  if (twice) throw new ConflictError('deposit_already_settled', `Deposit ${twice.balanceId} is already settled`);
   const merged = s.final && round === s.rounds.length - 1;
   const events: PoolEvent[] = [{ type: 'EscrowRoundSettled', data: { poolId: pool.id, settlementId, round, path, txHash, ledger, merged, settledAt: now } }];
   for (const t of roleTotals(items, path)) {

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PayoutRole, PoolEvent } from '@cagnotte/event-schemas';
-import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError } from '../errors';
+import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError } from '../errors';
 import type { ExistingPool, Pool } from '../pools/pool';
 import {
   ACCOUNTS,
@@ -126,6 +126,16 @@ preparing('once every round of a settlement is on the ledger, the next one may b
   const next = prepare(later, { n: 2, now: at(PREPARED_AT, 2 * DAY) });
   given(...later).when(next).then([preparedEvent(next)]);
 });
+
+preparing('rounds that leave an item out, name one twice, or name something else: 400 rounds_mismatch', () => {
+  const ok = prepare(bothAccepted(), { perRound: 1 });
+  if (ok.type !== 'PrepareSettlement') throw new Error('not a prepare');
+  const [r0, r1] = ok.data.rounds;
+  const variants = [[r0!], [r0!, { ...r1!, refs: [...r1!.refs, r0!.refs[0]!] }], [r0!, { ...r1!, refs: ['someone-else'] }]];
+  for (const rounds of variants) given(...bothAccepted()).when({ ...ok, data: { ...ok.data, rounds } }).thenThrows(ValidationError, 'rounds_mismatch');
+});
+
+preparing.run();
 
 const recording = suite('escrow: record a settled round');
 
@@ -277,5 +287,13 @@ recording('rounds in order: round 1 before round 0 is 400 round_out_of_order; un
   given(...twoRounds()).when(recordRound({ round: 2 })).thenThrows(NotFoundError, 'settlement_round_not_found');
 });
 
-preparing.run();
+
+recording('a deposit another settlement already settled is never settled twice in the books: 409 deposit_already_settled', () => {
+  // Settlement 1 (Alice) replaced by 2 (Alice and Bob) before it reached the ledger; then 1's round is reported after all.
+  const first = thenSettle(onlyAlice(), (p) => prepareSettlement(p));
+  const second = thenSettle([...first, receiptEvent(R2, bob, at(PREPARED_AT, -60))], (p) => prepareSettlement(p, { n: 2, supersedes: sid(1) }));
+  const afterTwo = thenSettle(second, step(recordRound({ n: 2 })));
+  given(...afterTwo).when(recordRound({ n: 1 })).thenThrows(ConflictError, 'deposit_already_settled');
+});
+
 recording.run();

@@ -81,13 +81,14 @@ properties('percentOf rounds down: the part is never above the exact product, an
   );
 });
 
-properties('dueOf: Σ quantity × final price (the unit price where none), never above the deposit', () => {
+properties('dueOf: Σ quantity × the lower of the final and the charged price, line by line, never above the deposit', () => {
   const line = fc.record({ unitId: fc.constantFrom('u1', 'u2', 'u3'), quantity: fc.integer({ min: 1, max: 50 }), unitPrice: fc.bigInt({ min: 1n, max: 10n ** 10n }) });
   fc.assert(
     fc.property(fc.uniqueArray(line, { minLength: 1, maxLength: 3, selector: (l) => l.unitId }), fc.dictionary(fc.constantFrom('u1', 'u2'), fc.bigInt({ min: 0n, max: 10n ** 10n })), (lines, finals) => {
       const deposit = lines.reduce((sum, l) => sum + l.unitPrice * BigInt(l.quantity), 0n);
       const prices = new Map(Object.entries(finals));
-      const atFinal = lines.reduce((sum, l) => sum + (prices.get(l.unitId) ?? l.unitPrice) * BigInt(l.quantity), 0n);
+      const lower = (a: bigint, b: bigint) => (a < b ? a : b);
+      const atFinal = lines.reduce((sum, l) => sum + lower(prices.get(l.unitId) ?? l.unitPrice, l.unitPrice) * BigInt(l.quantity), 0n);
       const due = dueOf(lines.map((l) => ({ unitId: l.unitId, quantity: l.quantity, unitPrice: formatAmount(l.unitPrice) })), deposit, prices);
       assert.is(due, atFinal < deposit ? atFinal : deposit);
       assert.ok(due <= deposit);
@@ -95,6 +96,12 @@ properties('dueOf: Σ quantity × final price (the unit price where none), never
     { numRuns: PROPERTY_RUNS },
   );
   assert.is(dueOf([], 123n, new Map([['u1', 1n]])), 123n, 'a FUNDING pledge owes itself');
+  // One unit charged 8.00 whose final price rose to 10.00, two at 2.50 now 2.00: 8.00 + 4.00, not 10.00 + 4.00 capped.
+  const mixed = [
+    { unitId: 'u1', quantity: 1, unitPrice: '8.00' },
+    { unitId: 'u2', quantity: 2, unitPrice: '2.50' },
+  ];
+  assert.is(dueOf(mixed, 130_000_000n, new Map([['u1', 100_000_000n], ['u2', 20_000_000n]])), 120_000_000n, 'a lapsed tier on one line never eats another line’s discount');
 });
 
 properties.run();

@@ -40,14 +40,19 @@ export const percentHundredths = (percent: string): bigint => {
 export const percentOf = (amount: Minor, percent: string): Minor => (amount * percentHundredths(percent)) / 10_000n;
 
 /**
- * What a GROUPS reservation owes at the final prices: Σ quantity × final price of its unit, capped at what was paid
- * (a buyer never pays more than their deposit: when the tier they were charged was reached by holds that later
- * lapsed, they keep their price and the seller bears it). A FUNDING pledge owes itself.
+ * What a GROUPS reservation owes at the final prices: Σ quantity × (the final price of its unit, or the price it was
+ * charged when that was lower), line by line. A buyer never pays more for a line than they were charged: when the
+ * tier they were charged was reached by holds that later lapsed, they keep their price and the seller bears it (and
+ * one line's lapsed tier never eats another line's discount). Capped at the deposit; a FUNDING pledge owes itself.
  */
 export const dueOf = (lines: ReservationLine[], deposit: Minor, finalPrices: ReadonlyMap<string, Minor>): Minor => {
   if (lines.length === 0) return deposit;
   let due = 0n;
-  for (const l of lines) due += (finalPrices.get(l.unitId) ?? parseAmount(l.unitPrice)) * BigInt(l.quantity);
+  for (const l of lines) {
+    const charged = parseAmount(l.unitPrice);
+    const final = finalPrices.get(l.unitId) ?? charged;
+    due += (final < charged ? final : charged) * BigInt(l.quantity);
+  }
   return due < deposit ? due : deposit;
 };
 

@@ -30,7 +30,20 @@ export interface SearchSourceRow {
 }
 
 /** The pool events that change a listing (a commission mandate does not: it is not folded, so versions stay put). */
-const POOL_EVENTS = ['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolVisibilityChanged', 'PoolListed', 'PoolCountryChanged', 'PoolArchived', 'PoolUnarchived'];
+const POOL_EVENTS = [
+  'PoolCreated',
+  'PoolDraftUpdated',
+  'PoolPublished',
+  'PoolVisibilityChanged',
+  'PoolListed',
+  'PoolCountryChanged',
+  'PoolArchived',
+  'PoolUnarchived',
+  // The status a card shows follows the pool's end (closed, cancelled, settled).
+  'PoolClosed',
+  'PoolCancelled',
+  'PoolSettled',
+];
 /** The reservation events that start or end a hold (signing and late payments change no holder). */
 const RESERVATION_EVENTS: Array<ReservationEvent['type']> = ['ReservationPlaced', 'ReservationPaid', 'ReservationExpired', 'ReservationCancelled'];
 const MERCHANT_EVENTS = ['MerchantOnboarded', 'MerchantProfileUpdated', 'MerchantActivated', 'MerchantSuspended'];

@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { grantAuditor } from '@cagnotte/command-api';
 import { ESCROW_HISTORY_TYPES } from '@cagnotte/event-schemas';
 import { formatPosition, type RecordedEvent } from '@cagnotte/infra';
-import { startApi, type TestApi, type TestUser } from './harness';
+import { runCli, startApi, type TestApi, type TestUser } from './harness';
 import { signXdr } from './wallet';
 
 /**
@@ -31,16 +28,7 @@ interface Ctx {
   lastPosition: string;
 }
 
-const root = resolve(__dirname, '../..');
-const cli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(resolve(root, 'node_modules/.bin/tsx'), ['scripts/src/cli.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, out: stdout, err: stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, out: x.stdout, err: x.stderr };
-  }
-};
+const cli = runCli;
 
 const test = suite<Ctx>('audit: histories, verification, time travel, auditors');
 

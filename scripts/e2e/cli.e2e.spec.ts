@@ -1,26 +1,16 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { clearProjectionFault, recordProjectionFailure } from '@cagnotte/infra';
 import { testKnex } from '@cagnotte/infra/src/testing/resources';
-import { call } from './harness';
+import { call, runCli } from './harness';
 
 const root = resolve(__dirname, '../..');
 const tsx = resolve(root, 'node_modules/.bin/tsx');
-const run = promisify(execFile);
 
-const cli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
-  try {
-    const { stdout, stderr } = await run(tsx, ['scripts/src/cli.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent' }, maxBuffer: 256 * 1024 * 1024 });
-    return { code: 0, out: stdout, err: stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, out: x.stdout, err: x.stderr };
-  }
-};
+const cli = runCli;
 
 const test = suite('operator CLI (as an operator runs it)');
 const slug = `cli-${randomUUID().slice(0, 8)}`;

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { changeTenantSettings, createTenant, onboardMerchant, registerUser } from '@cagnotte/command-api';
@@ -249,3 +252,20 @@ export const fundingPool = (overrides: Record<string, unknown> = {}) => ({
   targetAmount: '2500.00',
   ...overrides,
 });
+
+const ROOT = resolve(__dirname, '../..');
+
+/** The operator CLI as an operator runs it: its own process (`tsx scripts/src/cli.ts …`), the test run's environment. */
+export const runCli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(resolve(ROOT, 'node_modules/.bin/tsx'), ['scripts/src/cli.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    return { code: 0, out: stdout, err: stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, out: x.stdout, err: x.stderr };
+  }
+};

@@ -3,23 +3,11 @@ import { Asset, BASE_FEE, Claimant, Keypair, Memo, Operation, TransactionBuilder
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EscrowLedger } from '@cagnotte/infra';
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { expireReservation, reconcileAll } from '@cagnotte/command-api';
-import { startApi, type TestApi, type TestUser } from './harness';
+import { runCli, startApi, type TestApi, type TestUser } from './harness';
 import { signXdr, type Wallet } from './wallet';
 
-const root = resolve(__dirname, '../..');
-const cli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(resolve(root, 'node_modules/.bin/tsx'), ['scripts/src/cli.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, out: stdout, err: stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, out: x.stdout, err: x.stderr };
-  }
-};
+const cli = runCli;
 
 /**
  * Reserve, sign, pay end to end on the embedded sandbox Stellar network, the way a partner front end does it:

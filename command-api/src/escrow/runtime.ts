@@ -1,20 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, type EscrowMeta, type Pool } from '@cagnotte/domain';
 import type { EventMetadata, PoolEvent } from '@cagnotte/event-schemas';
-import type { CheckpointWaiter, EscrowLedger, JobQueue, LedgerGateway, RouteAnswer } from '@cagnotte/infra';
+import type { RouteAnswer } from '@cagnotte/infra';
 import { poolStream } from '../shared/context';
 import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
 import { poolAggregate, runOnPool, type CommandCtx, type PoolOutcome, type TenantPolicy } from '../pools/handler';
-import { poolInTenant } from '../reservations/runtime';
+import { poolInTenant, type ReservationDeps } from '../reservations/runtime';
 
-/** What the escrow commands take, and nothing else. */
-export interface EscrowDeps extends CommandRuntime {
-  waiter: Pick<CheckpointWaiter, 'waitFor'>;
-  readYourWritesMs: number;
-  clock: () => Date;
-  ledger: LedgerGateway;
-  escrow: EscrowLedger;
-  jobs: JobQueue;
+/** What the escrow commands take: the reservations' runtime (write path, clock, ledger, jobs), the tenant's policy, the release window. */
+export interface EscrowDeps extends Omit<ReservationDeps, 'reservationTtlSeconds'> {
   tenantPolicy: (tenantId: string) => Promise<TenantPolicy>;
   /** How long a prepared settlement's release stays valid before its recovery may run (config ESCROW_RELEASE_WINDOW_HOURS). */
   releaseWindowHours: number;

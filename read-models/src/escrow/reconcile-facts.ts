@@ -1,13 +1,10 @@
+import { fromMinor, toMinor } from '../reservations/amounts';
 import type { ReservationFacts } from '../reservations/view';
 import type { EscrowDocument } from './document';
 import type { EscrowFacts } from './reconcile';
 
-const SCALE = 10_000_000n;
-const stroops = (s: string): bigint => {
-  const [whole, frac = ''] = s.split('.');
-  return BigInt(whole!) * SCALE + BigInt(frac.padEnd(7, '0').slice(0, 7));
-};
-const amount = (v: bigint) => `${v / SCALE}.${(v % SCALE).toString().padStart(7, '0').replace(/0+$/, '').padEnd(2, '0')}`;
+const stroops = toMinor;
+const amount = fromMinor;
 
 /**
  * What the read models say of a pool's escrow (its escrow document and its reservations' rows, both folds of the

@@ -1,3 +1,5 @@
+import { fromMinor, toMinor } from '../reservations/amounts';
+
 /**
  * Reconciliation of one pool's escrow: what its events say is held, settled and paid, against what the ledger shows.
  * Pure: the callers fold the facts (from the pool's stream, or the escrow read model) and read the ledger. Amounts are
@@ -64,15 +66,8 @@ export interface EscrowReconciliation {
   ok: boolean;
 }
 
-const SCALE = 10_000_000n;
-const toStroops = (s: string): bigint => {
-  const [whole, frac = ''] = s.split('.');
-  return BigInt(whole!) * SCALE + BigInt(frac.padEnd(7, '0').slice(0, 7));
-};
-const toAmount = (v: bigint): string => {
-  const frac = (v % SCALE).toString().padStart(7, '0').replace(/0+$/, '');
-  return `${v / SCALE}.${frac.padEnd(2, '0')}`;
-};
+const toStroops = toMinor;
+const toAmount = fromMinor;
 const sum = (list: Array<{ amount: string }>) => list.reduce((t, d) => t + toStroops(d.amount), 0n);
 
 /** Payments per destination, summed: the shape both sides are compared in. */

@@ -1,6 +1,7 @@
-import { escrowAtPoint } from './fold';
 import { z } from 'zod';
 import { PayoutRole } from '@cagnotte/event-schemas';
+import { escrowAtPoint } from './fold';
+import { ReservationDispute } from '../reservations/escrow-facts';
 import { PoolClosing, closingView } from '../pools/closing';
 import type { EscrowDisputeDoc, EscrowDoc, EscrowDocument, EscrowLineDoc, EscrowSettlementDoc, EscrowTally } from './document';
 
@@ -31,24 +32,13 @@ export const escrowStatus = (e: EscrowDocument): EscrowStatus => {
 
 const Tally = z.object({ count: z.number().int(), amount: z.string().describe('Decimal string') });
 
-export const EscrowDispute = z
-  .object({
-    disputeId: z.string().uuid(),
-    reservationId: z.string().uuid(),
-    buyerId: z.string().uuid(),
-    status: z.enum(['OPEN', 'CONTESTED', 'REFUNDED', 'WITHDRAWN', 'LAPSED']),
-    reason: z.string(),
-    details: z.string(),
-    evidence: z.array(z.string()),
-    amount: z.string().describe('What the dispute holds'),
-    respondBy: z.string().describe('The organiser refunds or contests by then, or the dispute lapses to the buyer'),
-    statement: z.string().nullable().describe('The organiser\'s answer when contesting'),
-    contestedAt: z.string().nullable(),
-    lapsesAt: z.string().nullable().describe('Once contested: the buyer may withdraw until then; after it the dispute lapses to the buyer'),
-    refund: z.string().nullable(),
-    openedAt: z.string(),
-    resolvedAt: z.string().nullable(),
-  })
+/** A dispute as the escrow lists it: the reservation's own view of it (../reservations/escrow-facts.ts), and whose it is, and the organiser's statement. */
+export const EscrowDispute = ReservationDispute.extend({
+  reservationId: z.string().uuid(),
+  buyerId: z.string().uuid(),
+  statement: z.string().nullable().describe('The organiser\'s answer when contesting'),
+  contestedAt: z.string().nullable(),
+})
   .describe('EscrowDispute');
 export type EscrowDispute = z.infer<typeof EscrowDispute>;
 

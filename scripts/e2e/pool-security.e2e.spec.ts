@@ -168,9 +168,9 @@ test('every field a pool can hold, field by field: anonymous, member, owner and 
   assert.equal(card.members, [{ displayName: 'VIEW-organiser-name' }]);
   // No view has a key beyond its allowlist.
   const groupBuyKeys = [
-    'archivedAt', 'config', 'country', 'createdAt', 'currency', 'deadline', 'description', 'id', 'marketplaceVisibility', 'members', 'myReservations',
-    'organiserCommissionPercent', 'organiserId', 'organiserName', 'payoutAccount', 'pickupPoints', 'publishedAt', 'revision', 'sellerId', 'status',
-    'targetAmount', 'tenantId', 'title', 'type', 'updatedAt',
+    'archivedAt', 'cancelledAt', 'closing', 'config', 'country', 'createdAt', 'currency', 'deadline', 'description', 'id', 'marketplaceVisibility', 'members',
+    'myReservations', 'organiserCommissionPercent', 'organiserId', 'organiserName', 'payoutAccount', 'pickupPoints', 'publishedAt', 'revision', 'sellerId',
+    'settledAt', 'status', 'targetAmount', 'tenantId', 'title', 'type', 'updatedAt',
   ];
   for (const view of READERS) assert.equal(Object.keys(views[view].data as object).sort(), groupBuyKeys, `${view} keys`);
   assert.equal(Object.keys(card).sort(), [

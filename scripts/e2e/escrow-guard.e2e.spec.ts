@@ -7,8 +7,8 @@ import { signXdr } from './wallet';
 
 /**
  * The escrow's guarantees, tried on the ledger itself: the platform alone cannot move a buyer's deposit, nor can
- * the organiser alone; the buyer cannot take it back before `reclaimAfter`. (Together, organiser and platform can
- * claim it into the escrow: that is the lock of the release path, next issue.)
+ * the organiser alone; the buyer cannot take it back before `reclaimAfter`. (The settlement's lock, release and
+ * recovery, and the refusals after a lock, are in escrow.e2e.spec.ts.)
  */
 interface Ctx {
   api: TestApi;

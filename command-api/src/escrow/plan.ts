@@ -1,4 +1,4 @@
-import { ValidationError, parseAmount, formatAmount, type ExistingPool, type PreparedSettlement, type SettlementAccounts } from '@cagnotte/domain';
+import { ValidationError, parseAmount, formatAmount, jsonEqual, type DueSettlement, type ExistingPool, type PreparedSettlement, type SettlementAccounts } from '@cagnotte/domain';
 import type { SettlementItem } from '@cagnotte/event-schemas';
 import { ledgerCall, planSettlement, type EscrowLedger, type EventStore, type LedgerGateway, type SettlementRound } from '@cagnotte/infra';
 import { loadAccount } from '../shared/context';
@@ -79,6 +79,25 @@ export const requireTrustlines = async (escrow: EscrowLedger, rounds: Settlement
       'payout_account_not_ready',
     );
   }
+};
+
+/** Whether what is due now (null: nothing) is no longer what the settlement's rounds not yet settled would pay. */
+export const dueChangedSince = (s: PreparedSettlement, due: DueSettlement | null): boolean => {
+  const settled = (ref: string) => s.rounds.some((r) => s.settledRounds.has(r.index) && r.refs.includes(ref));
+  return !due || !(due.final === s.final && jsonEqual(due.items, s.items.filter((i) => !settled(i.ref))));
+};
+
+/**
+ * Whether the current settlement may be replaced by a new one: its next round's lock is not on the ledger (the
+ * escrow's sequence has not reached it), and it cannot land any more (a round of it was recovered, or its window is
+ * over) or what is due changed. `now` in milliseconds.
+ */
+export const replaceablePlan = (s: PreparedSettlement, escrow: { exists: boolean; sequence: bigint }, dueChanged: boolean, now: number): boolean => {
+  const next = s.rounds.findIndex((r) => !s.settledRounds.has(r.index));
+  const lockSequence = BigInt(s.escrowSequence) + 2n * BigInt(next) + 1n;
+  if (!escrow.exists || escrow.sequence >= lockSequence) return false;
+  const recovered = [...s.settledRounds.values()].some((r) => r.path === 'RECOVERY');
+  return recovered || dueChanged || Date.parse(s.releaseUntil) <= now;
 };
 
 export const amountOf = (stroops: bigint) => formatAmount(stroops);

@@ -8,7 +8,6 @@ import {
   decideSettlement,
   dueSettlement,
   formatAmount,
-  jsonEqual,
   settlementWindows,
   type ExistingPool,
   type PreparedSettlement,
@@ -21,7 +20,7 @@ import { metadataFor } from '../shared/context';
 import { positionHeaders, POSITION_HEADER, type CommandCtx } from '../pools/handler';
 import { tenantOf } from '../reservations/runtime';
 import { existingPool, loadPoolIn, runPoolDecision, type EscrowDeps } from './runtime';
-import { planOf, rebuiltPlan, requireTrustlines, settlementAccounts } from './plan';
+import { dueChangedSince, planOf, rebuiltPlan, replaceablePlan, requireTrustlines, settlementAccounts } from './plan';
 import { submitRecoveries, syncSettlements, unsettled } from './sync';
 
 // The organiser's side of the escrow's release: prepare the settlement (lock, release and recovery per round,
@@ -92,17 +91,10 @@ const planAnswer = (deps: EscrowDeps, s: PreparedSettlement, rounds: SettlementR
   };
 };
 
-/**
- * Whether the current settlement may be replaced: its next round's lock is not on the ledger, and it cannot land any
- * more (a round of it was recovered, or its window is over) or what is due changed.
- */
-const replaceable = async (deps: EscrowDeps, pool: ExistingPool, s: PreparedSettlement, dueChanged: boolean, now: Date): Promise<boolean> => {
-  const next = s.rounds.findIndex((r) => !s.settledRounds.has(r.index));
+/** Whether the current settlement may be replaced (replaceablePlan), from what the ledger shows of its escrow now. */
+const replaceable = async (deps: EscrowDeps, s: PreparedSettlement, dueChanged: boolean, now: Date): Promise<boolean> => {
   const state = await ledgerCall(() => deps.escrow.escrowState(s.escrowAccount));
-  const lockSequence = BigInt(s.escrowSequence) + 2n * BigInt(next) + 1n;
-  if (!state.exists || state.sequence >= lockSequence) return false;
-  const recovered = [...s.settledRounds.values()].some((r) => r.path === 'RECOVERY');
-  return recovered || dueChanged || Date.parse(s.releaseUntil) <= now.getTime();
+  return replaceablePlan(s, state, dueChanged, now.getTime());
 };
 
 export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
@@ -177,8 +169,7 @@ export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
       const current = currentSettlement(pool);
       if (!current) return prepareNew(ctx, pool, null);
       const due = dueOrNothing(pool, await settlementAccounts(deps.store, ledger, pool));
-      const changed = !due || !(due.final === current.final && jsonEqual(due.items, current.items.filter((i) => !isSettledItem(current, i.ref))));
-      if (await replaceable(deps, pool, current, changed, clock())) return prepareNew(ctx, pool, current.settlementId);
+      if (await replaceable(deps, current, dueChangedSince(current, due), clock())) return prepareNew(ctx, pool, current.settlementId);
       return { status: 200, data: planAnswer(deps, current, rebuiltPlan(ledger, current)) };
     },
   });
@@ -286,5 +277,3 @@ const dueOrNothing = (pool: ExistingPool, accounts: Parameters<typeof dueSettlem
     throw e;
   }
 };
-
-const isSettledItem = (s: PreparedSettlement, ref: string) => s.rounds.some((r) => s.settledRounds.has(r.index) && r.refs.includes(ref));

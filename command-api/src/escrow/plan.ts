@@ -88,16 +88,29 @@ export const dueChangedSince = (s: PreparedSettlement, due: DueSettlement | null
 };
 
 /**
- * Whether the current settlement may be replaced by a new one: its next round's lock is not on the ledger (the
- * escrow's sequence has not reached it), and it cannot land any more (a round of it was recovered, or its window is
- * over) or what is due changed. `now` in milliseconds.
+ * Whether the current settlement may be replaced by a new one. While the escrow's sequence has not reached its next
+ * round's lock: when it cannot land any more (a round of it was recovered, or its window is over) or what is due
+ * changed. Once the sequence reached it: only when that lock is not a success on the ledger (`nextLock`, null when
+ * absent), for then nothing of it can ever land: another transaction took the sequence (an older plan the organiser
+ * had cosigned, submitted after this one replaced it) or the lock failed once applied, and a new plan starts from
+ * the escrow's sequence now. `now` in milliseconds.
  */
-export const replaceablePlan = (s: PreparedSettlement, escrow: { exists: boolean; sequence: bigint }, dueChanged: boolean, now: number): boolean => {
+export const replaceablePlan = (
+  s: PreparedSettlement,
+  escrow: { exists: boolean; sequence: bigint },
+  nextLock: { successful: boolean } | null,
+  dueChanged: boolean,
+  now: number,
+): boolean => {
   const next = s.rounds.findIndex((r) => !s.settledRounds.has(r.index));
   const lockSequence = BigInt(s.escrowSequence) + 2n * BigInt(next) + 1n;
-  if (!escrow.exists || escrow.sequence >= lockSequence) return false;
+  if (!escrow.exists) return false;
+  if (escrow.sequence >= lockSequence) return !nextLock?.successful;
   const recovered = [...s.settledRounds.values()].some((r) => r.path === 'RECOVERY');
   return recovered || dueChanged || Date.parse(s.releaseUntil) <= now;
 };
+
+/** The next round of a settlement not yet on the ledger (a current settlement always has one). */
+export const nextRound = (s: PreparedSettlement) => s.rounds.find((r) => !s.settledRounds.has(r.index));
 
 export const amountOf = (stroops: bigint) => formatAmount(stroops);

@@ -20,7 +20,7 @@ import { metadataFor } from '../shared/context';
 import { positionHeaders, POSITION_HEADER, type CommandCtx } from '../pools/handler';
 import { tenantOf } from '../reservations/runtime';
 import { existingPool, loadPoolIn, runPoolDecision, type EscrowDeps } from './runtime';
-import { dueChangedSince, planOf, rebuiltPlan, replaceablePlan, requireTrustlines, settlementAccounts } from './plan';
+import { dueChangedSince, nextRound, planOf, rebuiltPlan, replaceablePlan, requireTrustlines, settlementAccounts } from './plan';
 import { submitRecoveries, syncSettlements, unsettled } from './sync';
 
 // The organiser's side of the escrow's release: prepare the settlement (lock, release and recovery per round,
@@ -91,10 +91,12 @@ const planAnswer = (deps: EscrowDeps, s: PreparedSettlement, rounds: SettlementR
   };
 };
 
-/** Whether the current settlement may be replaced (replaceablePlan), from what the ledger shows of its escrow now. */
+/** Whether the current settlement may be replaced (replaceablePlan), from what the ledger shows of its escrow and next lock now. */
 const replaceable = async (deps: EscrowDeps, s: PreparedSettlement, dueChanged: boolean, now: Date): Promise<boolean> => {
   const state = await ledgerCall(() => deps.escrow.escrowState(s.escrowAccount));
-  return replaceablePlan(s, state, dueChanged, now.getTime());
+  const next = nextRound(s);
+  const lock = state.exists && next ? await ledgerCall(() => deps.escrow.transactionOutcome(next.lockHash)) : null;
+  return replaceablePlan(s, state, lock, dueChanged, now.getTime());
 };
 
 export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {

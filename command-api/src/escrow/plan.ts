@@ -102,15 +102,24 @@ export const replaceablePlan = (
   dueChanged: boolean,
   now: number,
 ): boolean => {
-  const next = s.rounds.findIndex((r) => !s.settledRounds.has(r.index));
-  const lockSequence = BigInt(s.escrowSequence) + 2n * BigInt(next) + 1n;
   if (!escrow.exists) return false;
-  if (escrow.sequence >= lockSequence) return !nextLock?.successful;
+  if (escrow.sequence >= nextLockSequence(s)) return !nextLock?.successful;
   const recovered = [...s.settledRounds.values()].some((r) => r.path === 'RECOVERY');
   return recovered || dueChanged || Date.parse(s.releaseUntil) <= now;
 };
 
 /** The next round of a settlement not yet on the ledger (a current settlement always has one). */
 export const nextRound = (s: PreparedSettlement) => s.rounds.find((r) => !s.settledRounds.has(r.index));
+
+/** The sequence number its next round's lock takes on the escrow: s+2k+1 for round k of a plan made at s. */
+export const nextLockSequence = (s: PreparedSettlement): bigint => BigInt(s.escrowSequence) + 2n * BigInt(nextRound(s)?.index ?? s.rounds.length) + 1n;
+
+/**
+ * The settlements the escrow may be locked on now: those not settled whose next lock takes the escrow's current
+ * sequence (it is the lock's when that lock was the escrow's last transaction, and then the escrow is locked on it if
+ * the lock succeeded). An older plan, cosigned before it was replaced and submitted since, is one of them.
+ */
+export const lockCandidates = (settlements: PreparedSettlement[], escrow: { exists: boolean; sequence: bigint }): PreparedSettlement[] =>
+  escrow.exists ? settlements.filter((s) => nextRound(s) !== undefined && nextLockSequence(s) === escrow.sequence) : [];
 
 export const amountOf = (stroops: bigint) => formatAmount(stroops);

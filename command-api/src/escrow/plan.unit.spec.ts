@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PreparedSettlement } from '@cagnotte/domain';
-import { replaceablePlan } from './plan';
+import { lockCandidates, nextLockSequence, replaceablePlan } from './plan';
 
 // The prepare route's rule for replacing the current settlement (docs/escrow.md, "Settlement round"), round 0 of a
 // plan made at escrow sequence 100: its lock takes sequence 101, its release or recovery 102.
@@ -39,6 +39,19 @@ test('its lock’s sequence taken by another transaction (an older cosigned plan
 
 test('the escrow merged: nothing to replace', () => {
   assert.is(replaceablePlan(plan(), { exists: false, sequence: 0n }, null, true, NOW), false);
+});
+
+test('lockCandidates: the settlements whose next lock takes the escrow’s sequence now (an older cosigned plan among them)', () => {
+  const older = plan();
+  const current = plan({ settlementId: '5e000000-0000-4000-8000-000000000002', supersedes: older.settlementId });
+  const later = plan({ settlementId: '5e000000-0000-4000-8000-000000000003', escrowSequence: '102' });
+  assert.is(nextLockSequence(older), 101n);
+  assert.is(nextLockSequence(later), 103n);
+  assert.equal(lockCandidates([older, current, later], escrowAt(101n)), [older, current]);
+  assert.equal(lockCandidates([older, current, later], escrowAt(100n)), []);
+  assert.equal(lockCandidates([older], { exists: false, sequence: 0n }), []);
+  const settledRound = plan({ settledRounds: new Map([[0, { path: 'RELEASE' as const, txHash: 'bb'.repeat(32), merged: false }]]) });
+  assert.equal(lockCandidates([settledRound], escrowAt(101n)), [], 'a settlement with every round settled holds no lock');
 });
 
 test.run();

@@ -35,6 +35,7 @@ export * from './ledger/gateway';
 export * from '@cagnotte/sandbox-ledger';
 export * from './ledger/ledger-call';
 export * from './ledger/escrow';
+export * from './ledger/escrow-transactions';
 export * from './ledger/settlement';
 export * from './http/gates';
 export * from './event-store/anchor';

@@ -1,4 +1,4 @@
-import { ValidationError, parseAmount, formatAmount, type ExistingPool, type PreparedSettlement, type SettlementAccounts } from '@cagnotte/domain';
+import { ValidationError, parseAmount, formatAmount, jsonEqual, type DueSettlement, type ExistingPool, type PreparedSettlement, type SettlementAccounts } from '@cagnotte/domain';
 import type { SettlementItem } from '@cagnotte/event-schemas';
 import { ledgerCall, planSettlement, type EscrowLedger, type EventStore, type LedgerGateway, type SettlementRound } from '@cagnotte/infra';
 import { loadAccount } from '../shared/context';
@@ -80,5 +80,46 @@ export const requireTrustlines = async (escrow: EscrowLedger, rounds: Settlement
     );
   }
 };
+
+/** Whether what is due now (null: nothing) is no longer what the settlement's rounds not yet settled would pay. */
+export const dueChangedSince = (s: PreparedSettlement, due: DueSettlement | null): boolean => {
+  const settled = (ref: string) => s.rounds.some((r) => s.settledRounds.has(r.index) && r.refs.includes(ref));
+  return !due || !(due.final === s.final && jsonEqual(due.items, s.items.filter((i) => !settled(i.ref))));
+};
+
+/**
+ * Whether the current settlement may be replaced by a new one. While the escrow's sequence has not reached its next
+ * round's lock: when it cannot land any more (a round of it was recovered, or its window is over) or what is due
+ * changed. Once the sequence reached it: only when that lock is not a success on the ledger (`nextLock`, null when
+ * absent), for then nothing of it can ever land: another transaction took the sequence (an older plan the organiser
+ * had cosigned, submitted after this one replaced it) or the lock failed once applied, and a new plan starts from
+ * the escrow's sequence now. `now` in milliseconds.
+ */
+export const replaceablePlan = (
+  s: PreparedSettlement,
+  escrow: { exists: boolean; sequence: bigint },
+  nextLock: { successful: boolean } | null,
+  dueChanged: boolean,
+  now: number,
+): boolean => {
+  if (!escrow.exists) return false;
+  if (escrow.sequence >= nextLockSequence(s)) return !nextLock?.successful;
+  const recovered = [...s.settledRounds.values()].some((r) => r.path === 'RECOVERY');
+  return recovered || dueChanged || Date.parse(s.releaseUntil) <= now;
+};
+
+/** The next round of a settlement not yet on the ledger (a current settlement always has one). */
+export const nextRound = (s: PreparedSettlement) => s.rounds.find((r) => !s.settledRounds.has(r.index));
+
+/** The sequence number its next round's lock takes on the escrow: s+2k+1 for round k of a plan made at s. */
+export const nextLockSequence = (s: PreparedSettlement): bigint => BigInt(s.escrowSequence) + 2n * BigInt(nextRound(s)?.index ?? s.rounds.length) + 1n;
+
+/**
+ * The settlements the escrow may be locked on now: those not settled whose next lock takes the escrow's current
+ * sequence (it is the lock's when that lock was the escrow's last transaction, and then the escrow is locked on it if
+ * the lock succeeded). An older plan, cosigned before it was replaced and submitted since, is one of them.
+ */
+export const lockCandidates = (settlements: PreparedSettlement[], escrow: { exists: boolean; sequence: bigint }): PreparedSettlement[] =>
+  escrow.exists ? settlements.filter((s) => nextRound(s) !== undefined && nextLockSequence(s) === escrow.sequence) : [];
 
 export const amountOf = (stroops: bigint) => formatAmount(stroops);

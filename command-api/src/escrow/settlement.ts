@@ -8,7 +8,6 @@ import {
   decideSettlement,
   dueSettlement,
   formatAmount,
-  jsonEqual,
   settlementWindows,
   type ExistingPool,
   type PreparedSettlement,
@@ -21,7 +20,7 @@ import { metadataFor } from '../shared/context';
 import { positionHeaders, POSITION_HEADER, type CommandCtx } from '../pools/handler';
 import { tenantOf } from '../reservations/runtime';
 import { existingPool, loadPoolIn, runPoolDecision, type EscrowDeps } from './runtime';
-import { planOf, rebuiltPlan, requireTrustlines, settlementAccounts } from './plan';
+import { dueChangedSince, lockCandidates, nextRound, planOf, rebuiltPlan, replaceablePlan, requireTrustlines, settlementAccounts } from './plan';
 import { submitRecoveries, syncSettlements, unsettled } from './sync';
 
 // The organiser's side of the escrow's release: prepare the settlement (lock, release and recovery per round,
@@ -92,17 +91,13 @@ const planAnswer = (deps: EscrowDeps, s: PreparedSettlement, rounds: SettlementR
   };
 };
 
-/**
- * Whether the current settlement may be replaced: its next round's lock is not on the ledger, and it cannot land any
- * more (a round of it was recovered, or its window is over) or what is due changed.
- */
-const replaceable = async (deps: EscrowDeps, pool: ExistingPool, s: PreparedSettlement, dueChanged: boolean, now: Date): Promise<boolean> => {
-  const next = s.rounds.findIndex((r) => !s.settledRounds.has(r.index));
-  const state = await ledgerCall(() => deps.escrow.escrowState(s.escrowAccount));
-  const lockSequence = BigInt(s.escrowSequence) + 2n * BigInt(next) + 1n;
-  if (!state.exists || state.sequence >= lockSequence) return false;
-  const recovered = [...s.settledRounds.values()].some((r) => r.path === 'RECOVERY');
-  return recovered || dueChanged || Date.parse(s.releaseUntil) <= now.getTime();
+/** The settlement the escrow is locked on (lockCandidates whose lock is a success on the ledger), or null while it is armed. */
+const lockedOn = async (deps: EscrowDeps, settlements: PreparedSettlement[], state: { exists: boolean; sequence: bigint }): Promise<PreparedSettlement | null> => {
+  for (const s of lockCandidates(settlements, state)) {
+    const lock = await ledgerCall(() => deps.escrow.transactionOutcome(nextRound(s)!.lockHash));
+    if (lock?.successful) return s;
+  }
+  return null;
 };
 
 export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
@@ -157,7 +152,7 @@ export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
     description: [
       'Owner and organiser of a closed pool. A LOCKED (successful) pool releases every deposit that is due: all of them when its terms release at closing, else those whose buyer confirmed receipt, whose inspection period passed, or whose dispute ended (an open dispute holds its reservation’s deposit, not the others). A FAILED or CANCELLED pool refunds every deposit. Deposits that came late are always refunded.',
       'Answers 201 with the plan (docs/escrow.md): one or more rounds of three transactions on the escrow account. The **lock** (already signed by the platform) installs two pre-authorised transactions on one sequence number and removes the platform’s signing weight: the **release**, which still needs your signature, and the **recovery**, keyless, valid from `recoveryFrom`, that pays every deposit of the round back whole. Only one of them can ever run. Sign `toSign` in order (each lock, then its release) and submit them (POST …/escrow/settlement/submit), or submit them to the ledger yourself and send their hashes.',
-      'While a settlement is under way, calling again answers it unchanged (200). An unsigned settlement whose window passed, or that no longer matches what is due, is replaced by a new one (201). 400 `nothing_to_settle`, `pool_not_closed`, `payout_account_required`, `payout_account_not_ready` (a recipient does not trust the stablecoin yet), `too_late_to_settle` (past it, each buyer reclaims their own deposit).',
+      'While a settlement is under way (the escrow is locked on it), calling again answers it unchanged (200). An unsigned settlement whose window passed, or that no longer matches what is due, is replaced by a new one (201). 400 `nothing_to_settle`, `pool_not_closed`, `payout_account_required`, `payout_account_not_ready` (a recipient does not trust the stablecoin yet), `too_late_to_settle` (past it, each buyer reclaims their own deposit).',
     ].join('\n\n'),
     tags: ['Escrow'],
     auth: 'required',
@@ -176,9 +171,14 @@ export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
       }
       const current = currentSettlement(pool);
       if (!current) return prepareNew(ctx, pool, null);
+      // The settlement the escrow is locked on is the one under way: the current one, or an older one whose cosigned
+      // lock was submitted after it was replaced (then the current one can never land, and none may be prepared).
+      const state = await ledgerCall(() => escrow.escrowState(current.escrowAccount));
+      const locked = await lockedOn(deps, unsettled(pool), state);
+      if (locked) return { status: 200, data: planAnswer(deps, locked, rebuiltPlan(ledger, locked)) };
       const due = dueOrNothing(pool, await settlementAccounts(deps.store, ledger, pool));
-      const changed = !due || !(due.final === current.final && jsonEqual(due.items, current.items.filter((i) => !isSettledItem(current, i.ref))));
-      if (await replaceable(deps, pool, current, changed, clock())) return prepareNew(ctx, pool, current.settlementId);
+      const lock = state.exists ? await ledgerCall(() => escrow.transactionOutcome(nextRound(current)!.lockHash)) : null;
+      if (replaceablePlan(current, state, lock, dueChangedSince(current, due), clock().getTime())) return prepareNew(ctx, pool, current.settlementId);
       return { status: 200, data: planAnswer(deps, current, rebuiltPlan(ledger, current)) };
     },
   });
@@ -229,15 +229,22 @@ export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
         if (!planned.has(h.toLowerCase())) throw new ValidationError({ [`txHashes.${i}`]: ['not a lock or release of this settlement'] }, 'A transaction is not part of the settlement', 'not_in_settlement');
       }
       let pending = false;
-      // In the plan's order: a round's release can only apply after its lock.
-      for (const r of rounds) {
-        if (s.settledRounds.has(r.index)) continue;
-        for (const tx of [r.lock, r.release]) {
-          const signed = given.get(hex(tx));
-          if (signed && (await submitClientSigned(ledger, signed, hex(tx))) === 'unavailable') pending = true;
+      let refusal: unknown = null;
+      try {
+        // In the plan's order: a round's release can only apply after its lock.
+        for (const r of rounds) {
+          if (s.settledRounds.has(r.index)) continue;
+          for (const tx of [r.lock, r.release]) {
+            const signed = given.get(hex(tx));
+            if (signed && (await submitClientSigned(ledger, signed, hex(tx))) === 'unavailable') pending = true;
+          }
         }
+      } catch (e) {
+        // A later transaction refused: the rounds that did land before it are recorded all the same, then the refusal.
+        refusal = e;
       }
       await syncSettlements(deps, poolId, metadataFor(ctx, tenantId, clock().toISOString()));
+      if (refusal) throw refusal;
       const after = existingPool(await loadPoolIn(deps, poolId, tenantId)).settlement.byId.get(s.settlementId)!;
       const plan = planAnswer(deps, after, rounds);
       return { data: { ...plan, pending: pending || plan.status !== 'SETTLED' } };
@@ -286,5 +293,3 @@ const dueOrNothing = (pool: ExistingPool, accounts: Parameters<typeof dueSettlem
     throw e;
   }
 };
-
-const isSettledItem = (s: PreparedSettlement, ref: string) => s.rounds.some((r) => s.settledRounds.has(r.index) && r.refs.includes(ref));

@@ -205,6 +205,27 @@ const bytesEqual = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.len
 const sha256 = (data: Uint8Array): Uint8Array => createHash('sha256').update(data).digest();
 const hintOf = (key: Uint8Array): Uint8Array => key.subarray(key.length - 4);
 
+/** How many verdicts the signature cache keeps (stellar-core's verify-sig cache holds 0xffff). */
+const VERIFY_CACHE_SIZE = 0xffff;
+const verified = new Map<string, boolean>();
+
+/**
+ * An ed25519 verification, remembered: stellar-core's PubKeyUtils::verifySig keeps the verdict of every (key,
+ * signature, message) it checked in a process-wide bounded cache (crypto/SecretKey.cpp, a RandomEvictionCache),
+ * because the same signature is checked again for every operation whose source it signs and again when a transaction
+ * is resubmitted. The verdict is a pure function of the three, so remembering it changes no outcome; it only spares
+ * the SDK's pure-JS verification (about 2 ms each). The oldest verdict goes first when the cache is full.
+ */
+const verifySignature = (publicKey: string, message: Uint8Array, signature: Uint8Array): boolean => {
+  const key = createHash('sha256').update(publicKey).update(message).update(signature).digest('base64');
+  const known = verified.get(key);
+  if (known !== undefined) return known;
+  const verdict = Keypair.fromPublicKey(publicKey).verify(Buffer.from(message), Buffer.from(signature));
+  if (verified.size >= VERIFY_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+  verified.set(key, verdict);
+  return verdict;
+};
+
 /**
  * stellar-core's SignatureChecker: pre-authorised transactions first, then hash(x) preimages, ed25519 keys and
  * signed payloads, each signature counted once per check, marked used; stops as soon as the weight is reached.
@@ -249,7 +270,7 @@ export class SignatureChecker {
       }) ||
       verifyAll('ed25519_public_key', (sig, s) => {
         const pk = StrKey.decodeEd25519PublicKey(s.key);
-        return bytesEqual(sig.hint, hintOf(pk)) && sig.signature.length === 64 && Keypair.fromPublicKey(s.key).verify(Buffer.from(this.txHash), Buffer.from(sig.signature));
+        return bytesEqual(sig.hint, hintOf(pk)) && sig.signature.length === 64 && verifySignature(s.key, this.txHash, sig.signature);
       }) ||
       verifyAll('ed25519_signed_payload', (sig, s) => {
         const sp = xdr.SignerKeyEd25519SignedPayload.fromXdr(StrKey.decodeSignedPayload(s.key)).toXdrObject();
@@ -259,7 +280,7 @@ export class SignatureChecker {
         return (
           bytesEqual(sig.hint, hint) &&
           sig.signature.length === 64 &&
-          Keypair.fromPublicKey(StrKey.encodeEd25519PublicKey(sp.ed25519)).verify(Buffer.from(sp.payload), Buffer.from(sig.signature))
+          verifySignature(StrKey.encodeEd25519PublicKey(sp.ed25519), sp.payload, sig.signature)
         );
       })
     );

@@ -11,3 +11,4 @@ export { createSandboxHorizonRouter, type SandboxHorizonRouterOptions } from './
 export { formatAmount as formatStellarAmount, parseAmount as parseStellarAmount } from './amounts';
 export type { ResultCodes, TxCode } from './codes';
 export type { HorizonProblem, PageQuery as HorizonPageQuery } from './records';
+export { MemoryLedger, type MemorySubmitResult, type MemoryTransaction } from './memory';

@@ -1,14 +1,9 @@
 import { createHmac } from 'node:crypto';
-import { Account, BASE_FEE, Claimant, Keypair, Memo, Operation, StrKey, TransactionBuilder, type Horizon, type Transaction } from '@stellar/stellar-sdk';
+import { Account, BASE_FEE, Keypair, Memo, Operation, StrKey, TransactionBuilder, type Horizon, type Transaction } from '@stellar/stellar-sdk';
 import { formatAmount, parseAmount, ValidationError, type ObservedDeposit } from '@cagnotte/domain';
 import { describeDeposit, type DepositFacts } from './deposit-decoding';
+import { ESCROW_SETUP_TIMEOUT_SECONDS, ESCROW_SIGNER_WEIGHT, ESCROW_THRESHOLD, depositTransaction, escrowSetupTransaction, settlementEffectsOf } from './escrow-transactions';
 import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway } from './gateway';
-
-/** XLM the platform gives an escrow account: its reserve (2 base + trustline + 2 signers = 2.5 XLM) plus fees. */
-export const ESCROW_STARTING_XLM = '4';
-/** Organiser and platform, weight 1 each; thresholds 2: neither alone moves anything (docs/escrow.md). */
-export const ESCROW_SIGNER_WEIGHT = 1;
-export const ESCROW_THRESHOLD = 2;
 
 /** The escrow account as the settlement needs it (settlement.ts); `exists` is false once it is merged. */
 export interface EscrowState {
@@ -106,17 +101,14 @@ export class EscrowLedger {
     }
     const platform = await this.ledger.loadAccount(this.platform.publicKey());
     if (!platform) throw new LedgerUnavailableError('the platform account does not exist on the ledger');
-    const e = escrow.publicKey();
-    const maxTime = await this.ledger.validUntil(300);
-    const tx = new TransactionBuilder(platform, { fee: String(Number(BASE_FEE) * 5), networkPassphrase: this.ledger.settings.networkPassphrase, timebounds: { minTime: 0, maxTime } })
-      .addOperation(Operation.createAccount({ destination: e, startingBalance: ESCROW_STARTING_XLM }))
-      .addOperation(Operation.changeTrust({ source: e, asset: this.ledger.asset }))
-      .addOperation(Operation.setOptions({ source: e, signer: { ed25519PublicKey: input.organiserAccount, weight: ESCROW_SIGNER_WEIGHT } }))
-      .addOperation(Operation.setOptions({ source: e, signer: { ed25519PublicKey: this.platform.publicKey(), weight: ESCROW_SIGNER_WEIGHT } }))
-      .addOperation(
-        Operation.setOptions({ source: e, masterWeight: 0, lowThreshold: ESCROW_THRESHOLD, medThreshold: ESCROW_THRESHOLD, highThreshold: ESCROW_THRESHOLD }),
-      )
-      .build();
+    const tx = escrowSetupTransaction({
+      platform,
+      escrowAccount: escrow.publicKey(),
+      organiserAccount: input.organiserAccount,
+      asset: this.ledger.asset,
+      networkPassphrase: this.ledger.settings.networkPassphrase,
+      maxTime: await this.ledger.validUntil(ESCROW_SETUP_TIMEOUT_SECONDS),
+    });
     tx.sign(this.platform, escrow);
     try {
       const { hash } = await this.ledger.submit(tx);
@@ -141,24 +133,7 @@ export class EscrowLedger {
     if (!account) {
       throw new ValidationError({ ledgerAccount: [`${input.source} does not exist on the ledger yet: fund it first`] }, 'Your linked ledger account is not funded', 'ledger_account_not_found');
     }
-    const at = String(unix(input.reclaimAfter));
-    const tx = new TransactionBuilder(account, {
-      fee: BASE_FEE,
-      networkPassphrase: this.ledger.settings.networkPassphrase,
-      timebounds: { minTime: 0, maxTime: unix(input.validUntil) },
-    })
-      .addOperation(
-        Operation.createClaimableBalance({
-          asset: this.ledger.asset,
-          amount: input.amount,
-          claimants: [
-            new Claimant(input.escrowAccount, Claimant.predicateBeforeAbsoluteTime(at)),
-            new Claimant(input.source, Claimant.predicateNot(Claimant.predicateBeforeAbsoluteTime(at))),
-          ],
-        }),
-      )
-      .addMemo(Memo.hash(input.memoHash))
-      .build();
+    const tx = depositTransaction({ ...input, account, asset: this.ledger.asset, networkPassphrase: this.ledger.settings.networkPassphrase });
     return {
       xdr: tx.toXDR(),
       hash: Buffer.from(tx.hash()).toString('hex'),
@@ -263,15 +238,7 @@ export class EscrowLedger {
   async settlementEffects(hash: string): Promise<{ successful: boolean; payments: Array<{ destination: string; amount: string }>; claimed: string[] } | null> {
     const found = await this.ledger.readTransaction(hash);
     if (!found) return null;
-    const payments: Array<{ destination: string; amount: string }> = [];
-    const claimed: string[] = [];
-    for (const op of found.tx.operations) {
-      if (op.type === 'payment' && !op.asset.isNative() && op.asset.getCode() === this.asset.code && op.asset.getIssuer() === this.asset.issuer) {
-        payments.push({ destination: op.destination, amount: op.amount });
-      }
-      if (op.type === 'claimClaimableBalance') claimed.push(op.balanceId);
-    }
-    return { successful: found.record.successful, payments, claimed };
+    return settlementEffectsOf(found.tx, found.record.successful, this.asset);
   }
 
   /**

@@ -1,0 +1,153 @@
+/**
+ * The money property (docs/escrow.md): random pools, buyers and interleaved command streams of buyers, the organiser
+ * and the system (time, jobs), some decided on a stale read; deposits and settlement rounds are real transactions
+ * applied by the sandbox engine on a memory ledger. After every command: money is conserved to the stroop on the
+ * events and on the ledger, the ledger agrees with the events (reconcileEscrow), no deposit is settled twice, nothing
+ * held by an open dispute is released, release and recovery never both apply, nobody alone moves anything, and the
+ * escrow is merged exactly when the events say PoolSettled.
+ *
+ * PROPERTY_RUNS sets the number of sequences (1,000 by default); PROPERTY_SOAK=1 runs 20,000 longer ones. A failure
+ * prints fast-check's seed and path and the shrunk sequence: PROPERTY_SEED and PROPERTY_PATH replay it.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { foldPool } from '@cagnotte/domain';
+import { reconcileEscrow } from '@cagnotte/read-models';
+import { escrowFactsOf } from '../reservations/reconcile';
+import { BUYER_FUNDS, ESCROW, KEYS, escrowDeposits, ledgerFactsOf, sameSignatureAsTheSdk } from './money-ledger.testing';
+import { run, scenario } from './money-steps.testing';
+import { MoneyWorld, snapshot, toStroops } from './money-world.testing';
+
+const SOAK = process.env.PROPERTY_SOAK === '1';
+const RUNS = Number(process.env.PROPERTY_RUNS ?? (SOAK ? 20_000 : 1_000));
+const LENGTH = SOAK ? 2 : 1;
+const START = Date.parse('2026-03-02T10:00:00.000Z');
+
+// ---- what must hold after every step --------------------------------------------------------------------------
+
+const sumBy = <K>(pairs: Array<[K, bigint]>): Map<K, bigint> => {
+  const m = new Map<K, bigint>();
+  for (const [k, v] of pairs) m.set(k, (m.get(k) ?? 0n) + v);
+  return m;
+};
+
+const checkMoney = (w: MoneyWorld): void => {
+  const pool = w.existing;
+  // The events alone: every deposit paid in (PAID or late) is released, refunded or still held, to the stroop.
+  const recorded = new Map<string, bigint>();
+  const settled = new Map<string, { released: bigint; refunded: bigint }>();
+  const payouts: Array<[string, bigint]> = [];
+  let poolSettled = false;
+  for (const e of w.events) {
+    if (e.type === 'ReservationPaid' || e.type === 'ReservationLatePaymentReceived') {
+      assert.not.ok(recorded.has(e.data.balanceId), `deposit ${e.data.balanceId} recorded twice`);
+      recorded.set(e.data.balanceId, toStroops(e.data.amount));
+    }
+    if (e.type === 'ReservationSettled') settled.set(e.data.balanceId, { released: toStroops(e.data.released), refunded: toStroops(e.data.refunded) });
+    if (e.type === 'EscrowPayoutSettled') payouts.push([e.data.destination, toStroops(e.data.amount)]);
+    if (e.type === 'PoolSettled') poolSettled = true;
+  }
+  let paidIn = 0n;
+  let held = 0n;
+  let released = 0n;
+  let refunded = 0n;
+  for (const [balanceId, amount] of recorded) {
+    paidIn += amount;
+    const s = settled.get(balanceId);
+    if (s) {
+      released += s.released;
+      refunded += s.refunded;
+    } else held += amount;
+  }
+  assert.is(settled.size, [...settled.keys()].filter((id) => recorded.has(id)).length, 'a settled deposit was never paid in');
+  assert.is(paidIn, released + refunded + held, 'paid in ≠ released + refunded + held');
+  assert.is(pool.settlement.released, released, 'the fold’s released total');
+  assert.is(pool.settlement.refunded, refunded, 'the fold’s refunded total');
+  const paidOut = [...sumBy(payouts).values()].reduce((a, v) => a + v, 0n);
+  assert.is(paidOut, released + refunded, 'the payouts do not add up to what was settled');
+
+  // The ledger: the escrow may claim exactly the deposits not settled (recorded or not yet), and owns nothing itself.
+  for (const id of recorded.keys()) assert.ok(w.landed.has(id), `deposit ${id} recorded, never on the ledger`);
+  const expected = new Map([...w.landed.values()].filter((l) => !settled.has(l.balanceId)).map((l) => [l.balanceId, l.amount]));
+  const onLedger = new Map(escrowDeposits(w.ledger).map((d) => [d.balanceId, toStroops(d.amount)]));
+  assert.equal(onLedger, expected, 'the escrow’s claimable balances are not the deposits not settled');
+  assert.is(w.ledger.assetBalance(ESCROW, { code: 'EURC', issuer: KEYS.issuer.publicKey() }), 0n, 'the escrow holds stablecoin of its own');
+
+  // Who received what: exactly the EscrowPayoutSettled events, to the stroop (buyers also paid their deposits in).
+  const received = sumBy(payouts);
+  const asset = { code: 'EURC', issuer: KEYS.issuer.publicKey() };
+  for (const kp of [KEYS.platform, KEYS.organiser, KEYS.seller]) {
+    assert.is(w.ledger.assetBalance(kp.publicKey(), asset), received.get(kp.publicKey()) ?? 0n, `${kp === KEYS.platform ? 'the platform' : kp === KEYS.seller ? 'the seller' : 'the organiser'} received other than the events say`);
+  }
+  KEYS.buyers.forEach((kp, b) => {
+    const deposited = [...w.landed.values()].filter((l) => l.buyer === b).reduce((a, l) => a + l.amount, 0n);
+    assert.is(w.ledger.assetBalance(kp.publicKey(), asset), BUYER_FUNDS - deposited + (received.get(kp.publicKey()) ?? 0n), `buyer ${b} holds other than the events say`);
+  });
+
+  // The service's own comparison agrees.
+  const facts = escrowFactsOf(pool);
+  const report = reconcileEscrow(facts, ledgerFactsOf(w.ledger, facts.rounds.map((r) => r.txHash)));
+  assert.ok(report.ok, `reconciliation: ${report.problems.join('; ')}`);
+
+  // Release and recovery never both (what nobody may do alone is checked as it is tried); merged exactly when PoolSettled.
+  for (const s of pool.settlement.byId.values()) {
+    for (const r of s.rounds) assert.not.ok(w.ledger.transaction(r.releaseHash) && w.ledger.transaction(r.recoveryHash), `round ${r.index} of ${s.settlementId}: release and recovery both applied`);
+  }
+  assert.is(w.ledger.account(ESCROW) === null, poolSettled, poolSettled ? 'PoolSettled, the escrow still exists' : 'the escrow was merged, no PoolSettled');
+  assert.is(pool.settlement.mergedAt !== null, poolSettled);
+};
+
+// ---- the property ---------------------------------------------------------------------------------------------
+
+const stats = { runs: 0, steps: 0, paid: 0, late: 0, settled: 0, recovered: 0, released: 0, rearmed: 0, superseded: 0, deadSigners: 0, disputes: 0, disputesRefunded: 0, stale: 0, merged: 0, failed: 0, cancelled: 0 };
+
+const refusals = new Map<string, number>();
+
+const money = fc.property(scenario(LENGTH), ({ spec, steps }) => {
+  const w = new MoneyWorld(spec, START);
+  checkMoney(w);
+  for (const step of steps) {
+    run(w, step);
+    checkMoney(w);
+  }
+  assert.is(snapshot(foldPool(w.events)), snapshot(w.pool), 'the state kept between commands is not the fold of the stream');
+  for (const [code, n] of w.refusals) refusals.set(code, (refusals.get(code) ?? 0) + n);
+  stats.runs += 1;
+  stats.steps += steps.length;
+  stats.stale += steps.filter((s) => 'stale' in s && s.stale > 0).length;
+  for (const e of w.events) {
+    if (e.type === 'ReservationPaid') stats.paid += 1;
+    if (e.type === 'ReservationLatePaymentReceived') stats.late += 1;
+    if (e.type === 'ReservationSettled') stats.settled += 1;
+    if (e.type === 'EscrowRoundSettled' && e.data.path === 'RECOVERY') stats.recovered += 1;
+    if (e.type === 'EscrowRoundSettled' && e.data.path === 'RELEASE') stats.released += 1;
+    if (e.type === 'EscrowRoundSettled' && !e.data.merged) stats.rearmed += 1;
+    if (e.type === 'EscrowSettlementPrepared' && e.data.supersedes) stats.superseded += 1;
+    if (e.type === 'EscrowSettlementPrepared' && e.data.deadPreAuthSigners.length > 0) stats.deadSigners += 1;
+    if (e.type === 'DisputeOpened') stats.disputes += 1;
+    if (e.type === 'DisputeResolved' && e.data.outcome !== 'WITHDRAWN') stats.disputesRefunded += 1;
+    if (e.type === 'PoolSettled') stats.merged += 1;
+    if (e.type === 'PoolClosed' && e.data.outcome === 'FAILED') stats.failed += 1;
+    if (e.type === 'PoolCancelled') stats.cancelled += 1;
+  }
+});
+
+const test = suite('money property: conserved to the stroop, the ledger agrees with the events');
+
+test('our ed25519 signatures are the SDK’s, byte for byte', () => {
+  assert.ok(sameSignatureAsTheSdk());
+});
+
+test(`${RUNS} random sequences${SOAK ? ' (soak)' : ''}`, () => {
+  const started = Date.now();
+  const replay = process.env.PROPERTY_SEED ? { seed: Number(process.env.PROPERTY_SEED), ...(process.env.PROPERTY_PATH ? { path: process.env.PROPERTY_PATH } : {}) } : {};
+  fc.assert(money, { numRuns: RUNS, includeErrorInReport: true, ...replay });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`  money property: ${stats.runs} sequences, ${stats.steps} steps (${stats.stale} on a stale read) in ${seconds} s; events: ${JSON.stringify({ ...stats, runs: undefined, steps: undefined, stale: undefined })}`);
+  if (process.env.PROPERTY_VERBOSE) console.log('  refusals:', JSON.stringify(Object.fromEntries([...refusals].sort((a, b) => b[1] - a[1]))));
+  if (!process.env.PROPERTY_SEED && RUNS >= 1000) assert.ok(stats.released > 0 && stats.recovered > 0 && stats.late > 0 && stats.merged > 0, 'the sequences never reached a release, a recovery, a late deposit or a merge');
+});
+
+test.run();
+

@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { Account, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
 import { IllegalStateError, NotFoundError, ValidationError, currentSettlement, decideSettlement, dueSettlement, formatAmount, settlementWindows, type ExistingPool } from '@cagnotte/domain';
-import { dueChangedSince, lockCandidates, nextRound, planOf, rebuiltPlan, replaceablePlan } from './plan';
+import { dueChangedSince, lockCandidates, nextRound, planInputsFor, planOf, rebuiltPlan, replaceablePlan } from './plan';
 import { unsettled } from './sync';
 import { ASSET, ESCROW, EURC, KEYS, PASSPHRASE, PLATFORM, escrowLedger, escrowStateOf, gateway, signWith, signedCopy } from './money-ledger.testing';
 import { RELEASE_WINDOW_HOURS, type MoneyWorld, type Outcome } from './money-world.testing';
@@ -62,16 +62,7 @@ const prepareNew = (w: MoneyWorld, read: ExistingPool, supersedes: string | null
   const windows = settlementWindows(w.iso, read.escrow!.reclaimAfter, RELEASE_WINDOW_HOURS);
   const state = escrowStateOf(w.ledger, read.escrow!.accountId);
   if (!state.exists) throw new NotFoundError('escrow');
-  const inputs = {
-    escrowAccount: read.escrow!.accountId,
-    escrowSequence: state.sequence.toString(),
-    strayBalance: formatAmount(state.strayBalance),
-    hadTrustline: state.hasTrustline,
-    deadPreAuthSigners: state.signers.filter((x) => x.type === 'preauth_tx').map((x) => x.key),
-    items: due.items,
-    final: due.final,
-    ...windows,
-  };
+  const inputs = planInputsFor(read, due, state, windows);
   const rounds = planOf(gateway, inputs);
   const trusts = (id: string) => w.ledger.account(id)?.trustlines.some((t) => t.code === ASSET.code && t.issuer === ASSET.issuer) ?? false;
   const missing = [...new Set(rounds.flatMap((r) => [...r.payouts, ...r.refunds].map((p) => p.destination)))].filter((d) => !trusts(d));

@@ -1,4 +1,4 @@
-import { ValidationError, parseAmount, formatAmount, jsonEqual, type DueSettlement, type ExistingPool, type PreparedSettlement, type SettlementAccounts } from '@cagnotte/domain';
+import { ValidationError, parseAmount, formatAmount, jsonEqual, type DueSettlement, type ExistingPool, type PreparedSettlement, type SettlementAccounts, type SettlementWindows } from '@cagnotte/domain';
 import type { SettlementItem } from '@cagnotte/event-schemas';
 import { ledgerCall, planSettlement, type EscrowLedger, type EventStore, type LedgerGateway, type SettlementRound } from '@cagnotte/infra';
 import { loadAccount } from '../shared/context';
@@ -13,6 +13,27 @@ export type PlanInputs = Pick<
 >;
 
 const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
+/** The escrow as the ledger shows it when a plan is made (EscrowLedger.escrowState, or a spec's in-memory ledger). */
+export interface EscrowLedgerState {
+  sequence: bigint;
+  strayBalance: bigint;
+  hasTrustline: boolean;
+  signers: Array<{ key: string; type: string }>;
+}
+
+/** The inputs of a new plan: what is due, on the escrow as the ledger shows it now, within these windows. */
+export const planInputsFor = (pool: ExistingPool, due: DueSettlement, state: EscrowLedgerState, windows: SettlementWindows): PlanInputs => ({
+  escrowAccount: pool.escrow!.accountId,
+  escrowSequence: state.sequence.toString(),
+  strayBalance: formatAmount(state.strayBalance),
+  hadTrustline: state.hasTrustline,
+  // On the 2-of-2 layout every pre-authorised signer left is a dead one (its round's twin ran).
+  deadPreAuthSigners: state.signers.filter((x) => x.type === 'preauth_tx').map((x) => x.key),
+  items: due.items,
+  final: due.final,
+  ...windows,
+});
 
 export const planOf = (ledger: LedgerGateway, inputs: PlanInputs): SettlementRound[] =>
   planSettlement({

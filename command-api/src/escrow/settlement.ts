@@ -20,7 +20,7 @@ import { metadataFor } from '../shared/context';
 import { positionHeaders, POSITION_HEADER, type CommandCtx } from '../pools/handler';
 import { tenantOf } from '../reservations/runtime';
 import { existingPool, loadPoolIn, runPoolDecision, type EscrowDeps } from './runtime';
-import { dueChangedSince, lockCandidates, nextRound, planOf, rebuiltPlan, replaceablePlan, requireTrustlines, settlementAccounts } from './plan';
+import { dueChangedSince, lockCandidates, nextRound, planInputsFor, planOf, rebuiltPlan, replaceablePlan, requireTrustlines, settlementAccounts } from './plan';
 import { submitRecoveries, syncSettlements, unsettled } from './sync';
 
 // The organiser's side of the escrow's release: prepare the settlement (lock, release and recovery per round,
@@ -117,17 +117,7 @@ export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
     const windows = settlementWindows(now.toISOString(), pool.escrow!.reclaimAfter, deps.releaseWindowHours);
     const state = await ledgerCall(() => escrow.escrowState(pool.escrow!.accountId));
     if (!state.exists) throw new NotFoundError('escrow');
-    const inputs = {
-      escrowAccount: pool.escrow!.accountId,
-      escrowSequence: state.sequence.toString(),
-      strayBalance: formatAmount(state.strayBalance),
-      hadTrustline: state.hasTrustline,
-      // On the 2-of-2 layout every pre-authorised signer left is a dead one (its round's twin ran).
-      deadPreAuthSigners: state.signers.filter((x) => x.type === 'preauth_tx').map((x) => x.key),
-      items: due.items,
-      final: due.final,
-      ...windows,
-    };
+    const inputs = planInputsFor(pool, due, state, windows);
     const rounds = planOf(ledger, inputs);
     await requireTrustlines(escrow, rounds);
     const settlementId = randomUUID();

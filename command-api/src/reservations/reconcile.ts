@@ -73,15 +73,22 @@ export const reconcilePool = async (deps: { store: EventStore; escrow: EscrowLed
 export const reconcileAll = async (
   deps: { store: EventStore; escrow: EscrowLedger; knex: Knex },
   options: { poolId?: string; onProgress?: (done: number, total: number) => void } = {},
-): Promise<{ ok: boolean; pools: PoolReconciliation[] }> => {
+): Promise<{ ok: boolean; pools: PoolReconciliation[]; failed?: Array<{ poolId: string; error: string }> }> => {
   const ids = options.poolId
     ? [options.poolId]
     : (await deps.knex(POOL_TABLES.pools).whereNot('status', 'DRAFT').orderBy('created_at').select<{ id: string }[]>('id')).map((r) => r.id);
   const pools: PoolReconciliation[] = [];
+  const failed: Array<{ poolId: string; error: string }> = [];
   for (const [i, id] of ids.entries()) {
-    const report = await reconcilePool(deps, id);
-    if (report) pools.push(report);
+    // One pool that cannot be read (its stream, the ledger) is reported and the run goes on: a long run's report
+    // names every pool it could not reconcile instead of stopping at the first.
+    try {
+      const report = await reconcilePool(deps, id);
+      if (report) pools.push(report);
+    } catch (e) {
+      failed.push({ poolId: id, error: (e as Error).message });
+    }
     options.onProgress?.(i + 1, ids.length);
   }
-  return { ok: pools.every((p) => p.ok), pools };
+  return { ok: failed.length === 0 && pools.every((p) => p.ok), pools, ...(failed.length > 0 ? { failed } : {}) };
 };

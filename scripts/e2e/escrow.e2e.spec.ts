@@ -207,6 +207,17 @@ test('without the organiser nothing moves: a release without their signature is 
   assert.is(byHash.body.data.status, 'SETTLED', byHash.text);
 });
 
+test('nothing is settled before a pool closes: a DRAFT (no escrow) is 400 escrow_not_open, an OPEN pool 400 pool_not_closed; a stranger 404', async (ctx) => {
+  const draft = await as(ctx, ctx.organiser).post('/api/pools', cheese());
+  const onDraft = await as(ctx, ctx.organiser).post(`/api/pools/${draft.body.data.id}/escrow/settlement`);
+  assert.equal([onDraft.status, onDraft.body.code], [400, 'escrow_not_open'], onDraft.text);
+  const poolId = await openPool(ctx, cheese());
+  const onOpen = await as(ctx, ctx.organiser).post(`/api/pools/${poolId}/escrow/settlement`);
+  assert.equal([onOpen.status, onOpen.body.code], [400, 'pool_not_closed'], onOpen.text);
+  const stranger = await ctx.api.user(ctx.tenant, { role: 'organiser', wallet: false });
+  assert.is((await as(ctx, stranger).post(`/api/pools/${poolId}/escrow/settlement`)).status, 404);
+});
+
 test('failure: at the deadline the job closes a pool below its minimum as FAILED; the organiser cosigns the refund and every buyer gets their deposit back in full', async (ctx) => {
   const deadline = new Date(now().getTime() + 3_600_000).toISOString();
   const poolId = await openPool(ctx, cheese({ deadline, minimumUnits: 5 }));

@@ -1,4 +1,4 @@
-import { ValidationError, parseAmount, formatAmount, jsonEqual, type DueSettlement, type ExistingPool, type PreparedSettlement, type SettlementAccounts, type SettlementWindows } from '@cagnotte/domain';
+import { IllegalStateError, ValidationError, parseAmount, formatAmount, jsonEqual, type DueSettlement, type ExistingPool, type PreparedSettlement, type SettlementAccounts, type SettlementWindows } from '@cagnotte/domain';
 import type { SettlementItem } from '@cagnotte/event-schemas';
 import { ledgerCall, planSettlement, type EscrowLedger, type EventStore, type LedgerGateway, type SettlementRound } from '@cagnotte/infra';
 import { loadAccount } from '../shared/context';
@@ -77,7 +77,8 @@ export const rebuiltPlan = (ledger: LedgerGateway, s: PreparedSettlement): Settl
  * platform's fee to the platform account.
  */
 export const settlementAccounts = async (store: EventStore, ledger: LedgerGateway, pool: ExistingPool): Promise<SettlementAccounts> => {
-  const organiser = pool.escrow!.organiserSigner;
+  if (!pool.escrow) throw new IllegalStateError('escrow_not_open', 'This pool has no escrow account: nothing to settle');
+  const organiser = pool.escrow.organiserSigner;
   let seller = pool.fields.payoutAccount;
   if (!seller && pool.fields.sellerId && pool.fields.sellerId !== pool.organiserId) {
     const account = await loadAccount(store, pool.fields.sellerId);

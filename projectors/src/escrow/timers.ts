@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { JOB_QUEUES, type JobQueue } from '@cagnotte/infra';
+import { JOB_QUEUES, Scheduler, type JobQueue } from '@cagnotte/infra';
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
 
 export const ESCROW_TIMER_TABLES = { timers: 'rm_escrow_timers' } as const;
@@ -13,8 +13,9 @@ const TIMED = new Set(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'Pool
  * A rebuild from position 0 schedules past timers again: they run at once and find nothing left to do.
  */
 const applyTimer = async (jobs: JobQueue, trx: Knex.Transaction, e: ProjectedEvent, table: TableMap): Promise<void> => {
+  // One queue per kind of timer, each job keyed `<kind>:<eventId>` (the Scheduler's keys).
   const at = (queue: string, runAt: string) =>
-    jobs.enqueue(queue, `${queue}:${e.id}`, { poolId: (e.data as { poolId: string }).poolId, tenantId: e.metadata.tenantId }, { runAt: new Date(runAt) });
+    new Scheduler<{ poolId: string; tenantId: string | null }>(jobs, queue).at(queue, e.id, new Date(runAt), { poolId: (e.data as { poolId: string }).poolId, tenantId: e.metadata.tenantId });
   switch (e.type) {
     case 'PoolCreated':
       await trx(table(ESCROW_TIMER_TABLES.timers)).insert({ pool_id: e.data.poolId, deadline: e.data.deadline }).onConflict('pool_id').merge();

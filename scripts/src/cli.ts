@@ -4,9 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { changeTenantSettings, createTenant, onboardMerchant, reconcileAll, registerUser } from '@cagnotte/command-api';
+import { changeTenantSettings, createTenant, onboardMerchant, reconcileAll, registerUser, setTenantFeeSchedule } from '@cagnotte/command-api';
 import { AppError } from '@cagnotte/domain';
-import { AccountType, Role, TenantSettings } from '@cagnotte/event-schemas';
+import { AccountType, FeeSchedule, Role, TenantSettings } from '@cagnotte/event-schemas';
 import { PROJECTION_NAMES, ProjectionFaultedError, createProjectorRunner } from '@cagnotte/projectors';
 import {
   LedgerRejectedError,
@@ -30,6 +30,11 @@ const USAGE = `Usage: pnpm cli <command>
   tenant settings <slug> [--reservation-ttl <seconds>] [--listing-fee-listed <amount>] [--listing-fee-featured <amount>]
               [--delist-refund-window-hours <n>] [--platform-fee-percent <p>] [--inspection-days <d>]
               [--dispute-response-days <d>]   set what is given (prints the tenant's settings; unset = defaults)
+  tenant fees <slug> [--payment-percent <p>] [--payment-fixed <a>] [--payment-min <a>] [--payment-cap <a>|none]
+              [--deposit-percent <p>] [--deposit-fixed <a>] [--deposit-min <a>] [--deposit-cap <a>|none]
+              [--listing-listed <a>] [--listing-featured <a>] [--activation <a>] [--vat-default <p>]
+              [--vat <CC>=<p>]... [--vat <CC>=none]...   prints the fee schedule in force as JSON; flags set parts
+              of it (recorded only when something changes; docs/fees.md)
   user create --tenant <slug> --email <e> --password <p> [--phone <p>] [--name <display name>]
               [--role user|organiser] [--account-type CONSUMER|BUSINESS]
   user block --tenant <slug> --email <e>     refuse logins (403) and revoke every session
@@ -347,6 +352,39 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
     if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     const { settings } = await changeTenantSettings(s, slug, parsed.data, meta());
     print({ slug, settings });
+  },
+  'tenant fees': async (s, args) => {
+    const flags = ['payment-percent', 'payment-fixed', 'payment-min', 'payment-cap', 'deposit-percent', 'deposit-fixed', 'deposit-min', 'deposit-cap', 'listing-listed', 'listing-featured', 'activation', 'vat-default'] as const;
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { ...Object.fromEntries(flags.map((f) => [f, { type: 'string' as const }])), vat: { type: 'string', multiple: true } },
+    });
+    const slug = positionals[0];
+    if (!slug) throw new UsageError('tenant fees needs a slug');
+    const v = values as Record<string, string | undefined> & { vat?: string[] };
+    const vat: Array<[string, string | null]> = (v.vat ?? []).map((entry) => {
+      const m = /^([A-Z]{2})=(.+)$/.exec(entry);
+      if (!m) throw new UsageError(`--vat takes <COUNTRY>=<percent> (ISO 3166-1 alpha-2, e.g. FR=20) or <COUNTRY>=none, not ${entry}`);
+      return [m[1]!, m[2] === 'none' ? null : m[2]!];
+    });
+    const cap = (x: string | undefined, current: string | null) => (x === undefined ? current : x === 'none' ? null : x);
+    const change = (c: FeeSchedule): FeeSchedule => {
+      const byCountry: Record<string, string> = { ...c.vat.byCountry };
+      for (const [country, rate] of vat) if (rate === null) delete byCountry[country]; else byCountry[country] = rate;
+      const next = {
+        payment: { percent: v['payment-percent'] ?? c.payment.percent, fixed: v['payment-fixed'] ?? c.payment.fixed, min: v['payment-min'] ?? c.payment.min, cap: cap(v['payment-cap'], c.payment.cap) },
+        escrowDeposit: { percent: v['deposit-percent'] ?? c.escrowDeposit.percent, fixed: v['deposit-fixed'] ?? c.escrowDeposit.fixed, min: v['deposit-min'] ?? c.escrowDeposit.min, cap: cap(v['deposit-cap'], c.escrowDeposit.cap) },
+        listing: { LISTED: v['listing-listed'] ?? c.listing.LISTED, FEATURED: v['listing-featured'] ?? c.listing.FEATURED },
+        organiserActivation: v.activation ?? c.organiserActivation,
+        vat: { default: v['vat-default'] ?? c.vat.default, byCountry },
+      };
+      const parsed = FeeSchedule.safeParse(next);
+      if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      return parsed.data;
+    };
+    const { schedule, isDefault, position } = await setTenantFeeSchedule(s, s.config, slug, change, meta());
+    print({ slug, schedule, default: isDefault, recorded: position !== null });
   },
   'escrow reconcile': async (s, args) => {
     const { values } = parseArgs({ args, options: { pool: { type: 'string' } } });

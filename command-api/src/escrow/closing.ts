@@ -2,9 +2,12 @@ import { z } from 'zod';
 import { decideEscrow } from '@cagnotte/domain';
 import { defineRoute, type AuthContext, type RouteDef } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
-import { poolAnswer, POSITION_HEADER } from '../pools/handler';
+import { poolAggregate, poolAnswer, POSITION_HEADER } from '../pools/handler';
+import { loadState } from '../shared/run-command';
+import { poolStream } from '../shared/context';
 import { tenantOf } from '../reservations/runtime';
-import { runPoolDecision, runSystemDecision, type EscrowDeps } from './runtime';
+import { loadPoolIn, runPoolDecision, runSystemDecision, type EscrowDeps } from './runtime';
+import { closingFeeVat } from '../fees/parties';
 
 // The end of a pool: closing (at its deadline, by a job; early, by its organiser), cancelling, and delivery, which
 // starts the buyers' inspection period. The rules are the domain's (domain/src/escrow/decide.ts, docs/escrow.md).
@@ -21,7 +24,7 @@ export const makeClosingRoutes = (deps: EscrowDeps): RouteDef[] => {
     summary: 'Close a pool early (its organiser), once its minimum is reached',
     description: [
       'Owner and organiser. A pool also closes on its own at its `deadline` (a delayed job): this closes it before, once GROUPS pools hold `config.minimumUnits` PAID units (1 without a minimum) or FUNDING pools their `targetAmount` paid (400 `minimum_not_reached` otherwise: cancel it instead). After the deadline it closes whatever the outcome.',
-      'Closing ends every PENDING reservation (a deposit that still lands is owed back), fixes the final unit prices (the tier reached by PAID units), the fee rates (the tenant’s platform fee; the organiser’s commission on a brokered pool with the COMMISSION mandate) and the release terms. The pool becomes LOCKED (succeeded: its funds wait for release) or FAILED (below its minimum or goal: every buyer is refunded). Answers the pool with its `closing`.',
+      'Closing ends every PENDING reservation (a deposit that still lands is owed back), fixes the final unit prices (the tier reached by PAID units), the fee rates (the tenant’s payment fee rule and the VAT rates on it and on the commission, docs/fees.md; the organiser’s commission on a brokered pool with the COMMISSION mandate) and the release terms. The pool becomes LOCKED (succeeded: its funds wait for release) or FAILED (below its minimum or goal: every buyer is refunded). Answers the pool with its `closing`.',
     ].join('\n\n'),
     tags: ['Escrow'],
     auth: 'required',
@@ -31,7 +34,11 @@ export const makeClosingRoutes = (deps: EscrowDeps): RouteDef[] => {
     responseHeaders: { [POSITION_HEADER]: 'Feed position of the write' },
     errors: [400, 401, 403, 404, 503],
     handler: async (ctx) => {
-      const policy = await deps.tenantPolicy(tenantOf(ctx));
+      const tenantId = tenantOf(ctx);
+      const tenantPolicy = await deps.tenantPolicy(tenantId);
+      // The VAT rates frozen with the fees need the seller's and organiser's identities: read before deciding (the
+      // seller is a money-spine field, fixed once the pool left DRAFT).
+      const policy = { ...tenantPolicy, feeVat: await closingFeeVat(deps.store, tenantPolicy, await loadPoolIn(deps, ctx.params.id, tenantId)) };
       return runPoolDecision(deps, ctx, ctx.params.id, (pool, metadata) => decideEscrow({ type: 'ClosePool', data: { reason: 'ORGANISER', policy }, metadata }, pool), answer(ctx));
     },
   });
@@ -86,7 +93,9 @@ export interface PoolJob {
  */
 export const closeAtDeadline = async (deps: Pick<EscrowDeps, 'store' | 'pgPool' | 'commandQueue' | 'tenantPolicy'>, job: PoolJob, now: Date) => {
   // The policy is the tenant's: without a tenant in the job (never, from the scheduler), the service's defaults apply through it.
-  const policy = await deps.tenantPolicy(job.tenantId ?? '');
+  const tenantPolicy = await deps.tenantPolicy(job.tenantId ?? '');
+  const pool = await loadState(deps.store, poolStream(job.poolId), poolAggregate);
+  const policy = { ...tenantPolicy, feeVat: await closingFeeVat(deps.store, tenantPolicy, pool.pool) };
   return runSystemDecision(deps, job, 'pool-deadline', now, (pool, at) =>
     decideEscrow({ type: 'ClosePool', data: { reason: 'DEADLINE', policy }, metadata: { actor: null, now: at } }, pool),
   );

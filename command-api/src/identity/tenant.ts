@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { decideTenant, tenantAggregate } from '@cagnotte/domain';
-import type { EventData, EventMetadata, TenantSettings } from '@cagnotte/event-schemas';
+import { canonicalSchedule, decideTenant, defaultFeeSchedule, tenantAggregate, type Tenant } from '@cagnotte/domain';
+import type { EventData, EventMetadata, FeeSchedule, TenantSettings } from '@cagnotte/event-schemas';
 import type { Config, Position } from '@cagnotte/infra';
 import type { TenantPolicy } from '../pools/handler';
 import { tenantStream } from '../shared/context';
@@ -49,22 +49,63 @@ export const loadTenantSettings = async (store: CommandRuntime['store'], slug: s
   return tenant.status === 'none' ? {} : tenant.settings;
 };
 
+type PolicyConfig = Pick<Config, 'RESERVATION_TTL_SECONDS' | 'LISTING_FEE_LISTED' | 'LISTING_FEE_FEATURED' | 'DELIST_REFUND_WINDOW_HOURS' | 'PLATFORM_FEE_PERCENT' | 'INSPECTION_DAYS' | 'DISPUTE_RESPONSE_DAYS'>;
+
+/**
+ * A tenant's fee schedule in force: the one an operator set, else the default made of its settings (docs/fees.md).
+ * Once a schedule is set it is where the listing fees and the payment fee's percent come from.
+ */
+export const feeScheduleOf = (tenant: Tenant, config: PolicyConfig): FeeSchedule => {
+  if (tenant.status !== 'none' && tenant.feeSchedule) return tenant.feeSchedule;
+  const settings = tenant.status === 'none' ? {} : tenant.settings;
+  return defaultFeeSchedule({
+    platformFeePercent: settings.platformFeePercent ?? config.PLATFORM_FEE_PERCENT,
+    listingFees: settings.listingFees ?? { LISTED: config.LISTING_FEE_LISTED, FEATURED: config.LISTING_FEE_FEATURED },
+  });
+};
+
 /** A tenant's commercial settings with the service's defaults filled in, from its own stream (found by its id through the tenants read model). */
 export const makeTenantPolicy =
   (deps: { store: CommandRuntime['store']; tenants: { byId(id: string): Promise<{ slug: string } | null> }; config: Config }) =>
   async (tenantId: string): Promise<TenantPolicy> => {
     const { config } = deps;
-    const tenant = await deps.tenants.byId(tenantId);
-    const settings = tenant ? await loadTenantSettings(deps.store, tenant.slug) : {};
+    const ref = await deps.tenants.byId(tenantId);
+    const tenant: Tenant = ref ? await loadState(deps.store, tenantStream(ref.slug), tenantAggregate) : { status: 'none' };
+    const settings = tenant.status === 'none' ? {} : tenant.settings;
+    const feeSchedule = feeScheduleOf(tenant, config);
     return {
       reservationTtlSeconds: settings.reservationTtlSeconds ?? config.RESERVATION_TTL_SECONDS,
-      listingFees: settings.listingFees ?? { LISTED: config.LISTING_FEE_LISTED, FEATURED: config.LISTING_FEE_FEATURED },
+      listingFees: feeSchedule.listing,
       delistRefundWindowHours: settings.delistRefundWindowHours ?? config.DELIST_REFUND_WINDOW_HOURS,
-      platformFeePercent: settings.platformFeePercent ?? config.PLATFORM_FEE_PERCENT,
+      platformFeePercent: feeSchedule.payment.percent,
       inspectionDays: settings.inspectionDays ?? config.INSPECTION_DAYS,
       disputeResponseDays: settings.disputeResponseDays ?? config.DISPUTE_RESPONSE_DAYS,
+      feeSchedule,
+      platform: { id: 'platform', country: config.PLATFORM_COUNTRY, vatId: config.PLATFORM_VAT_ID ?? null },
     };
   };
+
+/** `pnpm cli tenant fees`: the schedule in force, or records `change(schedule)` when it differs (nothing otherwise). */
+export const setTenantFeeSchedule = async (
+  runtime: CommandRuntime,
+  config: PolicyConfig,
+  slug: string,
+  change: (current: FeeSchedule) => FeeSchedule,
+  metadata: Omit<EventMetadata, 'tenantId'>,
+): Promise<{ schedule: FeeSchedule; isDefault: boolean; position: Position | null }> => {
+  const outcome = await runCommand(
+    runtime,
+    tenantStream(slug),
+    tenantAggregate,
+    (state) => {
+      const current = canonicalSchedule(feeScheduleOf(state, config));
+      return decideTenant({ type: 'SetFeeSchedule', data: { schedule: canonicalSchedule(change(current)), current }, metadata: { now: metadata.occurredAt } }, state);
+    },
+    { ...metadata, tenantId: null },
+  );
+  const state = outcome.state;
+  return { schedule: feeScheduleOf(state, config), isDefault: state.status === 'none' || state.feeSchedule === null, position: outcome.position };
+};
 
 /** `pnpm cli tenant-settings`: records what changes (nothing when the values are already these). */
 export const changeTenantSettings = async (

@@ -28,6 +28,12 @@ const ReserveInput = z
       .describe('GROUPS: the units to hold'),
     pledge: DecimalAmount.optional().describe('FUNDING: the amount pledged, decimal string'),
     relaisId: z.string().min(1).max(64).nullable().optional().describe('The pick-up point (required when the pool has any)'),
+    quoteId: z
+      .string()
+      .min(1)
+      .max(8192)
+      .optional()
+      .describe('A deposit quote of yours for this pool (POST /api/pools/{id}/quote): the reservation is charged exactly its prices, or refused (409 quote_changed, quote_expired; 400 quote_mismatch for other lines)'),
   })
   .strict()
   .describe('ReserveInput');
@@ -85,6 +91,11 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     handler: async (ctx) => {
       const poolId = ctx.params.id;
       const reservationId = randomUUID();
+      const claims = ctx.body.quoteId === undefined ? null : deps.quotes.verify(ctx.body.quoteId);
+      if (ctx.body.quoteId !== undefined && (!claims || claims.poolId !== poolId || claims.buyerId !== ctx.auth!.userId)) {
+        throw new ValidationError({ quoteId: ['not a quote of yours for this pool'] }, 'Unknown quote', 'invalid_quote');
+      }
+      const quote = claims && { validUntil: claims.validUntil, amount: claims.amount, pledge: claims.pledge, lines: claims.lines };
       const ttlSeconds = await deps.reservationTtlSeconds(tenantOf(ctx));
       // The expiry is queued before the reservation exists: a crash in between leaves a job that finds nothing to
       // expire, never a reservation without its job.
@@ -99,7 +110,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
         poolId,
         (metadata) => ({
           type: 'PlaceReservation',
-          data: { reservationId, lines: ctx.body.lines, pledge: ctx.body.pledge ?? null, relaisId: ctx.body.relaisId ?? null, ttlSeconds },
+          data: { reservationId, lines: ctx.body.lines, pledge: ctx.body.pledge ?? null, relaisId: ctx.body.relaisId ?? null, ttlSeconds, ...(quote ? { quote } : {}) },
           metadata,
         }),
         answerWith(201, (o) => reservationOf(o.state, reservationId, clock())),

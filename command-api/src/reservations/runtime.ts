@@ -1,3 +1,4 @@
+import type { QuoteSigner } from '../fees/quote-token';
 import { createHash } from 'node:crypto';
 import { NotFoundError, decideReservation, initialPool, type ReservationCommand } from '@cagnotte/domain';
 import type { EventMetadata } from '@cagnotte/event-schemas';
@@ -19,6 +20,8 @@ export interface ReservationDeps extends CommandRuntime {
   jobs: JobQueue;
   /** The tenant's reservation TTL (its settings, else the service's default). */
   reservationTtlSeconds: (tenantId: string) => Promise<number>;
+  /** Verifies the deposit quote a reservation may be placed under (command-api/src/fees/quote-token.ts). */
+  quotes: QuoteSigner;
 }
 
 export const RESERVATION_PROJECTIONS = ['pools', 'reservations'];

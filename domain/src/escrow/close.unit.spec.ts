@@ -133,12 +133,14 @@ deadline('fees: the policy’s platform fee; a commission only for a brokered po
   const fees = (fields: Parameters<typeof groupsFields>[0], withMandate: boolean) =>
     closing([...withConfig({}, fields), ...(withMandate ? [mandate] : []), ...paid(ALICE_R1)], closePool('DEADLINE', DEADLINE)).fees;
   const brokered = { sellerId: SELLER_ID, organiserCommissionPercent: '5' };
-  assert.equal(fees(brokered, true), { platformFeePercent: '2.5', organiserCommissionPercent: '5' });
-  assert.equal(fees(brokered, false), { platformFeePercent: '2.5', organiserCommissionPercent: null }, 'no mandate');
-  assert.equal(fees({ ...brokered, organiserCommissionPercent: '0' }, true), { platformFeePercent: '2.5', organiserCommissionPercent: null }, 'a zero rate');
-  assert.equal(fees({ ...brokered, organiserCommissionPercent: null }, true), { platformFeePercent: '2.5', organiserCommissionPercent: null }, 'no rate');
-  assert.equal(fees({ sellerId: ORGANISER_ID, organiserCommissionPercent: '5' }, true), { platformFeePercent: '2.5', organiserCommissionPercent: null }, 'the organiser sells');
-  assert.equal(fees({ sellerId: null, organiserCommissionPercent: '5' }, true), { platformFeePercent: '2.5', organiserCommissionPercent: null }, 'no seller');
+  // PoolClosed v2 also freezes the payment rule (here the bare percentage: the policy has no schedule) and the VAT rates (none given).
+  const frozen = { platformFee: { percent: '2.5', fixed: '0', min: '0', cap: null }, vat: null };
+  assert.equal(fees(brokered, true), { platformFeePercent: '2.5', organiserCommissionPercent: '5', ...frozen });
+  assert.equal(fees(brokered, false), { platformFeePercent: '2.5', organiserCommissionPercent: null, ...frozen }, 'no mandate');
+  assert.equal(fees({ ...brokered, organiserCommissionPercent: '0' }, true), { platformFeePercent: '2.5', organiserCommissionPercent: null, ...frozen }, 'a zero rate');
+  assert.equal(fees({ ...brokered, organiserCommissionPercent: null }, true), { platformFeePercent: '2.5', organiserCommissionPercent: null, ...frozen }, 'no rate');
+  assert.equal(fees({ sellerId: ORGANISER_ID, organiserCommissionPercent: '5' }, true), { platformFeePercent: '2.5', organiserCommissionPercent: null, ...frozen }, 'the organiser sells');
+  assert.equal(fees({ sellerId: null, organiserCommissionPercent: '5' }, true), { platformFeePercent: '2.5', organiserCommissionPercent: null, ...frozen }, 'no seller');
 });
 
 const early = suite('escrow: the organiser closes early');

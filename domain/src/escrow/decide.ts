@@ -1,4 +1,5 @@
-import type { DisputeReason, PoolEvent } from '@cagnotte/event-schemas';
+import type { DisputeReason, FeeRule, PoolEvent, SettlementFees } from '@cagnotte/event-schemas';
+import { percentRule } from '../fees/schedule';
 import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
 import { formatAmount, parseAmount } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
@@ -14,6 +15,10 @@ export interface EscrowMeta {
 /** The tenant's escrow settings as they apply at closing (its settings, else the service's defaults). */
 export interface ClosingPolicy {
   platformFeePercent: string;
+  /** The tenant's fee schedule in force: its payment rule is frozen with the closing (absent: the bare percentage). */
+  feeSchedule?: { payment: FeeRule } | undefined;
+  /** VAT rates to withhold on the fee and the commission (docs/fees.md#vat), resolved by the caller; absent: none. */
+  feeVat?: SettlementFees['vat'];
   inspectionDays: number;
   disputeResponseDays: number;
 }
@@ -110,7 +115,12 @@ const decideClose = (pool: ExistingPool, command: Extract<EscrowCommand, { type:
         paidUnits: paid.count,
         paidAmount: formatAmount(paid.amount),
         finalPrices: pool.type === 'GROUPS' ? finalPricesOf(pool.fields.config.units ?? [], paid.units, tierPrice) : [],
-        fees: { platformFeePercent: policy.platformFeePercent, organiserCommissionPercent: commission && parseAmount(commission) > 0n ? commission : null },
+        fees: {
+          platformFeePercent: policy.platformFeePercent,
+          organiserCommissionPercent: commission && parseAmount(commission) > 0n ? commission : null,
+          platformFee: policy.feeSchedule?.payment ?? percentRule(policy.platformFeePercent),
+          vat: policy.feeVat ?? null,
+        },
         release: {
           after: release?.after ?? (pool.type === 'GROUPS' ? 'RECEIPT' : 'CLOSE'),
           inspectionDays: release?.inspectionDays ?? policy.inspectionDays,

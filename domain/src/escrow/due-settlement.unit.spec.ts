@@ -122,17 +122,17 @@ releasing('a brokered pool with a commission: the organiser’s share of the net
   ]);
 });
 
-releasing('sub-stroop remainders go to the seller: fee and commission are rounded down to the stroop', () => {
+releasing('sub-cent remainders go to the seller: fee and commission are rounded down to the cent (docs/fees.md#rounding)', () => {
   const history = [
     ...openPool(fundingFields({ deadline: DEADLINE, targetAmount: '30.00' }), 'FUNDING'),
     ...paid({ id: R1, buyer: alice, lines: [], pledge: '33.3333333', amount: '33.3333333', n: 1 }),
     closedEvent({ paidUnits: 0, paidAmount: '33.3333333', finalPrices: [], fees: { platformFeePercent: '2.5', organiserCommissionPercent: '3.33' }, release: { after: 'CLOSE', inspectionDays: 7, disputeResponseDays: 5 } }),
   ];
-  // 2.5 % of 33.3333333 is 0.83333333325, 3.33 % is 1.10999999889: each loses its fraction of a stroop, the seller gains it.
+  // 2.5 % of 33.3333333 is 0.83333333325, 3.33 % is 1.10999999889: each loses its fraction of a cent, the seller gains it.
   assert.equal(exact(due(history).items)[0]!.payouts, [
-    { role: 'SELLER', destination: ACCOUNTS.seller, amount: '31.3900001' },
-    { role: 'ORGANISER', destination: ACCOUNTS.organiser, amount: '1.1099999' },
-    { role: 'PLATFORM', destination: ACCOUNTS.platform, amount: '0.8333333' },
+    { role: 'SELLER', destination: ACCOUNTS.seller, amount: '31.4033333' },
+    { role: 'ORGANISER', destination: ACCOUNTS.organiser, amount: '1.10' },
+    { role: 'PLATFORM', destination: ACCOUNTS.platform, amount: '0.83' },
   ]);
 });
 

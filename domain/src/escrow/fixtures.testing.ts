@@ -1,4 +1,5 @@
 import type { DisputeReason, DomainEvent, PoolEvent, ReservationLine } from '@cagnotte/event-schemas';
+import { percentRule } from '../fees/schedule';
 import { evolvePool, foldPool, initialPool, type ExistingPool, type Pool } from '../pools/pool';
 import type { BuyerActor } from '../reservations/decide';
 import { linesAmount } from '../reservations/holdings';
@@ -135,7 +136,7 @@ export const closedEvent = (o: Partial<Extract<PoolEvent, { type: 'PoolClosed' }
       { unitId: 'u2', price: '2.50' },
       { unitId: 'u0', price: '0.00' },
     ],
-    fees: { platformFeePercent: POLICY.platformFeePercent, organiserCommissionPercent: null },
+    fees: { platformFeePercent: POLICY.platformFeePercent, organiserCommissionPercent: null, platformFee: percentRule(POLICY.platformFeePercent), vat: null },
     release: { after: 'RECEIPT', inspectionDays: POLICY.inspectionDays, disputeResponseDays: POLICY.disputeResponseDays },
     closedAt: DEADLINE,
     ...o,

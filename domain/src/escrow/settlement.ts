@@ -47,12 +47,14 @@ const releaseItem = (pool: ExistingPool, r: Reservation, accounts: SettlementAcc
     due,
     disputeRefund: disputed > due ? due : disputed,
     platformFeePercent: closing.fees.platformFeePercent,
+    platformFee: closing.fees.platformFee,
     organiserCommissionPercent: closing.fees.organiserCommissionPercent,
+    vat: closing.fees.vat,
   });
   const lines: Array<{ role: PayoutRole; destination: string; amount: Minor }> = [
     { role: 'SELLER', destination: accounts.seller, amount: split.seller },
-    { role: 'ORGANISER', destination: accounts.organiser, amount: split.commission },
-    { role: 'PLATFORM', destination: accounts.platform, amount: split.platformFee },
+    { role: 'ORGANISER', destination: accounts.organiser, amount: split.commission + split.commissionVat },
+    { role: 'PLATFORM', destination: accounts.platform, amount: split.platformFee + split.platformFeeVat },
     { role: 'BUYER', destination: r.signed!.source, amount: split.buyerRefund },
   ];
   return {

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { formatAmount } from '../money';
 import { dueOf, percentHundredths, percentOf, splitDeposit } from './split';
 
-// The split of one deposit, over random deposits (1 stroop to 10^15 stroops), due amounts, dispute refunds and rates.
+// The split of one deposit (fee lines: domain/src/fees feeLines, the resolver's arithmetic), over random deposits (1 stroop to 10^15 stroops), due amounts, dispute refunds and rates.
 // Runs: PROPERTY_RUNS (default 1000) per property, in the normal test run; fast-check prints the seed and the shrunk
 // counterexample of a failure (replay it with `fc.assert(…, { seed, path })`).
 const PROPERTY_RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
@@ -47,14 +47,18 @@ properties('every deposit splits exactly: no line negative, fee and commission n
       assert.is(s.net, due - disputeRefund, context);
       assert.is(s.tierRefund, deposit - due, context);
       assert.is(s.buyerRefund, deposit - due + disputeRefund, context);
-      // Rounded DOWN to the stroop, as exact rationals: fee ≤ rate × net < fee + 1 stroop.
+      // Rounded DOWN to the cent (docs/fees.md#rounding), as exact rationals: fee ≤ rate × net < fee + 1 cent.
+      const CENT = 100_000n;
       assert.ok(s.platformFee * 10_000n <= s.net * fee.hundredths, `fee ≤ rate × net (${context})`);
-      assert.ok((s.platformFee + 1n) * 10_000n > s.net * fee.hundredths, `the fee loses less than a stroop (${context})`);
+      assert.ok((s.platformFee + CENT) * 10_000n > s.net * fee.hundredths, `the fee loses less than a cent (${context})`);
+      assert.is(s.platformFee % CENT, 0n, `the fee is whole cents (${context})`);
       const rate = commission?.hundredths ?? 0n;
       assert.ok(s.commission * 10_000n <= s.net * rate, `commission ≤ rate × net (${context})`);
-      // The commission is rounded down too, unless the two rates together exceed 100 %: then it is what the fee leaves.
-      const floor = (s.net * rate) / 10_000n;
-      assert.is(s.commission, floor < s.net - s.platformFee ? floor : s.net - s.platformFee, `commission (${context})`);
+      // The commission is rounded down to the cent too, unless the two rates together exceed 100 %: then it is the whole cents the fee leaves.
+      const floor = ((s.net * rate) / (10_000n * CENT)) * CENT;
+      const left = s.net - s.platformFee - ((s.net - s.platformFee) % CENT);
+      assert.is(s.commission, floor < left ? floor : left, `commission (${context})`);
+      assert.is(s.platformFeeVat + s.commissionVat, 0n, 'no VAT rates frozen: none withheld');
       assert.ok(s.seller >= 0n, `the seller is never negative (${context})`);
     }),
     { numRuns: PROPERTY_RUNS },

@@ -1,14 +1,19 @@
 import type { PoolUnit, ReservationLine } from '@cagnotte/event-schemas';
+import type { FeeRule } from '@cagnotte/event-schemas';
 import { parseAmount, type Minor } from '../money';
+import { percentHundredths } from '../fees/percent';
+import { feeLines } from '../fees/commission';
+import { percentRule } from '../fees/schedule';
 
 /**
  * The split of one deposit, exact to the stroop (bigint, 7 decimals). It is computed per reservation, never per pool,
  * so that any subset of reservations settles on its own (a settlement goes round by round, a disputed reservation
  * later than the others) and the parts always add up to the deposit.
  *
- * The rounding rule (docs/escrow.md#the-split): the platform fee and the organiser's commission are each rounded
- * DOWN to the stroop; the seller's payout is what remains, so every sub-stroop remainder lands in the seller's payout,
- * never lost and never in a fee. Hence fee ≤ rate × net and commission ≤ rate × net, always.
+ * The rounding rule (docs/fees.md#rounding): the platform fee and the organiser's commission are each rounded DOWN
+ * to the cent (an exact invoice amount), VAT on them half-up to the cent; the seller's payout is what remains, so every
+ * sub-cent remainder lands in the seller's payout, never lost and never in a fee. Hence fee ≤ its rule and
+ * commission ≤ rate × net, always.
  */
 export interface DepositSplit {
   deposit: Minor;
@@ -21,20 +26,17 @@ export interface DepositSplit {
   /** `due − disputeRefund`: what the seller side is paid from. */
   net: Minor;
   platformFee: Minor;
+  /** VAT withheld on the platform fee (paid to the platform with it). */
+  platformFeeVat: Minor;
   commission: Minor;
+  /** VAT withheld on the commission (paid to the organiser with it). */
+  commissionVat: Minor;
   seller: Minor;
   /** `tierRefund + disputeRefund`. */
   buyerRefund: Minor;
 }
 
-/** Basis points of a basis point: "2.5" → 250 (hundredths of a percent). The Percent schema allows two decimals. */
-export const percentHundredths = (percent: string): bigint => {
-  const m = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(percent);
-  if (!m) throw new RangeError(`not a percentage with at most two decimals: ${percent}`);
-  const value = BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0'));
-  if (value > 10_000n) throw new RangeError(`a percentage above 100: ${percent}`);
-  return value;
-};
+export { percentHundredths } from '../fees/percent';
 
 /** `amount × percent`, rounded down to the stroop. */
 export const percentOf = (amount: Minor, percent: string): Minor => (amount * percentHundredths(percent)) / 10_000n;
@@ -61,19 +63,30 @@ export interface SplitInput {
   due: Minor;
   disputeRefund: Minor;
   platformFeePercent: string;
+  /** The payment fee rule frozen at closing (PoolClosed v2); absent: the bare `platformFeePercent` (v1). */
+  platformFee?: FeeRule | undefined;
   /** Null when no commission applies (the seller is the organiser, or no rate or mandate). */
   organiserCommissionPercent: string | null;
+  /** VAT rates withheld on the fee and the commission, frozen at closing; absent or null: none. */
+  vat?: { platformFee: { rate: string }; commission: { rate: string } | null } | null | undefined;
 }
 
+/**
+ * The split of one deposit: the fee lines come from domain/src/fees (feeLines, the arithmetic of the commission
+ * resolver, so the resolver and the settlement give the same lines): fee and commission down to the cent, VAT half-up
+ * to the cent, the seller takes every remainder.
+ */
 export const splitDeposit = (input: SplitInput): DepositSplit => {
   const { deposit, due } = input;
   if (due < 0n || due > deposit) throw new RangeError('the due amount lies between 0 and the deposit');
   if (input.disputeRefund < 0n || input.disputeRefund > due) throw new RangeError('a dispute refunds at most the due amount');
   const net = due - input.disputeRefund;
-  const platformFee = percentOf(net, input.platformFeePercent);
-  const commission = input.organiserCommissionPercent === null ? 0n : percentOf(net, input.organiserCommissionPercent);
-  // Two rates above 100 % in all would leave the seller negative: the fee is taken first, the commission from what is left.
-  const cappedCommission = commission > net - platformFee ? net - platformFee : commission;
+  const lines = feeLines({
+    amount: net,
+    paymentRule: input.platformFee ?? percentRule(input.platformFeePercent),
+    platformFeeVatRate: input.vat?.platformFee.rate ?? '0',
+    commission: input.organiserCommissionPercent === null ? null : { percent: input.organiserCommissionPercent, vatRate: input.vat?.commission?.rate ?? '0' },
+  });
   const tierRefund = deposit - due;
   return {
     deposit,
@@ -81,9 +94,11 @@ export const splitDeposit = (input: SplitInput): DepositSplit => {
     tierRefund,
     disputeRefund: input.disputeRefund,
     net,
-    platformFee,
-    commission: cappedCommission,
-    seller: net - platformFee - cappedCommission,
+    platformFee: lines.platformFee,
+    platformFeeVat: lines.platformFeeVat,
+    commission: lines.commission,
+    commissionVat: lines.commissionVat,
+    seller: lines.seller,
     buyerRefund: tierRefund + input.disputeRefund,
   };
 };

@@ -11,7 +11,7 @@ import { evolveTenant, initialTenant, type Tenant, type TenantEvent } from './te
  *
  * | stream             | aggregate (domain)                         | events it folds                                                              |
  * |--------------------|--------------------------------------------|------------------------------------------------------------------------------|
- * | tenant-<slug>      | Tenant (identity/tenant.ts)                | TenantCreated, TenantSettingsChanged, TenantAuditorGranted, TenantAuditorRevoked |
+ * | tenant-<slug>      | Tenant (identity/tenant.ts)                | TenantCreated, TenantSettingsChanged, TenantAuditorGranted, TenantAuditorRevoked, TenantFeeScheduleSet |
  * | account-<userId>   | Account (identity/account.ts)              | AccountRegistered, BusinessIdentityCaptured, LedgerAccountLinked, RoleGranted, PasswordResetCompleted |
  * | account-<userId>   | OrganiserGrants (personas/organiser-grant) | AccountRegistered, BusinessIdentityCaptured, LedgerAccountLinked, OrganiserGrantPrepared, OrganiserGrantSettled, RoleGranted |
  * | account-<userId>   | Mandates (mandates/mandate.ts)             | AccountRegistered, MandateAccepted, MandateRevoked                           |

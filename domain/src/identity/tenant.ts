@@ -1,13 +1,14 @@
-import type { DomainEvent, EventData, TenantSettings } from '@cagnotte/event-schemas';
+import type { DomainEvent, EventData, FeeSchedule, TenantSettings } from '@cagnotte/event-schemas';
+import { jsonEqual } from '../equal';
 import { ConflictError, NotFoundError, assertNever } from '../errors';
 
 /**
  * A tenant's stream `tenant-<slug>` holds its TenantCreated, then its settings changes and its auditors: the slug is
  * the stream's name, so it is unique.
  */
-export type TenantEvent = Extract<DomainEvent, { type: 'TenantCreated' | 'TenantSettingsChanged' | 'TenantAuditorGranted' | 'TenantAuditorRevoked' }>;
+export type TenantEvent = Extract<DomainEvent, { type: 'TenantCreated' | 'TenantSettingsChanged' | 'TenantAuditorGranted' | 'TenantAuditorRevoked' | 'TenantFeeScheduleSet' }>;
 
-const TENANT_EVENT_TYPES: ReadonlySet<string> = new Set<TenantEvent['type']>(['TenantCreated', 'TenantSettingsChanged', 'TenantAuditorGranted', 'TenantAuditorRevoked']);
+const TENANT_EVENT_TYPES: ReadonlySet<string> = new Set<TenantEvent['type']>(['TenantCreated', 'TenantSettingsChanged', 'TenantAuditorGranted', 'TenantAuditorRevoked', 'TenantFeeScheduleSet']);
 export const isTenantEvent = (event: DomainEvent): event is TenantEvent => TENANT_EVENT_TYPES.has(event.type);
 
 export type Tenant =
@@ -17,6 +18,8 @@ export type Tenant =
       settings: TenantSettings;
       /** The users who audit the tenant's pools, in the order they were granted. */
       auditors: string[];
+      /** The fee schedule an operator set (docs/fees.md), or null: the default schedule applies. */
+      feeSchedule: FeeSchedule | null;
     } & EventData<'TenantCreated'>);
 
 export interface TenantInput {
@@ -35,20 +38,24 @@ export type TenantCommand =
   | { type: 'CreateTenant'; data: TenantInput; metadata: { now: string } }
   | { type: 'ChangeTenantSettings'; data: { settings: TenantSettings }; metadata: { now: string } }
   | { type: 'GrantAuditor'; data: { userId: string; accountTenantId: string | null }; metadata: { now: string } }
-  | { type: 'RevokeAuditor'; data: { userId: string }; metadata: { now: string } };
+  | { type: 'RevokeAuditor'; data: { userId: string }; metadata: { now: string } }
+  /** `current`: the schedule in force (the one set, else the default), so that setting it again records nothing. */
+  | { type: 'SetFeeSchedule'; data: { schedule: FeeSchedule; current: FeeSchedule }; metadata: { now: string } };
 
 export const initialTenant = (): Tenant => ({ status: 'none' });
 
 export const evolveTenant = (state: Tenant, event: TenantEvent): Tenant => {
   switch (event.type) {
     case 'TenantCreated':
-      return { status: 'created', settings: {}, auditors: [], ...event.data };
+      return { status: 'created', settings: {}, auditors: [], feeSchedule: null, ...event.data };
     case 'TenantSettingsChanged':
       return state.status === 'none' ? state : { ...state, settings: { ...state.settings, ...event.data.settings } };
     case 'TenantAuditorGranted':
       return state.status === 'none' || state.auditors.includes(event.data.userId) ? state : { ...state, auditors: [...state.auditors, event.data.userId] };
     case 'TenantAuditorRevoked':
       return state.status === 'none' ? state : { ...state, auditors: state.auditors.filter((id) => id !== event.data.userId) };
+    case 'TenantFeeScheduleSet':
+      return state.status === 'none' ? state : { ...state, feeSchedule: event.data.schedule };
     default:
       return assertNever(event);
   }
@@ -91,6 +98,11 @@ export const decideTenant = (command: TenantCommand, state: Tenant): TenantEvent
       const tenant = requireTenant(state);
       if (!tenant.auditors.includes(command.data.userId)) return [];
       return [{ type: 'TenantAuditorRevoked', data: { tenantId: tenant.tenantId, userId: command.data.userId, revokedAt: command.metadata.now } }];
+    }
+    case 'SetFeeSchedule': {
+      const tenant = requireTenant(state);
+      if (jsonEqual(tenant.feeSchedule ?? command.data.current, command.data.schedule)) return [];
+      return [{ type: 'TenantFeeScheduleSet', data: { tenantId: tenant.tenantId, schedule: command.data.schedule, setAt: command.metadata.now } }];
     }
     default:
       return assertNever(command);

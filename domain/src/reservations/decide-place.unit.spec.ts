@@ -169,3 +169,35 @@ funding('expiry and lazy expiry apply to pledges too', () => {
 
 groups.run();
 funding.run();
+
+const quoted = suite('reservation: placed as quoted, or not at all');
+const quote = (o: Partial<{ validUntil: string; amount: string; unitPrice: string; quantity: number }> = {}) => ({
+  validUntil: o.validUntil ?? at(NOW, 60),
+  amount: o.amount ?? '20.00',
+  pledge: null,
+  lines: [{ unitId: 'u1', quantity: o.quantity ?? 2, unitPrice: o.unitPrice ?? '10.00' }],
+});
+const placeQuoted = (q: ReturnType<typeof quote>, o: { now?: string; quantity?: number } = {}) => {
+  const c = place({ lines: [{ unitId: 'u1', quantity: o.quantity ?? 2 }], ...(o.now ? { now: o.now } : {}) });
+  return { ...c, data: { ...c.data, quote: q } } as typeof c;
+};
+
+quoted('given a quote still valid at the quoted prices, when the buyer reserves with it, then the reservation is charged exactly the quote', () => {
+  given(...openPool())
+    .when(placeQuoted(quote()))
+    .then([placed({ lines: [{ unitId: 'u1', quantity: 2, unitPrice: '10.00' }], amount: '20.00' })]);
+});
+
+quoted('given a quote past its validUntil, when the buyer reserves with it, then 409 quote_expired and nothing is placed', () => {
+  given(...openPool()).when(placeQuoted(quote({ validUntil: at(NOW, -1) }))).thenThrows(ConflictError, 'quote_expired');
+});
+
+quoted('given prices that moved since the quote, when the buyer reserves with it, then 409 quote_changed naming what moved', () => {
+  given(...openPool()).when(placeQuoted(quote({ unitPrice: '9.00', amount: '18.00' }))).thenThrows(ConflictError, 'quote_changed');
+});
+
+quoted('given a quote for other lines, when the buyer reserves different quantities with it, then 400 quote_mismatch', () => {
+  given(...openPool()).when(placeQuoted(quote(), { quantity: 3 })).thenThrows(ValidationError, 'quote_mismatch');
+});
+
+quoted.run();

@@ -19,7 +19,15 @@ interface Meta {
 export type ReservationCommand =
   | {
       type: 'PlaceReservation';
-      data: { reservationId: string; lines: Array<{ unitId: string; quantity: number }>; pledge: string | null; relaisId: string | null; ttlSeconds: number };
+      data: {
+        reservationId: string;
+        lines: Array<{ unitId: string; quantity: number }>;
+        pledge: string | null;
+        relaisId: string | null;
+        ttlSeconds: number;
+        /** The deposit quote the buyer accepts (POST /api/pools/{id}/quote, verified by the route): placed as quoted, or refused. */
+        quote?: QuotedReservation;
+      };
       metadata: Meta;
     }
   | {
@@ -69,7 +77,7 @@ const ownReservation = (pool: ExistingPool, reservationId: string, buyerId: stri
   return r;
 };
 
-const placeGroups = (pool: ExistingPool, input: Extract<ReservationCommand, { type: 'PlaceReservation' }>['data'], buyerId: string, now: string): ReservationLine[] => {
+const placeGroups = (pool: ExistingPool, input: Pick<Extract<ReservationCommand, { type: 'PlaceReservation' }>['data'], 'lines' | 'pledge'>, buyerId: string, now: string): ReservationLine[] => {
   const errors: FieldErrors = {};
   if (input.pledge !== null) errors.pledge = ['a GROUPS pool takes units, not a pledge'];
   if (input.lines.length === 0) errors.lines = ['reserve at least one unit'];
@@ -124,6 +132,61 @@ const requireRelais = (pool: ExistingPool, relaisId: string | null) => {
   if (!points.some((p) => p.id === relaisId)) throw new ValidationError({ relaisId: [`no pick-up point ${relaisId} in this pool`] });
 };
 
+/**
+ * What a reservation placed now would hold and be charged: its lines at the tier-aware unit prices (GROUPS), or the
+ * pledge (FUNDING), and the amount. The one pricing of a reservation: placing one and quoting one (domain/src/fees)
+ * both call it, so they cannot diverge.
+ */
+export const priceReservation = (
+  pool: ExistingPool,
+  input: { lines: Array<{ unitId: string; quantity: number }>; pledge: string | null },
+  buyerId: string,
+  now: string,
+): { lines: ReservationLine[]; pledge: string | null; amount: string } => {
+  const lines = pool.type === 'GROUPS' ? placeGroups(pool, input, buyerId, now) : [];
+  const pledge = pool.type === 'FUNDING' ? placeFunding(pool, input.pledge, input.lines) : null;
+  const amount = pledge ?? linesAmount(lines);
+  if (parseAmount(amount) <= 0n) throw new ValidationError({ lines: ['these units cost nothing: there is nothing to pay into escrow'] }, 'Nothing to pay', 'nothing_to_pay');
+  return { lines, pledge, amount };
+};
+
+/** The price of a reservation the buyer could place now (the same refusals as placing it, bar the pick-up point). */
+export const quoteReservation = (pool: ExistingPool, input: { lines: Array<{ unitId: string; quantity: number }>; pledge: string | null }, buyerId: string, now: string) => {
+  requireOpenForReservations(pool, now);
+  if (buyerId === pool.organiserId) throw new ForbiddenError('organiser_cannot_reserve', 'An organiser does not reserve in their own pool');
+  return priceReservation(pool, input, buyerId, now);
+};
+
+/** What a deposit quote promised: these lines at these unit prices (or this pledge), this amount into escrow, until `validUntil`. */
+export interface QuotedReservation {
+  validUntil: string;
+  /** What the reservation pays into escrow (the quote's goods). */
+  amount: string;
+  pledge: string | null;
+  lines: Array<{ unitId: string; quantity: number; unitPrice: string }>;
+}
+
+const sameAmount = (a: string, b: string) => parseAmount(a) === parseAmount(b);
+
+/**
+ * A quoted reservation is charged exactly the quoted amount or not placed at all: decided on the same revision as the
+ * placement, so no price can move between the check and the append.
+ */
+const holdToQuote = (quote: QuotedReservation, asked: { lines: Array<{ unitId: string; quantity: number }>; pledge: string | null }, priced: ReturnType<typeof priceReservation>, now: string) => {
+  const askedKey = asked.lines.map((l) => `${l.unitId}×${l.quantity}`).join(',');
+  const quotedKey = quote.lines.map((l) => `${l.unitId}×${l.quantity}`).join(',');
+  const samePledge = quote.pledge === null ? asked.pledge === null : asked.pledge !== null && sameAmount(asked.pledge, quote.pledge);
+  if (askedKey !== quotedKey || !samePledge) throw new ValidationError({ quoteId: ['this quote is for other lines or another pledge'] }, 'The quote does not match this reservation', 'quote_mismatch');
+  if (Date.parse(now) > Date.parse(quote.validUntil)) throw new ConflictError('quote_expired', `The quote was valid until ${quote.validUntil}: ask for a new one`, { quoteId: ['expired'] });
+  const moved: FieldErrors = {};
+  priced.lines.forEach((l, i) => {
+    const q = quote.lines[i];
+    if (q && !sameAmount(q.unitPrice, l.unitPrice)) (moved[`lines.${i}.unitPrice`] ??= []).push(`quoted ${q.unitPrice}, now ${l.unitPrice}`);
+  });
+  if (!sameAmount(priced.amount, quote.amount)) (moved['amount'] ??= []).push(`quoted ${quote.amount}, now ${priced.amount}`);
+  if (Object.keys(moved).length > 0) throw new ConflictError('quote_changed', 'The prices moved since the quote: ask for a new one', moved);
+};
+
 const decidePlace = (pool: ExistingPool, command: Extract<ReservationCommand, { type: 'PlaceReservation' }>): PoolEvent[] => {
   const { actor, now } = command.metadata;
   const input = command.data;
@@ -131,10 +194,9 @@ const decidePlace = (pool: ExistingPool, command: Extract<ReservationCommand, { 
   requireOpenForReservations(pool, now);
   if (actor.userId === pool.organiserId) throw new ForbiddenError('organiser_cannot_reserve', 'An organiser does not reserve in their own pool');
   requireRelais(pool, input.relaisId);
-  const lines = pool.type === 'GROUPS' ? placeGroups(pool, input, actor.userId, now) : [];
-  const pledge = pool.type === 'FUNDING' ? placeFunding(pool, input.pledge, input.lines) : null;
-  const amount = pledge ?? linesAmount(lines);
-  if (parseAmount(amount) <= 0n) throw new ValidationError({ lines: ['these units cost nothing: there is nothing to pay into escrow'] }, 'Nothing to pay', 'nothing_to_pay');
+  const priced = priceReservation(pool, input, actor.userId, now);
+  if (input.quote) holdToQuote(input.quote, input, priced, now);
+  const { lines, pledge, amount } = priced;
   const expiresAt = new Date(Date.parse(now) + input.ttlSeconds * 1000).toISOString();
   return [
     ...staleExpirations(pool, now),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { event, type EventOf } from '../define';
 import { DecimalAmount, Id, IsoDate, Percent, StellarAccountId } from '../common';
+import { FeeRule } from '../fees/events';
+import type { Upcaster } from '../define';
 
 // Closing, receipt, disputes and settlement: all on the pool's stream (`pool-<id>`), so the pool's aggregate decides
 // them on the same revision as every reservation (docs/escrow.md has the state tables).
@@ -26,15 +28,51 @@ export const ReleaseTerms = z
   .strict();
 export type ReleaseTerms = z.infer<typeof ReleaseTerms>;
 
-/** The fee rates a settlement applies, frozen at closing. */
-export const SettlementFees = z
+/** The fee rates a settlement applies, frozen at closing (PoolClosed v1). */
+export const SettlementFeesV1 = z
   .object({
     platformFeePercent: Percent,
     /** Of a brokered pool (seller ≠ organiser) only; null otherwise. */
     organiserCommissionPercent: Percent.nullable(),
   })
   .strict();
+/** VAT withheld on a fee at settlement: the category and rate its invoice carries (docs/fees.md#vat). */
+export const FrozenVat = z.object({ category: z.enum(['S', 'Z', 'E', 'AE', 'K', 'G', 'O']), rate: Percent }).strict();
+
+/**
+ * PoolClosed v2: adds the tenant's payment fee rule (percent, fixed, min, cap) and the VAT rates on the fee and the
+ * commission, as they stood at closing. Both are optional in the schema: absent reads as v1 did (the rule
+ * `{percent: platformFeePercent, fixed 0, min 0, cap null}`, no VAT withheld); the upcaster of v1 writes them so.
+ */
+export const SettlementFees = SettlementFeesV1.extend({
+  platformFee: FeeRule.optional(),
+  vat: z.object({ platformFee: FrozenVat, commission: FrozenVat.nullable() }).strict().nullable().optional(),
+}).strict();
 export type SettlementFees = z.infer<typeof SettlementFees>;
+
+/** Version 1 of PoolClosed (published; read through the upcaster below). */
+/**
+ * The pool closed: at its deadline (the delayed job) or early by its organiser once the minimum was reached. GROUPS
+ * below `minimumUnits` paid units and FUNDING below `targetAmount` paid fail; the others succeed. Reservations still
+ * PENDING were expired just before (their own events). Final unit prices are the tiers reached by PAID units.
+ */
+export const PoolClosedV1 = event(
+  'PoolClosed',
+  1,
+  z
+    .object({
+      poolId: Id,
+      outcome: z.enum(['SUCCEEDED', 'FAILED']),
+      reason: z.enum(['DEADLINE', 'ORGANISER']),
+      paidUnits: z.number().int().min(0),
+      paidAmount: DecimalAmount,
+      finalPrices: z.array(z.object({ unitId: z.string().min(1).max(64), price: DecimalAmount }).strict()).max(200),
+      fees: SettlementFeesV1,
+      release: ReleaseTerms,
+      closedAt: IsoDate,
+    })
+    .strict(),
+);
 
 /**
  * The pool closed: at its deadline (the delayed job) or early by its organiser once the minimum was reached. GROUPS
@@ -43,7 +81,7 @@ export type SettlementFees = z.infer<typeof SettlementFees>;
  */
 export const PoolClosed = event(
   'PoolClosed',
-  1,
+  2,
   z
     .object({
       poolId: Id,
@@ -256,6 +294,19 @@ export const PoolSettled = event(
 );
 
 export const closingEvents = [PoolClosed, PoolCancelled, PoolDelivered] as const;
+
+/** PoolClosed v1 → v2: the payment rule was the bare percentage, and no VAT was withheld. */
+export const closingUpcasters: Upcaster[] = [
+  {
+    type: 'PoolClosed',
+    fromVersion: 1,
+    up: (data) => {
+      const d = data as { fees?: { platformFeePercent?: string } };
+      if (!d?.fees || typeof d.fees.platformFeePercent !== 'string') return data;
+      return { ...d, fees: { ...d.fees, platformFee: { percent: d.fees.platformFeePercent, fixed: '0', min: '0', cap: null }, vat: null } };
+    },
+  },
+];
 export const receiptEvents = [ReservationReceiptConfirmed, ReservationAutoAccepted] as const;
 export const disputeEvents = [DisputeOpened, DisputeContested, DisputeResolved] as const;
 export const settlementEvents = [EscrowSettlementPrepared, EscrowRoundSettled, EscrowPayoutSettled, ReservationSettled, PoolSettled] as const;

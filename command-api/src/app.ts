@@ -14,6 +14,8 @@ import { makeClosingRoutes } from './escrow/closing';
 import { makeDisputeRoutes } from './escrow/disputes';
 import { makeSettlementRoutes } from './escrow/settlement';
 import type { EscrowDeps } from './escrow/runtime';
+import { makeFeeRoutes } from './fees/routes';
+import { makeQuoteSigner } from './fees/quote-token';
 
 export interface CommandApiDeps {
   services: Services;
@@ -32,6 +34,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const escrow = new EscrowLedger(ledger);
   const tenantPolicy = makeTenantPolicy({ store, tenants, config });
   const reservationTtlSeconds = async (tenantId: string) => (await tenantPolicy(tenantId)).reservationTtlSeconds;
+  const quotes = makeQuoteSigner(config.JWT_SECRET);
   const onAccounts = { store, pgPool, commandQueue, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
   const onPools = { ...onAccounts, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs, tenantPolicy };
   return [
@@ -44,8 +47,9 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makePoolCommandRoutes(onPools),
     ...makeListingRoutes({ ...onPools, ledger }),
     ...makePilotRequestRoutes({ store, pgPool, commandQueue, clock }),
-    ...makeReservationRoutes({ ...onAccounts, ledger, escrow, jobs, reservationTtlSeconds }),
+    ...makeReservationRoutes({ ...onAccounts, ledger, escrow, jobs, reservationTtlSeconds, quotes }),
     ...escrowRoutes({ ...onAccounts, ledger, escrow, jobs, tenantPolicy, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
+    ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
   ];
 };
 

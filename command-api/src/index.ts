@@ -19,3 +19,7 @@ export * from './escrow/sync';
 export * from './escrow/jobs';
 export * from './escrow/runtime';
 export * from './audit/auditors';
+export * from './invoicing/issue';
+export * from './invoicing/jobs';
+export * from './invoicing/settlement-invoices';
+export * from './invoicing/parties';

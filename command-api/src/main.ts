@@ -3,6 +3,7 @@ import { makeCommandRoutes } from './app';
 import { startReservationExpiry } from './reservations/expiry';
 import { startListingRefunds } from './pools/listing';
 import { escrowJobDeps, startEscrowJobs } from './escrow/jobs';
+import { invoicingJobDeps, startInvoicingJobs } from './invoicing/jobs';
 import { TenantReadModel } from '@cagnotte/read-models';
 
 /** command-api alone (split deployment): writes only; reads are served by query-api, projections by the worker. */
@@ -11,6 +12,7 @@ void boot('command-api', async (services) => {
   const stopExpiry = startReservationExpiry(services);
   const stopRefunds = startListingRefunds(services, new EscrowLedger(services.ledger));
   const stopEscrowJobs = startEscrowJobs(escrowJobDeps(services));
+  const stopInvoicing = startInvoicingJobs(invoicingJobDeps(services));
   return {
     app: createApiServer({
       services,
@@ -23,6 +25,7 @@ void boot('command-api', async (services) => {
       await stopExpiry();
       await stopRefunds();
       await stopEscrowJobs();
+      await stopInvoicing();
     },
   };
 });

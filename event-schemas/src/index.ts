@@ -10,6 +10,8 @@ export * from './catalogue';
 export * from './reservations/events';
 export * from './reservations/terms';
 export * from './escrow/events';
+export * from './invoicing/events';
+export * from './fees/events';
 export * from './mandates/texts';
 export * from './registry';
 export * from './audit';

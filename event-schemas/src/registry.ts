@@ -8,7 +8,9 @@ import { MandateAccepted, MandateRevoked } from './mandates/events';
 import { catalogueEvents } from './catalogue';
 import { escrowEvents, listingEvents, reservationEvents } from './reservations/events';
 import { TenantAuditorGranted, TenantAuditorRevoked, TenantSettingsChanged } from './identity/events';
-import { escrowFeatureEvents } from './escrow/events';
+import { closingUpcasters, escrowFeatureEvents } from './escrow/events';
+import { invoicingEvents } from './invoicing/events';
+import { feeEvents } from './fees/events';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
 export interface RawEvent {
@@ -59,6 +61,8 @@ export const allEventDefinitions = [
   ...escrowFeatureEvents,
   TenantAuditorGranted,
   TenantAuditorRevoked,
+  ...feeEvents,
+  ...invoicingEvents,
 ] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;
@@ -67,7 +71,7 @@ export type EventData<T extends DomainEventType> = Extract<DomainEvent, { type: 
 export type ParsedEvent<E = DomainEvent> = E & { schemaVersion: number; metadata: EventMetadata };
 
 /** Upcasters for every schema version ever published. */
-export const upcasters: Upcaster[] = [...poolUpcasters, { type: 'TenantSettingsChanged', fromVersion: 1, up: (data) => data }];
+export const upcasters: Upcaster[] = [...poolUpcasters, { type: 'TenantSettingsChanged', fromVersion: 1, up: (data) => data }, ...closingUpcasters];
 
 export interface EventRegistry<E> {
   /** Upcasts stored data to the current version and validates it: the one parser every reader shares. */

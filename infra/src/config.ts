@@ -96,6 +96,9 @@ const ConfigSchema = z
     ESCROW_RECLAIM_AFTER_DAYS: int(30, 1, 3650),
     /** The platform's fee on what a successful pool releases, in percent (two decimals): the tenant setting's default. */
     PLATFORM_FEE_PERCENT: z.string().regex(/^(100(\.0{1,2})?|[1-9]?\d(\.\d{1,2})?)$/).default('2'),
+    /** Where the platform is taxed, and its VAT id (none: its fees are not subject to VAT, category O): VAT on fees (docs/fees.md). */
+    PLATFORM_COUNTRY: z.string().regex(/^[A-Z]{2}$/).default('FR'),
+    PLATFORM_VAT_ID: z.string().regex(/^[A-Z]{2}[0-9A-Z+*]{2,13}$/, 'a VAT id with its country prefix (FR83404833048)').optional(),
     /** Days a buyer has from delivery to confirm receipt or dispute (the tenant setting's default; a pool's terms may say otherwise). */
     INSPECTION_DAYS: int(3, 1, 60),
     /** Days an organiser has to answer a dispute, and a contested dispute to be withdrawn (the tenant setting's default). */
@@ -104,6 +107,12 @@ const ConfigSchema = z
     ESCROW_RELEASE_WINDOW_HOURS: int(168, 2, 24 * 365),
     /** How often the service anchors new events on the ledger (docs/event-store.md); 0 turns periodic anchoring off. */
     ANCHOR_INTERVAL_SECONDS: int(300, 0, 86_400),
+    /** The platform as it appears on the fee invoices it issues (docs/invoicing.md): legal name, SIRET, VAT id, address. */
+    PLATFORM_LEGAL_NAME: z.string().min(1).max(200).default('Cagnotte SAS'),
+    PLATFORM_SIRET: z.string().regex(/^\d{14}$/, 'must be 14 digits').default('12345678200010'),
+    PLATFORM_ADDRESS_LINE1: z.string().max(300).default('1 rue de la Paix'),
+    PLATFORM_ADDRESS_POSTCODE: z.string().max(16).default('75002'),
+    PLATFORM_ADDRESS_CITY: z.string().max(120).default('Paris'),
   })
   .superRefine((c, ctx) => {
     if (c.APP_ENV === 'production' && !c.JWT_SECRET) {

@@ -40,3 +40,5 @@ export * from './ledger/settlement';
 export * from './http/gates';
 export * from './event-store/anchor';
 export * from './event-store/anchoring';
+export * from './invoicing/cii';
+export * from './invoicing/facturx';

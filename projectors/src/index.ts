@@ -20,6 +20,8 @@ import { leadsProjection } from './catalogue/leads';
 import { makeSearchProjection } from './search/projection';
 import { makeEscrowTimersProjection } from './escrow/timers';
 import { auditProjection } from './audit/projection';
+import { makeInvoiceIssuerProjection } from './invoicing/issuer';
+import { invoicesProjection } from './invoicing/projection';
 import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
@@ -38,9 +40,11 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   }),
   makeEscrowTimersProjection({ jobs: services.jobs }),
   auditProjection,
+  makeInvoiceIssuerProjection({ jobs: services.jobs }),
+  invoicesProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

@@ -1,9 +1,10 @@
-import { EscrowLedger, type RouteDef, type Services } from '@cagnotte/infra';
+import { EscrowLedger, renderCii, renderFacturX, type RouteDef, type Services } from '@cagnotte/infra';
 import {
   AccountReadModel,
   AuditReadModel,
   CatalogueReadModel,
   EscrowReadModel,
+  InvoiceReadModel,
   escrowStateFold,
   MandateReadModel,
   OrganiserGrantReadModel,
@@ -24,6 +25,7 @@ import { makeMandateQueryRoutes } from './mandates/routes';
 import { makePersonaQueryRoutes } from './personas/routes';
 import { makeAuditQueryRoutes } from './audit/routes';
 import { waitForMinPosition } from './shared/consistency';
+import { makeInvoiceQueryRoutes } from './invoicing/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -52,5 +54,6 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makeMandateQueryRoutes({ mandates: new MandateReadModel(services.knex), awaitProjections: awaitIdentity }),
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
     ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, ...consistency }),
+    ...makeInvoiceQueryRoutes({ invoices: new InvoiceReadModel(services.knex), isAuditor, renderers: { xml: renderCii, pdf: renderFacturX }, ...consistency }),
   ];
 };

@@ -8,3 +8,4 @@ export * from './search';
 export * from './reservations';
 export * from './escrow';
 export * from './audit';
+export * from './invoicing';

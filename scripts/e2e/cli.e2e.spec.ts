@@ -183,12 +183,20 @@ test('each app starts alone: command-api, query-api and the projector worker', a
     spawn(tsx, [file], { cwd: root, env: { ...process.env, PORT: String(39100 + i), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }),
   );
   const logs = procs.map(() => '');
-  procs.forEach((p, i) => p.stdout!.on('data', (d) => (logs[i] += String(d))));
+  procs.forEach((p, i) => {
+    p.stdout!.on('data', (d) => (logs[i] += String(d)));
+    p.stderr!.on('data', (d) => (logs[i] += String(d)));
+  });
   try {
-    const deadline = Date.now() + 30_000;
+    // A fresh clone compiles every module on first start (three at once on a busy CI machine): a generous deadline,
+    // and what each process printed in the message when one did not come up.
+    const deadline = Date.now() + 90_000;
     while (Date.now() < deadline && !(logs[0]!.includes('listening') && logs[1]!.includes('listening') && logs[2]!.includes('projectors running'))) {
+      if (procs.some((p) => p.exitCode !== null)) break;
       await new Promise((r) => setTimeout(r, 200));
     }
+    assert.ok(logs[0]!.includes('listening'), `command-api started: ${logs[0]}`);
+    assert.ok(logs[1]!.includes('listening'), `query-api started: ${logs[1]}`);
     assert.ok(logs[2]!.includes('projectors running'), `projector worker started: ${logs[2]}`);
     const health = await call('http://127.0.0.1:39100', 'GET', '/health');
     assert.is(health.status, 200, health.text);

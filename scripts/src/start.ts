@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTenant, escrowJobDeps, startEscrowJobs, startListingRefunds, startReservationExpiry } from '@cagnotte/command-api';
+import { createTenant, escrowJobDeps, invoicingJobDeps, startEscrowJobs, startInvoicingJobs, startListingRefunds, startReservationExpiry } from '@cagnotte/command-api';
 import { ConflictError } from '@cagnotte/domain';
 import { EscrowLedger, boot, startAnchoring, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
 import { createEmbedded } from './api';
@@ -31,12 +31,14 @@ void boot('cagnotte', async (services) => {
   const stopExpiry = startReservationExpiry(services);
   const stopRefunds = startListingRefunds(services, new EscrowLedger(services.ledger));
   const stopEscrowJobs = startEscrowJobs(escrowJobDeps(services));
+  const stopInvoicing = startInvoicingJobs(invoicingJobDeps(services));
   return {
     app,
     stop: async () => {
       await stopExpiry();
       await stopRefunds();
       await stopEscrowJobs();
+      await stopInvoicing();
       await stopAnchoring();
       await stopMail();
       await runner.stop();

@@ -11,7 +11,7 @@ import {
   type Pool,
   type PoolCommand,
 } from '@cagnotte/domain';
-import { parseEvent, type DomainEvent, type PoolEvent } from '@cagnotte/event-schemas';
+import { parseEvent, type DomainEvent, type FeeSchedule, type PoolEvent } from '@cagnotte/event-schemas';
 import {
   formatPosition,
   lookupOrUnavailable,
@@ -54,6 +54,10 @@ export interface TenantPolicy {
   platformFeePercent: string;
   inspectionDays: number;
   disputeResponseDays: number;
+  /** The fee schedule in force (docs/fees.md): the one set, else the default made of the settings above. */
+  feeSchedule: FeeSchedule;
+  /** Who invoices the platform fee: its tax country and VAT id (config PLATFORM_COUNTRY, PLATFORM_VAT_ID). */
+  platform: { id: string; country: string; vatId: string | null };
 }
 
 /** The ledger side of publishing (infra/src/ledger/escrow.ts), as the pool commands need it. */

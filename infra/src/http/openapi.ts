@@ -49,9 +49,11 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
     const responses: Record<string, unknown> = {
       [def.success.status]: {
         description: def.success.description,
-        ...(def.success.schema
-          ? { content: { 'application/json': { schema: successEnvelope(def.success.schema) } } }
-          : {}),
+        ...(def.success.contentType
+          ? { content: { [def.success.contentType]: { schema: { type: 'string', format: 'binary' } } } }
+          : def.success.schema
+            ? { content: { 'application/json': { schema: successEnvelope(def.success.schema) } } }
+            : {}),
         ...(def.responseHeaders || def.idempotent
           ? {
               headers: Object.fromEntries(

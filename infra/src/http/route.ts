@@ -51,7 +51,13 @@ export interface RequestContext<B, Q, P> {
 }
 
 /** A success answer: its status (the route's success status when absent), its payload and headers. */
-export type RouteAnswer = { status?: number; data: unknown; headers?: Record<string, string> };
+export type RouteAnswer = {
+  status?: number;
+  data: unknown;
+  headers?: Record<string, string>;
+  /** A document served as is instead of the JSON envelope (an invoice's XML or PDF); not for idempotent routes. */
+  raw?: { contentType: string; body: Buffer | string };
+};
 export type RouteResult = RouteAnswer | { redirect: string; headers?: Record<string, string> };
 
 export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
@@ -67,7 +73,8 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   body?: B;
   query?: Q;
   params?: P;
-  success: { status: number; description: string; schema: z.ZodType | null };
+  /** `contentType`: the route answers that document (`raw`) instead of the JSON envelope. */
+  success: { status: number; description: string; schema: z.ZodType | null; contentType?: string };
   errors: number[];
   rateLimit?: RateLimitRule;
   /**
@@ -257,6 +264,7 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
       const result = await run(null);
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
       if ('redirect' in result) return res.redirect(307, result.redirect);
+      if (result.raw) return res.status(result.status ?? def.success.status).type(result.raw.contentType).send(result.raw.body);
       return res.status(result.status ?? def.success.status).json({ success: true, data: result.data });
     });
   }

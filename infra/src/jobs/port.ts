@@ -75,4 +75,6 @@ export const JOB_QUEUES = {
   inspectionEnd: 'inspection-end',
   disputeLapse: 'dispute-lapse',
   escrowRecovery: 'escrow-recovery',
+  /** The invoices a released reservation makes (command-api/src/invoicing/jobs.ts), keyed `invoice:<ReservationSettled id>` (projectors/src/invoicing/issuer.ts). */
+  invoice: 'invoice',
 } as const;

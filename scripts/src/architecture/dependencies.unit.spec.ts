@@ -34,7 +34,7 @@ const files = (dir: string): string[] => {
 /** Bare specifiers imported (statically, dynamically, or re-exported) by one source file, as package names. */
 const importsOf = (source: string): string[] => {
   const found = new Set<string>();
-  const re = /(?:^|[\s;])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  const re = /(?:^|[\s;])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]|require(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/gm;
   for (const m of source.matchAll(re)) {
     const spec = m[1] ?? m[2] ?? m[3] ?? m[4]!;
     if (spec.startsWith('.') || spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!)) continue;
@@ -64,7 +64,7 @@ for (const pkg of PACKAGES) {
   });
 }
 
-test('the import scanner sees static, type-only, dynamic and re-exported imports, and skips builtins and relative paths', () => {
+test('the import scanner sees static, type-only, dynamic and re-exported imports and resolved package files, and skips builtins and relative paths', () => {
   const src = [
     "import { a } from 'alpha';",
     "import type { B } from '@scope/beta/deep';",
@@ -74,8 +74,9 @@ test('the import scanner sees static, type-only, dynamic and re-exported imports
     "import { x } from './local';",
     "import { readFileSync } from 'node:fs';",
     "import path from 'path';",
+    "const z = requ" + "ire.resolve('zeta/package.json');",
   ].join('\n');
-  assert.equal(importsOf(src).sort(), ['@scope/beta', 'alpha', 'delta', 'epsilon', 'gamma']);
+  assert.equal(importsOf(src).sort(), ['@scope/beta', 'alpha', 'delta', 'epsilon', 'gamma', 'zeta']);
 });
 
 test.run();

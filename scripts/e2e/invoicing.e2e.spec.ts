@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { grantAuditor, invoicingJobDeps, startInvoicingJobs } from '@cagnotte/command-api';
+import { describeValidation, validateCii } from '@cagnotte/infra/src/invoicing/validate.testing';
+import { startApi, type TestApi, type TestUser } from './harness';
+import { signXdr } from './wallet';
+
+/**
+ * Invoices follow settlement, end to end on the sandbox network: a pool reserved, paid, closed, released and settled
+ * makes the seller's goods invoices and credit notes to its buyers and the platform's fee invoice to the seller; their
+ * totals are the settlement's events; every XML passes the EN 16931 validation (XSD + CEN Schematron) with 0 fatal
+ * rules; numbers run without a gap per issuer and series; only the parties and the tenant's auditors read them.
+ */
+interface Ctx {
+  api: TestApi;
+  tenant: string;
+  organiser: TestUser;
+  stopJobs: () => Promise<void>;
+}
+
+const test = suite<Ctx>('invoicing: invoices and credit notes from settlement');
+
+test.before(async (ctx) => {
+  ctx.api = await startApi({ STELLAR_NETWORK_PASSPHRASE: `Cagnotte invoicing e2e ${randomUUID()}`, PLATFORM_FEE_PERCENT: '2.5' });
+  ctx.tenant = (await ctx.api.tenant()).slug;
+  ctx.organiser = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Olga' });
+  const business = await as(ctx, ctx.organiser).post('/api/me/become-seller', { companyName: 'Fromagerie du Jura SAS', siret: '12345678200010' });
+  assert.is(business.status, 200, business.text);
+  ctx.stopJobs = startInvoicingJobs(invoicingJobDeps(ctx.api.services));
+});
+test.after(async (ctx) => {
+  await ctx.stopJobs();
+  await ctx.api.stop();
+});
+
+const as = (ctx: Ctx, user: TestUser) => ({
+  post: (path: string, body: unknown = {}) => ctx.api.call('POST', path, { token: user.token, tenant: ctx.tenant, body, headers: { 'Idempotency-Key': randomUUID() } }),
+  get: (path: string) => ctx.api.call('GET', path, { token: user.token, tenant: ctx.tenant }),
+});
+
+const cheese = (release: 'CLOSE' | 'RECEIPT') => ({
+  type: 'GROUPS',
+  title: 'Fromages du Jura',
+  deadline: null,
+  config: { units: [{ id: 'comte', label: 'Comté 1 kg', price: '18.50', quantity: 20, tiers: [{ minQuantity: 4, price: '16.00' }] }], release: { after: release } },
+});
+
+const openPool = async (ctx: Ctx, body: Record<string, unknown>) => {
+  const created = await as(ctx, ctx.organiser).post('/api/pools', body);
+  assert.is(created.status, 201, created.text);
+  assert.is((await as(ctx, ctx.organiser).post(`/api/pools/${created.body.data.id}/publish`)).status, 200);
+  return created.body.data.id as string;
+};
+
+const buy = async (ctx: Ctx, poolId: string, quantity: number, name: string) => {
+  const user = await ctx.api.user(ctx.tenant, { wallet: true, name });
+  const placed = await as(ctx, user).post(`/api/pools/${poolId}/reservations`, { lines: [{ unitId: 'comte', quantity }] });
+  assert.is(placed.status, 201, placed.text);
+  const t = (await as(ctx, user).get(`/api/pools/${poolId}/terms`)).body.data;
+  const signed = await as(ctx, user).post(`/api/pools/${poolId}/reservations/${placed.body.data.id}/sign`, { acceptTerms: true, termsVersion: t.version, termsHash: t.hash });
+  assert.is(signed.status, 200, signed.text);
+  await user.wallet!.horizon.submitTransaction(signXdr(user.wallet!, signed.body.data.payment.xdr));
+  const paid = await as(ctx, user).post(`/api/pools/${poolId}/reservations/${placed.body.data.id}/pay`, { txHash: signed.body.data.payment.hash });
+  assert.is(paid.body.data.paid, true, paid.text);
+  return { buyer: user, reservationId: placed.body.data.id as string, depositTx: signed.body.data.payment.hash as string };
+};
+
+const settle = async (ctx: Ctx, poolId: string) => {
+  const plan = await as(ctx, ctx.organiser).post(`/api/pools/${poolId}/escrow/settlement`);
+  assert.ok(plan.status === 201 || plan.status === 200, plan.text);
+  const signed = plan.body.data.rounds.flatMap((r: { lock: { xdr: string }; release: { xdr: string } }) => [signXdr(ctx.organiser.wallet!, r.lock.xdr).toXDR(), signXdr(ctx.organiser.wallet!, r.release.xdr).toXDR()]);
+  const done = await as(ctx, ctx.organiser).post(`/api/pools/${poolId}/escrow/settlement/submit`, { settlementId: plan.body.data.settlementId, signedXdrs: signed });
+  assert.is(done.status, 200, done.text);
+};
+
+interface Summary {
+  id: string;
+  number: string;
+  kind: string;
+  typeCode: string;
+  reservationId: string | null;
+  corrects: string | null;
+  grandTotal: string;
+}
+
+/** The caller's invoices of a pool once `count` are there (the job runs after the settlement's events are projected). */
+const invoicesOf = async (ctx: Ctx, user: TestUser, poolId: string, direction: string, count: number): Promise<Summary[]> => {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const res = await as(ctx, user).get(`/api/invoices?direction=${direction}&poolId=${poolId}&limit=100`);
+    assert.is(res.status, 200, res.text);
+    if (res.body.data.items.length >= count || Date.now() > until) return res.body.data.items;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+};
+
+const stroops = (s: string) => {
+  const [w, f = ''] = s.replace('-', '').split('.');
+  const v = BigInt(w!) * 10_000_000n + BigInt(f.padEnd(7, '0'));
+  return s.startsWith('-') ? -v : v;
+};
+const sum = (xs: string[]) => xs.reduce((a, x) => a + stroops(x), 0n);
+
+const documentOf = async (ctx: Ctx, user: TestUser, id: string) => {
+  const res = await as(ctx, user).get(`/api/invoices/${id}`);
+  assert.is(res.status, 200, res.text);
+  return res.body.data.document as { seller: { vatId?: string | null }; vatBreakdown: Array<{ category: string; rate: string }>; number: string; typeCode: string; totals: Record<string, string>; paymentReference: string; precedingInvoice?: { number: string } | null; lines: Array<{ name: string }> };
+};
+
+const validates = async (ctx: Ctx, user: TestUser, id: string) => {
+  const res = await as(ctx, user).get(`/api/invoices/${id}/xml`);
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /application\/xml/);
+  const v = await validateCii(res.text);
+  assert.ok(v.xsdValid && v.fatal.length === 0, `${id}: ${describeValidation(v)}`);
+};
+
+test('released and settled: goods invoices (prepaid = deposit), a credit note for the tier difference (= refunded), the platform fee invoice (= PLATFORM payout); all validate; gapless numbers; only the parties and auditors read them', async (ctx) => {
+  const poolId = await openPool(ctx, cheese('CLOSE'));
+  const ann = await buy(ctx, poolId, 2, 'Ann'); // 2 × 18.50, then the tier: 2 × 16.00, 5.00 back
+  const ben = await buy(ctx, poolId, 2, 'Ben'); // 2 × 16.00
+  assert.is((await as(ctx, ctx.organiser).post(`/api/pools/${poolId}/close`)).status, 200);
+  await settle(ctx, poolId);
+
+  const events = (await ctx.api.services.store.readStream(`pool-${poolId}`)).map((e) => ({ type: e.type, data: e.data as Record<string, string> }));
+  const settledOf = (reservationId: string) => events.find((e) => e.type === 'ReservationSettled' && e.data.reservationId === reservationId)!.data;
+  const depositOf = (reservationId: string) => events.find((e) => e.type === 'ReservationPaid' && e.data.reservationId === reservationId)!.data;
+  const platformPaid = sum(events.filter((e) => e.type === 'EscrowPayoutSettled' && e.data.role === 'PLATFORM').map((e) => e.data.amount!));
+
+  const annInvoices = await invoicesOf(ctx, ann.buyer, poolId, 'received', 2);
+  const goods = annInvoices.find((i) => i.kind === 'GOODS')!;
+  const credit = annInvoices.find((i) => i.kind === 'CREDIT_NOTE')!;
+  assert.ok(goods && credit, JSON.stringify(annInvoices));
+  const goodsDoc = await documentOf(ctx, ann.buyer, goods.id);
+  assert.is(stroops(goodsDoc.totals.prepaid!), stroops(depositOf(ann.reservationId).amount!), 'the goods invoice is prepaid by the deposit');
+  assert.is(stroops(goodsDoc.totals.grandTotal!) + stroops(goodsDoc.totals.rounding!), stroops(depositOf(ann.reservationId).amount!));
+  assert.is(goodsDoc.paymentReference, depositOf(ann.reservationId).txHash);
+  assert.equal([goodsDoc.seller.vatId, goodsDoc.vatBreakdown.map((b) => `${b.category} ${b.rate}`)], ['FR11123456782', ['S 20']], 'a French business seller: its VAT id from the SIRET, S at 20 %');
+  const creditDoc = await documentOf(ctx, ann.buyer, credit.id);
+  assert.is(creditDoc.typeCode, '381');
+  assert.is(credit.corrects, goods.id);
+  assert.is(creditDoc.precedingInvoice?.number, goods.number);
+  assert.is(stroops(creditDoc.totals.grandTotal!), stroops(settledOf(ann.reservationId).refunded!), 'the credit note is what was refunded');
+  assert.is(creditDoc.paymentReference, settledOf(ann.reservationId).txHash);
+
+  const benInvoices = await invoicesOf(ctx, ben.buyer, poolId, 'received', 1);
+  assert.equal(benInvoices.map((i) => i.kind), ['GOODS'], 'Ben paid the tier price: no credit note');
+
+  const received = await invoicesOf(ctx, ctx.organiser, poolId, 'received', 1);
+  assert.equal(received.map((i) => i.kind), ['PLATFORM_FEE']);
+  const fee = await documentOf(ctx, ctx.organiser, received[0]!.id);
+  assert.is(stroops(fee.totals.grandTotal!), platformPaid, 'platform fee invoice: net + VAT = the PLATFORM payout');
+  assert.is(stroops(fee.totals.prepaid!), platformPaid);
+  const issued = await invoicesOf(ctx, ctx.organiser, poolId, 'issued', 3);
+  assert.equal(issued.map((i) => i.kind).sort(), ['CREDIT_NOTE', 'GOODS', 'GOODS']);
+
+  // Numbers: this seller's first goods invoices and credit note, the tenant platform's first fee invoice.
+  const year = new Date().getUTCFullYear();
+  assert.equal(issued.filter((i) => i.kind === 'GOODS').map((i) => i.number).sort(), [`F-${year}-000001`, `F-${year}-000002`]);
+  assert.is(credit.number, `A-${year}-000001`);
+  assert.is(received[0]!.number, `P-${year}-000001`);
+
+  for (const [user, id] of [[ann.buyer, goods.id], [ann.buyer, credit.id], [ben.buyer, benInvoices[0]!.id], [ctx.organiser, received[0]!.id]] as const) await validates(ctx, user, id);
+  const pdf = await as(ctx, ann.buyer).get(`/api/invoices/${goods.id}/pdf`);
+  assert.is(pdf.status, 200);
+  assert.is(pdf.headers.get('content-type'), 'application/pdf');
+  assert.is(pdf.headers.get('content-disposition'), `attachment; filename="${goods.number}.pdf"`);
+
+  // Another account's invoice is a 404; the tenant's auditor reads and downloads all of them.
+  assert.is((await as(ctx, ben.buyer).get(`/api/invoices/${goods.id}`)).status, 404);
+  assert.is((await as(ctx, ben.buyer).get(`/api/invoices/${goods.id}/xml`)).status, 404);
+  assert.is((await as(ctx, ben.buyer).get('/api/audit/invoices')).status, 404);
+  const auditor = await ctx.api.user(ctx.tenant, { name: 'Audrey' });
+  const granted = await grantAuditor(ctx.api.services, { slug: ctx.tenant, userId: auditor.id }, { actor: { kind: 'operator', id: 'e2e' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() });
+  await ctx.api.runner.catchUp(granted.position!);
+  const all = await as(ctx, auditor).get(`/api/audit/invoices?poolId=${poolId}`);
+  assert.is(all.status, 200, all.text);
+  assert.is(all.body.data.items.length, 4);
+  assert.is((await as(ctx, auditor).get(`/api/audit/invoices?poolId=${poolId}&type=381`)).body.data.items.length, 1);
+  assert.is((await as(ctx, auditor).get(`/api/invoices/${credit.id}/pdf`)).status, 200);
+});
+
+test('a dispute refund: the credit note names it, equals what went back, and validates', async (ctx) => {
+  const poolId = await openPool(ctx, cheese('RECEIPT'));
+  const hal = await buy(ctx, poolId, 1, 'Hal');
+  assert.is((await as(ctx, ctx.organiser).post(`/api/pools/${poolId}/close`)).status, 200);
+  assert.is((await as(ctx, ctx.organiser).post(`/api/pools/${poolId}/delivered`, { note: 'at the farm shop' })).status, 200);
+  assert.is((await as(ctx, hal.buyer).post(`/api/pools/${poolId}/reservations/${hal.reservationId}/disputes`, { reason: 'DAMAGED', details: 'mouldy' })).status, 201);
+  const disputeId = (await ctx.api.services.store.readStream(`pool-${poolId}`)).map((e) => e.data as { disputeId?: string }).find((d) => d.disputeId)!.disputeId!;
+  assert.is((await as(ctx, ctx.organiser).post(`/api/pools/${poolId}/disputes/${disputeId}/refund`, { amount: '8.50' })).status, 200);
+  await settle(ctx, poolId);
+
+  const refunded = (await ctx.api.services.store.readStream(`pool-${poolId}`)).map((e) => e.data as Record<string, string>).find((d) => d.reservationId === hal.reservationId && d.refunded !== undefined)!.refunded!;
+  const invoices = await invoicesOf(ctx, hal.buyer, poolId, 'received', 2);
+  const credit = invoices.find((i) => i.kind === 'CREDIT_NOTE')!;
+  assert.ok(credit, JSON.stringify(invoices));
+  const doc = await documentOf(ctx, hal.buyer, credit.id);
+  assert.is(stroops(doc.totals.grandTotal!), stroops(refunded));
+  assert.is(stroops(refunded), stroops('8.50'));
+  assert.equal(doc.lines.map((l) => l.name), ['Dispute refund (damaged)']);
+  await validates(ctx, hal.buyer, credit.id);
+  const year = new Date().getUTCFullYear();
+  assert.is(credit.number, `A-${year}-000002`, 'the seller’s credit notes run on without a gap');
+});
+
+test.run();

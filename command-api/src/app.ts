@@ -33,7 +33,6 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   // What every command on an account stream needs: the write path, and read-your-writes.
   const escrow = new EscrowLedger(ledger);
   const tenantPolicy = makeTenantPolicy({ store, tenants, config });
-  const reservationTtlSeconds = async (tenantId: string) => (await tenantPolicy(tenantId)).reservationTtlSeconds;
   const quotes = makeQuoteSigner(config.JWT_SECRET);
   const onAccounts = { store, pgPool, commandQueue, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
   const onPools = { ...onAccounts, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs, tenantPolicy };
@@ -47,7 +46,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makePoolCommandRoutes(onPools),
     ...makeListingRoutes({ ...onPools, ledger }),
     ...makePilotRequestRoutes({ store, pgPool, commandQueue, clock }),
-    ...makeReservationRoutes({ ...onAccounts, ledger, escrow, jobs, reservationTtlSeconds, quotes }),
+    ...makeReservationRoutes({ ...onAccounts, ledger, escrow, jobs, tenantPolicy, quotes }),
     ...escrowRoutes({ ...onAccounts, ledger, escrow, jobs, tenantPolicy, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
   ];

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { grantAuditor, invoicingJobDeps, startInvoicingJobs } from '@cagnotte/command-api';
+import { grantAuditor, invoicingJobDeps, setTenantFeeSchedule, startInvoicingJobs } from '@cagnotte/command-api';
+import { TransactionBuilder, type Operation } from '@stellar/stellar-sdk';
 import { describeValidation, validateCii } from '@cagnotte/infra/src/invoicing/validate.testing';
 import { startApi, type TestApi, type TestUser } from './harness';
 import { signXdr } from './wallet';
@@ -202,6 +203,61 @@ test('a dispute refund: the credit note names it, equals what went back, and val
   await validates(ctx, hal.buyer, credit.id);
   const year = new Date().getUTCFullYear();
   assert.is(credit.number, `A-${year}-000002`, 'the seller’s credit notes run on without a gap');
+});
+
+test('an escrow-deposit fee: quoted, placed, signed and paid as one total; at release the platform gets it whole and invoices it to the buyer; the goods invoice is the goods alone', async (ctx) => {
+  // A white-label tenant of its own, charging 1 % + 0.20 on each deposit (the operator's `tenant fees … --escrow-deposit`).
+  const tenant = (await ctx.api.tenant({ whiteLabel: true })).slug;
+  const organiser = await ctx.api.user(tenant, { role: 'organiser', name: 'Odile' });
+  const own: Ctx = { ...ctx, tenant, organiser };
+  assert.is((await as(own, organiser).post('/api/me/become-seller', { companyName: 'Miellerie du Jura SAS', siret: '12345678200010' })).status, 200);
+  const meta = { actor: { kind: 'operator' as const, id: 'invoicing-e2e' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() };
+  await setTenantFeeSchedule(ctx.api.services, ctx.api.services.config, tenant, (sched) => ({ ...sched, escrowDeposit: { percent: '1', fixed: '0.20', min: '0', cap: null } }), meta);
+  const poolId = await openPool(own, cheese('CLOSE'));
+
+  const ann = await ctx.api.user(tenant, { wallet: true, name: 'Ann' });
+  const quote = await as(own, ann).post(`/api/pools/${poolId}/quote`, { lines: [{ unitId: 'comte', quantity: 2 }] });
+  assert.is(quote.status, 200, quote.text);
+  // 2 × 18.50 = 37.00; 1 % = 0.37, + 0.20 = 0.57.
+  assert.equal([quote.body.data.goods, quote.body.data.depositFee, quote.body.data.total], ['37.00', '0.57', '37.57']);
+  const placed = await as(own, ann).post(`/api/pools/${poolId}/reservations`, { lines: [{ unitId: 'comte', quantity: 2 }], quoteId: quote.body.data.quoteId });
+  assert.is(placed.status, 201, placed.text);
+  assert.is(placed.body.data.amount, '37.57', 'the reservation is charged the quote’s total');
+  const t = (await as(own, ann).get(`/api/pools/${poolId}/terms`)).body.data;
+  const signed = await as(own, ann).post(`/api/pools/${poolId}/reservations/${placed.body.data.id}/sign`, { acceptTerms: true, termsVersion: t.version, termsHash: t.hash });
+  assert.is(signed.status, 200, signed.text);
+  const payment = signed.body.data.payment;
+  const op = TransactionBuilder.fromXDR(payment.xdr, payment.networkPassphrase).operations[0] as Operation.CreateClaimableBalance;
+  assert.is(stroops(op.amount), stroops('37.57'), 'the deposit the buyer signs is exactly the quoted total');
+  await ann.wallet!.horizon.submitTransaction(signXdr(ann.wallet!, payment.xdr));
+  const paid = await as(own, ann).post(`/api/pools/${poolId}/reservations/${placed.body.data.id}/pay`, { txHash: payment.hash });
+  assert.is(paid.body.data.paid, true, paid.text);
+  const ben = await buy(own, poolId, 2, 'Ben'); // the tier: 2 × 16.00 = 32.00, fee 0.32 + 0.20 = 0.52
+  assert.is((await as(own, organiser).post(`/api/pools/${poolId}/close`)).status, 200);
+  await settle(own, poolId);
+
+  const events = (await ctx.api.services.store.readStream(`pool-${poolId}`)).map((e) => ({ type: e.type, data: e.data as Record<string, string> }));
+  const platformPaid = sum(events.filter((e) => e.type === 'EscrowPayoutSettled' && e.data.role === 'PLATFORM').map((e) => e.data.amount!));
+  const annInvoices = await invoicesOf(own, ann, poolId, 'received', 3);
+  assert.equal(annInvoices.map((i) => i.kind).sort(), ['CREDIT_NOTE', 'DEPOSIT_FEE', 'GOODS'], JSON.stringify(annInvoices));
+  const goods = annInvoices.find((i) => i.kind === 'GOODS')!;
+  const depositFee = annInvoices.find((i) => i.kind === 'DEPOSIT_FEE')!;
+  const credit = annInvoices.find((i) => i.kind === 'CREDIT_NOTE')!;
+  assert.is((await documentOf(own, ann, goods.id)).totals.prepaid, '37.00', 'the goods invoice: the goods, not the fee');
+  const feeDoc = await documentOf(own, ann, depositFee.id);
+  assert.equal([feeDoc.totals.grandTotal, feeDoc.totals.prepaid, feeDoc.totals.duePayable], ['0.57', '0.57', '0.00']);
+  assert.is(feeDoc.paymentReference, payment.hash);
+  assert.is((await documentOf(own, ann, credit.id)).totals.grandTotal, '5.00', 'the tier difference alone goes back, not the fee');
+  const year = new Date().getUTCFullYear();
+  assert.is(depositFee.number, `D-${year}-000001`);
+  const benFee = (await invoicesOf(own, ben.buyer, poolId, 'received', 2)).find((i) => i.kind === 'DEPOSIT_FEE')!;
+  assert.is(benFee.grandTotal, '0.52');
+  assert.is(benFee.number, `D-${year}-000002`, 'the platform’s deposit-fee series runs on without a gap');
+
+  // The PLATFORM payouts are the platform fee invoice plus the deposit fees, to the stroop.
+  const platformFee = (await invoicesOf(own, organiser, poolId, 'received', 1)).find((i) => i.kind === 'PLATFORM_FEE')!;
+  assert.is(platformPaid, stroops(platformFee.grandTotal) + stroops('0.57') + stroops('0.52'));
+  for (const [user, id] of [[ann, depositFee.id], [ann, goods.id], [organiser, platformFee.id]] as const) await validates(own, user, id);
 });
 
 test.run();

@@ -8,7 +8,7 @@ import { poolAggregate, runOnPool, type CommandCtx, type PoolOutcome, type Tenan
 import { poolInTenant, type ReservationDeps } from '../reservations/runtime';
 
 /** What the escrow commands take: the reservations' runtime (write path, clock, ledger, jobs), the tenant's policy, the release window. */
-export interface EscrowDeps extends Omit<ReservationDeps, 'reservationTtlSeconds' | 'quotes'> {
+export interface EscrowDeps extends Omit<ReservationDeps, 'tenantPolicy' | 'quotes'> {
   tenantPolicy: (tenantId: string) => Promise<TenantPolicy>;
   /** How long a prepared settlement's release stays valid before its recovery may run (config ESCROW_RELEASE_WINDOW_HOURS). */
   releaseWindowHours: number;

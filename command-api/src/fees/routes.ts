@@ -164,7 +164,7 @@ export const makeFeeRoutes = (deps: FeeRouteDeps): RouteDef[] => {
     summary: 'Escrow-deposit quote: what a reservation placed now would pay into escrow',
     description: [
       'Bearer; white-label tenants only (404 when the toggle is off). GROUPS: `lines` (units × the tier-aware unit price a reservation placed now is charged: the same pricing as POST /api/pools/{id}/reservations, with the same refusals); FUNDING: `amount`.',
-      'Answers the lines, the goods, the escrow-deposit fee of the tenant’s schedule, the total, `validUntil` (the tenant’s reservation hold time from now, at most the pool’s deadline: a reservation placed by then at the same pool revision is charged exactly these prices and holds them until it expires) and a `quoteId` binding the figures to this pool and to you: reserve with it and the reservation pays exactly `goods` into escrow at these unit prices, or is refused (409 `quote_changed` when a price moved, `quote_expired` after `validUntil`).',
+      'Answers the lines, the goods, the escrow-deposit fee of the tenant’s schedule, the total, `validUntil` (the tenant’s reservation hold time from now, at most the pool’s deadline: a reservation placed by then at the same pool revision is charged exactly these prices and holds them until it expires) and a `quoteId` binding the figures to this pool and to you: reserve with it and the reservation pays exactly `total` (the goods at these unit prices plus this deposit fee) into escrow, the amount of the deposit you sign, or is refused (409 `quote_changed` when a price or the deposit fee moved, `quote_expired` after `validUntil`).',
     ].join('\n\n'),
     tags: ['Fees'],
     auth: 'required',
@@ -198,7 +198,8 @@ export const makeFeeRoutes = (deps: FeeRouteDeps): RouteDef[] => {
         poolId: pool.id,
         buyerId: auth.userId,
         validUntil,
-        amount: body.goods,
+        amount: body.total,
+        depositFee: body.depositFee,
         pledge: priced.pledge,
         lines: body.lines.map((l) => ({ unitId: l.unitId, quantity: l.quantity, unitPrice: l.unitPrice })),
       });

@@ -1,5 +1,7 @@
 import {
   commissionInvoice,
+  depositFeeInvoice,
+  goodsPaid,
   frozenVatTreatment,
   goodsCreditNote,
   goodsInvoice,
@@ -13,6 +15,7 @@ import {
   type RoundFeeFacts,
 } from '@cagnotte/domain';
 import type { EventMetadata, InvoiceSubject } from '@cagnotte/event-schemas';
+import { formatAmount, parseAmount } from '@cagnotte/domain';
 import type { EventStore } from '@cagnotte/infra';
 import { poolAggregate } from '../pools/handler';
 import { accountStream, poolStream } from '../shared/context';
@@ -87,7 +90,7 @@ export const issueSettlementInvoices = async (deps: InvoicingDeps, job: Settleme
     vat: deps.vat.goods(seller),
     reservationId: r.id,
     lines: r.lines,
-    deposit: r.payment.amount,
+    deposit: formatAmount(goodsPaid(r)),
     depositTxHash: r.payment.txHash,
     deliveryDate: (pool.closing.deliveredAt ?? now).slice(0, 10),
   };
@@ -102,13 +105,16 @@ export const issueSettlementInvoices = async (deps: InvoicingDeps, job: Settleme
     disputeReason: r.dispute && (r.dispute.status === 'REFUNDED' || r.dispute.status === 'LAPSED') ? r.dispute.reason : null,
   });
   if (note) outcomes.push(await issue(account(sellerId), account(r.buyerId), note));
+  const platform = platformParty(deps.platform);
+  const depositFee = depositFeeInvoice({ pool: facts, platform, buyer, vat: deps.vat.service(platform, buyer), reservationId: r.id, depositFee: r.depositFee, depositTxHash: r.payment.txHash, settledOn });
+  if (depositFee) outcomes.push(await issue({ kind: 'platform', id: 'platform' }, account(r.buyerId), depositFee));
 
   // The round's fees: whichever of its reservations' jobs runs first issues them; the others find them issued.
   const roundItems = settlement.items.filter((i) => round.refs.includes(i.ref) && i.kind === 'DEPOSIT');
-  const platform = platformParty(deps.platform);
+  const depositFees = new Map(roundItems.map((i) => [i.reservationId, pool.holdings.byId.get(i.reservationId)?.depositFee ?? '0'] as const).map(([id, fee]) => [id, parseAmount(fee)]));
   // The VAT the closing froze and the settlement withheld (PoolClosed v2); a v1 closing withheld none and falls back.
   const frozen = pool.closing.fees.vat ?? null;
-  const base: Omit<RoundFeeFacts, 'issuer' | 'payer' | 'vat' | 'percent'> = { pool: facts, settlementId: settlement.settlementId, round: round.index, items: roundItems, txHash: settled.txHash, settledOn };
+  const base: Omit<RoundFeeFacts, 'issuer' | 'payer' | 'vat' | 'percent'> = { pool: facts, settlementId: settlement.settlementId, round: round.index, items: roundItems, txHash: settled.txHash, settledOn, depositFees };
   const fee = platformFeeInvoice({ ...base, issuer: platform, payer: seller, vat: frozen ? frozenVatTreatment(frozen.platformFee) : deps.vat.service(platform, seller), percent: pool.closing.fees.platformFeePercent });
   if (fee) outcomes.push(await issue({ kind: 'platform', id: 'platform' }, account(sellerId), fee));
   const percent = pool.closing.fees.organiserCommissionPercent;

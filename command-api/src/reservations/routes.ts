@@ -95,8 +95,9 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
       if (ctx.body.quoteId !== undefined && (!claims || claims.poolId !== poolId || claims.buyerId !== ctx.auth!.userId)) {
         throw new ValidationError({ quoteId: ['not a quote of yours for this pool'] }, 'Unknown quote', 'invalid_quote');
       }
-      const quote = claims && { validUntil: claims.validUntil, amount: claims.amount, pledge: claims.pledge, lines: claims.lines };
-      const ttlSeconds = await deps.reservationTtlSeconds(tenantOf(ctx));
+      const quote = claims && { validUntil: claims.validUntil, amount: claims.amount, pledge: claims.pledge, lines: claims.lines, ...(claims.depositFee === undefined ? {} : { depositFee: claims.depositFee }) };
+      const policy = await deps.tenantPolicy(tenantOf(ctx));
+      const ttlSeconds = policy.reservationTtlSeconds;
       // The expiry is queued before the reservation exists: a crash in between leaves a job that finds nothing to
       // expire, never a reservation without its job.
       await deps.jobs
@@ -110,7 +111,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
         poolId,
         (metadata) => ({
           type: 'PlaceReservation',
-          data: { reservationId, lines: ctx.body.lines, pledge: ctx.body.pledge ?? null, relaisId: ctx.body.relaisId ?? null, ttlSeconds, ...(quote ? { quote } : {}) },
+          data: { reservationId, lines: ctx.body.lines, pledge: ctx.body.pledge ?? null, relaisId: ctx.body.relaisId ?? null, ttlSeconds, depositFeeRule: policy.feeSchedule.escrowDeposit, ...(quote ? { quote } : {}) },
           metadata,
         }),
         answerWith(201, (o) => reservationOf(o.state, reservationId, clock())),

@@ -8,7 +8,7 @@ import { factsOf } from './facts';
 export { factsOf } from './facts';
 import { loadActor, metadataFor, poolStream } from '../shared/context';
 import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
-import { poolAggregate, positionHeaders, type CommandCtx, type PoolCommandState, type PoolOutcome } from '../pools/handler';
+import { poolAggregate, positionHeaders, type CommandCtx, type PoolCommandState, type PoolOutcome, type TenantPolicy } from '../pools/handler';
 
 /** What the reservation commands take, and nothing else. */
 export interface ReservationDeps extends CommandRuntime {
@@ -18,8 +18,8 @@ export interface ReservationDeps extends CommandRuntime {
   ledger: LedgerGateway;
   escrow: EscrowLedger;
   jobs: JobQueue;
-  /** The tenant's reservation TTL (its settings, else the service's default). */
-  reservationTtlSeconds: (tenantId: string) => Promise<number>;
+  /** The tenant's reservation TTL and fee schedule (its settings, else the service's defaults). */
+  tenantPolicy: (tenantId: string) => Promise<Pick<TenantPolicy, 'reservationTtlSeconds' | 'feeSchedule'>>;
   /** Verifies the deposit quote a reservation may be placed under (command-api/src/fees/quote-token.ts). */
   quotes: QuoteSigner;
 }

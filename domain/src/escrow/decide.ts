@@ -3,7 +3,7 @@ import { percentRule } from '../fees/schedule';
 import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
 import { formatAmount, parseAmount } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
-import { tierPrice, type Reservation } from '../reservations/holdings';
+import { goodsPaid, tierPrice, type Reservation } from '../reservations/holdings';
 import { dueOf, finalPricesOf } from './split';
 
 /** Who acts: a signed-in user (their role matters for the organiser's commands), or the system (a job) when null. */
@@ -54,14 +54,17 @@ const ownReservation = (pool: ExistingPool, reservationId: string, meta: EscrowM
 
 const isSettled = (r: Reservation) => r.payment !== null && r.settled.has(r.payment.balanceId);
 
-/** Units and amount of the PAID reservations: what decides a pool's outcome (held PENDING units lapse at closing). */
+/**
+ * Units and amount of the PAID reservations: what decides a pool's outcome (held PENDING units lapse at closing). The
+ * amount is the goods paid: escrow-deposit fees count toward no target.
+ */
 export const paidTotals = (pool: ExistingPool) => {
   const units = new Map<string, number>();
   let amount = 0n;
   let count = 0;
   for (const r of pool.holdings.byId.values()) {
     if (r.status !== 'PAID' || !r.payment) continue;
-    amount += parseAmount(r.payment.amount);
+    amount += goodsPaid(r);
     for (const l of r.lines) {
       units.set(l.unitId, (units.get(l.unitId) ?? 0) + l.quantity);
       count += l.quantity;
@@ -147,7 +150,7 @@ const requireHeld = (r: Reservation) => {
 
 /** What a dispute over `r` holds: its due amount at the final prices. */
 const heldAmount = (pool: ExistingPool, r: Reservation): string =>
-  formatAmount(dueOf(r.lines, parseAmount(r.payment!.amount), pool.closing?.finalPrices ?? new Map()));
+  formatAmount(dueOf(r.lines, goodsPaid(r), pool.closing?.finalPrices ?? new Map()));
 
 const findDispute = (pool: ExistingPool, disputeId: string): Reservation => {
   for (const r of pool.holdings.byId.values()) if (r.dispute?.disputeId === disputeId) return r;

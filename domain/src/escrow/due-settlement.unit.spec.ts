@@ -154,6 +154,30 @@ releasing('a dispute holds its deposit until it ends; its refund goes back to th
   assert.equal(withdrawn.items[0], aliceReleased);
 });
 
+/** Alice's reservation as if the tenant charged a 0.50 escrow-deposit fee: placed and paid 20.50 for 20.00 of goods. */
+const withDepositFee = (history: PoolEvent[]): PoolEvent[] =>
+  history.map((e) => {
+    if (e.type === 'ReservationPlaced' && e.data.reservationId === R1) return { ...e, data: { ...e.data, amount: '20.50', depositFee: '0.50' } };
+    if (e.type === 'ReservationPaid' && e.data.reservationId === R1) return { ...e, data: { ...e.data, amount: '20.50' } };
+    return e;
+  });
+
+releasing('a deposit that included an escrow-deposit fee: the platform gets the fee whole beside its payment fee, the goods split as without it', () => {
+  const history = withDepositFee(lockedPool({ release: { after: 'CLOSE', inspectionDays: 7, disputeResponseDays: 5 } }));
+  const [alice_, bob_] = exact(due(history).items);
+  assert.equal(alice_, release(R1, 1, '20.50', A, [
+    { role: 'SELLER', destination: ACCOUNTS.seller, amount: '15.60' },
+    { role: 'PLATFORM', destination: ACCOUNTS.platform, amount: '0.90' },
+    { role: 'BUYER', destination: A, amount: '4.00' },
+  ]));
+  assert.equal(bob_, bobReleased);
+});
+
+releasing('a deposit fee is the buyer’s again when the pool fails: the whole deposit goes back', () => {
+  const history = withDepositFee([...poolWithDeadline(), ...reservations(), expiredEvent(R3, carol, DEADLINE), closedEvent({ outcome: 'FAILED' })]);
+  assert.equal(exact(due(history).items)[0], refund(R1, 1, '20.50', A));
+});
+
 releasing('late deposits are always refunded in full, even while every deposit is held', () => {
   const withLate = [...lockedPool().slice(0, -1), ...late({ id: R4, buyer: carol, lines: u1(1, '8.00'), n: 4 }), lateEvent(R1, alice, 9, '20.00'), closedEvent(), { type: 'PoolDelivered', data: { poolId: POOL_ID, note: null, inspectionEndsAt: at(DELIVERED, 7 * DAY), deliveredAt: DELIVERED } } as PoolEvent];
   assert.equal(due(withLate), { kind: 'RELEASE', items: exact([refund(R1, 9, '20.00', A, 'LATE_DEPOSIT'), refund(R4, 4, '8.00', C, 'LATE_DEPOSIT')]), final: false });

@@ -3,7 +3,7 @@ import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, Valida
 import { jsonEqual } from '../equal';
 import { formatAmount, parseAmount, type Minor } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
-import type { Reservation } from '../reservations/holdings';
+import { goodsPaid, type Reservation } from '../reservations/holdings';
 import { dueOf, splitDeposit } from './split';
 import type { PreparedSettlement } from './state';
 
@@ -39,11 +39,13 @@ const money = (m: Minor) => formatAmount(m);
 const releaseItem = (pool: ExistingPool, r: Reservation, accounts: SettlementAccounts): SettlementItem => {
   const payment = r.payment!;
   const deposit = parseAmount(payment.amount);
+  const depositFee = deposit - goodsPaid(r);
   const closing = pool.closing!;
-  const due = dueOf(r.lines, deposit, closing.finalPrices);
+  const due = dueOf(r.lines, deposit - depositFee, closing.finalPrices);
   const disputed = r.dispute && (r.dispute.status === 'REFUNDED' || r.dispute.status === 'LAPSED') ? parseAmount(r.dispute.refund ?? '0') : 0n;
   const split = splitDeposit({
     deposit,
+    depositFee,
     due,
     disputeRefund: disputed > due ? due : disputed,
     platformFeePercent: closing.fees.platformFeePercent,
@@ -54,7 +56,7 @@ const releaseItem = (pool: ExistingPool, r: Reservation, accounts: SettlementAcc
   const lines: Array<{ role: PayoutRole; destination: string; amount: Minor }> = [
     { role: 'SELLER', destination: accounts.seller, amount: split.seller },
     { role: 'ORGANISER', destination: accounts.organiser, amount: split.commission + split.commissionVat },
-    { role: 'PLATFORM', destination: accounts.platform, amount: split.platformFee + split.platformFeeVat },
+    { role: 'PLATFORM', destination: accounts.platform, amount: split.platformFee + split.platformFeeVat + split.depositFee },
     { role: 'BUYER', destination: r.signed!.source, amount: split.buyerRefund },
   ];
   return {

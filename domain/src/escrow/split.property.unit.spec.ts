@@ -65,11 +65,30 @@ properties('every deposit splits exactly: no line negative, fee and commission n
   );
 });
 
+properties('a deposit that included an escrow-deposit fee: the platform takes the fee whole, the goods split as before, the lines still add up to the deposit', () => {
+  fc.assert(
+    fc.property(amountsArb, fc.bigInt({ min: 0n, max: 10n ** 12n }), percentArb, fc.option(percentArb, { nil: null }), ([goods, due, disputeRefund], fee, rate, commission) => {
+      const deposit = goods + fee;
+      const s = splitDeposit({ deposit, depositFee: fee, due, disputeRefund, platformFeePercent: rate.text, organiserCommissionPercent: commission?.text ?? null });
+      const bare = splitDeposit({ deposit: goods, due, disputeRefund, platformFeePercent: rate.text, organiserCommissionPercent: commission?.text ?? null });
+      const context = `goods ${formatAmount(goods)}, deposit fee ${formatAmount(fee)}, due ${formatAmount(due)}, refund ${formatAmount(disputeRefund)}`;
+      assert.is(s.depositFee, fee, context);
+      assert.is(s.seller + s.commission + s.commissionVat + s.platformFee + s.platformFeeVat + s.depositFee + s.buyerRefund, deposit, `the lines add up to the deposit (${context})`);
+      // The fee changes nobody else's line: the seller, the organiser and the buyer's refunds are those of the goods alone.
+      assert.equal([s.seller, s.commission, s.platformFee, s.tierRefund, s.buyerRefund], [bare.seller, bare.commission, bare.platformFee, bare.tierRefund, bare.buyerRefund], context);
+      assert.is(s.tierRefund, goods - due, context);
+    }),
+    { numRuns: PROPERTY_RUNS },
+  );
+});
+
 properties('out-of-range inputs are refused, never split: due above the deposit, a refund above the due amount', () => {
   fc.assert(
     fc.property(fc.bigInt({ min: 1n, max: MAX_DEPOSIT }), fc.bigInt({ min: 1n, max: 1000n }), (deposit, over) => {
       assert.throws(() => splitDeposit({ deposit, due: deposit + over, disputeRefund: 0n, platformFeePercent: '1', organiserCommissionPercent: null }), RangeError);
       assert.throws(() => splitDeposit({ deposit, due: deposit, disputeRefund: deposit + over, platformFeePercent: '1', organiserCommissionPercent: null }), RangeError);
+      assert.throws(() => splitDeposit({ deposit, depositFee: deposit + over, due: 0n, disputeRefund: 0n, platformFeePercent: '1', organiserCommissionPercent: null }), RangeError);
+      assert.throws(() => splitDeposit({ deposit: deposit + over, depositFee: over, due: deposit + 1n, disputeRefund: 0n, platformFeePercent: '1', organiserCommissionPercent: null }), RangeError, 'due above the goods');
     }),
     { numRuns: PROPERTY_RUNS },
   );

@@ -17,9 +17,11 @@ import { percentRule } from '../fees/schedule';
  */
 export interface DepositSplit {
   deposit: Minor;
-  /** What the units cost at the final (tier) prices, never more than was paid. */
+  /** The escrow-deposit fee the deposit included: the platform's, whole (it is not a share of the goods). */
+  depositFee: Minor;
+  /** What the units cost at the final (tier) prices, never more than the goods paid (`deposit − depositFee`). */
   due: Minor;
-  /** Paid above the final price: back to the buyer. */
+  /** Paid for the goods above the final price: back to the buyer. */
   tierRefund: Minor;
   /** Agreed in a dispute (or returned by the dispute rule): back to the buyer, out of `due`. */
   disputeRefund: Minor;
@@ -60,6 +62,8 @@ export const dueOf = (lines: ReservationLine[], deposit: Minor, finalPrices: Rea
 
 export interface SplitInput {
   deposit: Minor;
+  /** The escrow-deposit fee included in the deposit (ReservationPlaced v2); absent: none. */
+  depositFee?: Minor | undefined;
   due: Minor;
   disputeRefund: Minor;
   platformFeePercent: string;
@@ -72,13 +76,17 @@ export interface SplitInput {
 }
 
 /**
- * The split of one deposit: the fee lines come from domain/src/fees (feeLines, the arithmetic of the commission
+ * The split of one deposit: the escrow-deposit fee it included goes to the platform whole; the goods are split. The
+ * fee lines come from domain/src/fees (feeLines, the arithmetic of the commission
  * resolver, so the resolver and the settlement give the same lines): fee and commission down to the cent, VAT half-up
  * to the cent, the seller takes every remainder.
  */
 export const splitDeposit = (input: SplitInput): DepositSplit => {
   const { deposit, due } = input;
-  if (due < 0n || due > deposit) throw new RangeError('the due amount lies between 0 and the deposit');
+  const depositFee = input.depositFee ?? 0n;
+  if (depositFee < 0n || depositFee > deposit) throw new RangeError('the deposit fee lies between 0 and the deposit');
+  const goods = deposit - depositFee;
+  if (due < 0n || due > goods) throw new RangeError('the due amount lies between 0 and the goods paid');
   if (input.disputeRefund < 0n || input.disputeRefund > due) throw new RangeError('a dispute refunds at most the due amount');
   const net = due - input.disputeRefund;
   const lines = feeLines({
@@ -87,9 +95,10 @@ export const splitDeposit = (input: SplitInput): DepositSplit => {
     platformFeeVatRate: input.vat?.platformFee.rate ?? '0',
     commission: input.organiserCommissionPercent === null ? null : { percent: input.organiserCommissionPercent, vatRate: input.vat?.commission?.rate ?? '0' },
   });
-  const tierRefund = deposit - due;
+  const tierRefund = goods - due;
   return {
     deposit,
+    depositFee,
     due,
     tierRefund,
     disputeRefund: input.disputeRefund,

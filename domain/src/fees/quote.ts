@@ -30,7 +30,7 @@ export interface DepositQuote {
  * pledge of a FUNDING pool (`pledge`, no lines), plus the escrow-deposit fee of the schedule (on the goods, down to the
  * cent, prices being VAT-inclusive).
  */
-export const quoteDeposit = (input: { lines: QuoteLineInput[]; pledge?: Minor | null; schedule: FeeSchedule }): DepositQuote => {
+export const quoteDeposit = (input: { lines: QuoteLineInput[]; pledge?: Minor | null; schedule: Pick<FeeSchedule, 'escrowDeposit'> }): DepositQuote => {
   const lines = input.lines.map((l) => {
     if (!Number.isSafeInteger(l.quantity) || l.quantity < 1) throw new RangeError('a quantity is a whole number of units, at least 1');
     return { ...l, amount: parseAmount(l.unitPrice) * BigInt(l.quantity) };

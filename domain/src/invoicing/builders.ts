@@ -57,7 +57,7 @@ export interface GoodsFacts {
   reservationId: string;
   /** The reservation's lines at the prices it was charged (empty for a FUNDING pledge). */
   lines: ReservationLine[];
-  /** The deposit (what the buyer paid into escrow) and its transaction. */
+  /** What the deposit paid for the goods (the deposit less its escrow-deposit fee, invoiced apart) and its transaction. */
   deposit: string;
   depositTxHash: string;
   /** When the goods were handed over (PoolDelivered), else the settlement's day. */
@@ -165,6 +165,11 @@ export interface RoundFeeFacts {
   percent: string;
   txHash: string;
   settledOn: string;
+  /**
+   * The escrow-deposit fee each reservation's deposit included (by reservation id): the PLATFORM payout carries it
+   * beside the platform fee, but it is the buyer's service (depositFeeInvoice), not the seller's: left out here.
+   */
+  depositFees?: ReadonlyMap<string, Minor>;
 }
 
 /**
@@ -173,7 +178,9 @@ export interface RoundFeeFacts {
  * would add up a sub-cent drift each. Null when the round paid the role nothing.
  */
 const roundInvoice = (f: RoundFeeFacts, role: 'PLATFORM' | 'ORGANISER', label: string): Omit<InvoiceRequestFacts, 'kind' | 'sourceKey'> | null => {
-  const paid = f.items.map((i) => ({ reservationId: i.reservationId, amount: payoutOf(i, role) })).filter((p) => p.amount > 0n);
+  const paid = f.items
+    .map((i) => ({ reservationId: i.reservationId, amount: payoutOf(i, role) - (role === 'PLATFORM' ? (f.depositFees?.get(i.reservationId) ?? 0n) : 0n) }))
+    .filter((p) => p.amount > 0n);
   if (paid.length === 0) return null;
   const total = paid.reduce((sum, p) => sum + p.amount, 0n);
   const on = paid.length === 1 ? `reservation ${shortId(paid[0]!.reservationId)}` : `${paid.length} reservations (${paid.map((p) => shortId(p.reservationId)).join(', ')})`;
@@ -213,4 +220,45 @@ export const commissionInvoice = (f: RoundFeeFacts & { mandate: { id: string; ac
   if (!base) return null;
   const notes = [...(base.draft.notes ?? []), `Issued by the platform in the name and on behalf of ${f.issuer.name} under the COMMISSION mandate ${f.mandate.id} accepted on ${f.mandate.acceptedAt.slice(0, 10)}.`];
   return { ...base, kind: 'COMMISSION', sourceKey: `commission:${f.settlementId}:${f.round}`, draft: { ...base.draft, notes } };
+};
+
+export interface DepositFeeFacts {
+  pool: PoolFacts;
+  platform: InvoiceParty;
+  buyer: InvoiceParty;
+  vat: VatTreatment;
+  reservationId: string;
+  /** The escrow-deposit fee the buyer's deposit included (ReservationPlaced v2), VAT-inclusive. */
+  depositFee: string;
+  depositTxHash: string;
+  settledOn: string;
+}
+
+/**
+ * Platform → buyer: the escrow-deposit fee of a released reservation (the buyer paid it into escrow with the goods; the
+ * release paid it to the platform). VAT-inclusive, one line, prepaid in full. Null when the reservation paid none. A
+ * refunded reservation gets its fee back with its deposit, so it is never invoiced.
+ */
+export const depositFeeInvoice = (f: DepositFeeFacts): InvoiceRequestFacts | null => {
+  const fee = parseAmount(f.depositFee);
+  if (fee <= 0n) return null;
+  return {
+    kind: 'DEPOSIT_FEE',
+    sourceKey: `deposit-fee:${f.reservationId}`,
+    poolId: f.pool.poolId,
+    reservationId: f.reservationId,
+    draft: {
+      typeCode: '380',
+      currency: 'EUR',
+      seller: f.platform,
+      buyer: f.buyer,
+      lines: [line('1', `Escrow-deposit fee, reservation ${shortId(f.reservationId)} in “${f.pool.title}”`, 1, fee, f.vat)],
+      prepaid: formatAmount(fee),
+      exemptions: exemptions(f.vat),
+      paymentReference: f.depositTxHash,
+      buyerReference: f.pool.poolId,
+      deliveryDate: f.settledOn,
+      notes: [`Pool “${f.pool.title}”, reservation ${f.reservationId}: paid into escrow with the deposit, released to the platform at settlement.`],
+    },
+  };
 };

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { commissionInvoice, goodsCreditNote, goodsInvoice, platformFeeInvoice } from './builders';
+import { commissionInvoice, depositFeeInvoice, goodsCreditNote, goodsInvoice, platformFeeInvoice } from './builders';
 import { computeInvoice } from './compute';
 import { parseAmount } from '../money';
 import { ann, consumer, fromage, goods, identity, item, platform, R1, round, SETTLE_TX, TX } from './fixtures.testing';
@@ -68,6 +68,27 @@ test('platform fee: one line for the round (its reservations named), net + VAT =
   assert.equal([doc.seller.name, doc.buyer.name], ['Cagnotte SAS', 'Fromagerie du Jura SAS']);
   assert.ok(doc.notes!.includes(`Reservation ${R1}: 0.80 EUR.`));
   assert.is(platformFeeInvoice(round(fromage, { items: [item(R1, '5.00', [['BUYER', '5.00']])] })), null, 'no fee, no invoice');
+});
+
+test('platform fee: a PLATFORM payout that carried an escrow-deposit fee is invoiced without it (the buyer’s invoice has it)', () => {
+  const facts = round(fromage);
+  const withFees = platformFeeInvoice({ ...facts, items: facts.items.map((i) => (i.reservationId === R1 ? { ...i, payouts: i.payouts.map((p) => (p.role === 'PLATFORM' ? { ...p, amount: '1.30' } : p)) } : i)), depositFees: new Map([[R1, parseAmount('0.50')]]) })!;
+  const doc = issue(withFees.draft);
+  assert.equal([doc.totals.grandTotal, doc.totals.prepaid], ['1.60', '1.60'], 'the same fee as without the deposit fee');
+  assert.ok(doc.notes!.includes(`Reservation ${R1}: 0.80 EUR.`));
+});
+
+test('escrow-deposit fee: platform → buyer, one VAT-inclusive line prepaid in full; none without a fee', () => {
+  const vat = serviceVat(identity(platform), identity(ann), standardVatRate);
+  const facts = { pool: goods().pool, platform, buyer: ann, vat, reservationId: R1, depositFee: '0.6200000', depositTxHash: TX, settledOn: '2026-03-03' };
+  const r = depositFeeInvoice(facts)!;
+  assert.equal([r.kind, r.sourceKey, r.reservationId], ['DEPOSIT_FEE', `deposit-fee:${R1}`, R1]);
+  const doc = issue(r.draft);
+  assert.equal([doc.seller.name, doc.buyer.name], [platform.name, ann.name]);
+  assert.equal(doc.vatBreakdown.map((b) => [b.category, b.rate]), [['S', '20']]);
+  assert.equal([doc.totals.taxBasisTotal, doc.totals.taxTotal, doc.totals.grandTotal, doc.totals.prepaid, doc.totals.duePayable], ['0.52', '0.10', '0.62', '0.62', '0.00']);
+  assert.is(doc.paymentReference, TX);
+  assert.is(depositFeeInvoice({ ...facts, depositFee: '0.00' }), null);
 });
 
 test('commission: organiser → seller, issued by the platform on their behalf: the note names the mandate', () => {

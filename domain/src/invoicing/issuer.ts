@@ -10,8 +10,8 @@ import type { InvoiceRequestFacts } from './builders';
  */
 export type InvoiceIssuedData = EventData<'InvoiceIssued'>;
 
-/** The series prefix of each kind: F (factures), A (avoirs), P (platform fees), C (commission). */
-export const SERIES: Record<InvoiceKind, string> = { GOODS: 'F', CREDIT_NOTE: 'A', PLATFORM_FEE: 'P', COMMISSION: 'C' };
+/** The series prefix of each kind: F (factures), A (avoirs), P (platform fees), C (commission), D (escrow-deposit fees). */
+export const SERIES: Record<InvoiceKind, string> = { GOODS: 'F', CREDIT_NOTE: 'A', PLATFORM_FEE: 'P', COMMISSION: 'C', DEPOSIT_FEE: 'D' };
 
 /** `platform`, `acct-<accountId>`, `merchant-<merchantId>`. */
 export const issuerKey = (issuer: InvoiceSubject): string => (issuer.kind === 'platform' ? 'platform' : issuer.kind === 'account' ? `acct-${issuer.id}` : `merchant-${issuer.id}`);

@@ -171,8 +171,9 @@ groups.run();
 funding.run();
 
 const quoted = suite('reservation: placed as quoted, or not at all');
-const quote = (o: Partial<{ validUntil: string; amount: string; unitPrice: string; quantity: number }> = {}) => ({
+const quote = (o: Partial<{ validUntil: string; amount: string; unitPrice: string; quantity: number; depositFee: string }> = {}) => ({
   validUntil: o.validUntil ?? at(NOW, 60),
+  ...(o.depositFee ? { depositFee: o.depositFee } : {}),
   amount: o.amount ?? '20.00',
   pledge: null,
   lines: [{ unitId: 'u1', quantity: o.quantity ?? 2, unitPrice: o.unitPrice ?? '10.00' }],
@@ -200,4 +201,44 @@ quoted('given a quote for other lines, when the buyer reserves different quantit
   given(...openPool()).when(placeQuoted(quote(), { quantity: 3 })).thenThrows(ValidationError, 'quote_mismatch');
 });
 
+quoted('given a deposit fee in the quote, when the buyer reserves with it, then the reservation pays goods + fee; a fee that moved since is 409 quote_changed', () => {
+  const rule = { percent: '2', fixed: '0.30', min: '0', cap: null };
+  const c = placeQuoted(quote({ amount: '20.70', depositFee: '0.70' }));
+  const withFee = { ...c, data: { ...c.data, depositFeeRule: rule } } as typeof c;
+  given(...openPool())
+    .when(withFee)
+    .then([placed({ lines: [{ unitId: 'u1', quantity: 2, unitPrice: '10.00' }], amount: '20.70', depositFee: '0.70' })]);
+  const raised = { ...withFee, data: { ...withFee.data, depositFeeRule: { ...rule, fixed: '0.50' } } } as typeof c;
+  given(...openPool()).when(raised).thenThrows(ConflictError, 'quote_changed');
+});
+
 quoted.run();
+
+const fee = suite('reservation: the escrow-deposit fee');
+const withRule = (c: ReturnType<typeof place>, rule: { percent: string; fixed: string; min: string; cap: string | null }) => ({ ...c, data: { ...c.data, depositFeeRule: rule } }) as typeof c;
+
+fee('given the tenant charges a deposit fee, when a buyer reserves units, then the amount is the goods plus the fee (percent + fixed, down to the cent), the fee recorded apart', () => {
+  given(...openPool())
+    .when(withRule(place({ lines: [{ unitId: 'u1', quantity: 2 }, { unitId: 'u2', quantity: 2 }] }), { percent: '1.5', fixed: '0.25', min: '0', cap: null }))
+    // goods 25.00; 1.5 % = 0.375, + 0.25 = 0.625 → 0.62 (down to the cent)
+    .then([placed({ lines: [{ unitId: 'u1', quantity: 2, unitPrice: '10.00' }, { unitId: 'u2', quantity: 2, unitPrice: '2.50' }], amount: '25.62', depositFee: '0.62' })]);
+});
+
+fee('given a minimum and a cap, then the fee is raised to the minimum and lowered to the cap; a FUNDING pledge pays it too', () => {
+  given(...openPool())
+    .when(withRule(place({ lines: [{ unitId: 'u2', quantity: 2 }] }), { percent: '1', fixed: '0', min: '1.00', cap: null }))
+    .then([placed({ lines: [{ unitId: 'u2', quantity: 2, unitPrice: '2.50' }], amount: '6.00', depositFee: '1.00' })]);
+  given(...openPool(fundingFields(), 'FUNDING'))
+    .when(withRule(place({ lines: [], pledge: '100' }), { percent: '10', fixed: '0', min: '0', cap: '4.00' }))
+    .then([placed({ lines: [], pledge: '100.00', amount: '104.00', depositFee: '4.00' })]);
+});
+
+fee('given a v1 ReservationPlaced (no deposit fee), when folded, then the reservation paid goods only', () => {
+  const v1 = placed({ amount: '20.00' });
+  delete (v1.data as { depositFee?: string }).depositFee;
+  const state = given(...openPool(), v1).state() as ExistingPool;
+  assert.is(state.holdings.byId.get(R1)!.depositFee, '0.00');
+  assert.is(state.holdings.byId.get(R1)!.amount, '20.00', 'the amount is the goods');
+});
+
+fee.run();

@@ -1,4 +1,5 @@
-import type { PoolEvent, ReservationEvent, ReservationLine } from '@cagnotte/event-schemas';
+import type { FeeRule, PoolEvent, ReservationEvent, ReservationLine } from '@cagnotte/event-schemas';
+import { quoteDeposit } from '../fees/quote';
 import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError, assertNever, type FieldErrors } from '../errors';
 import { formatAmount, parseAmount } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
@@ -27,6 +28,8 @@ export type ReservationCommand =
         ttlSeconds: number;
         /** The deposit quote the buyer accepts (POST /api/pools/{id}/quote, verified by the route): placed as quoted, or refused. */
         quote?: QuotedReservation;
+        /** The tenant's escrow-deposit fee rule in force (its fee schedule): charged on top of the goods. Absent: none. */
+        depositFeeRule?: FeeRule;
       };
       metadata: Meta;
     }
@@ -157,11 +160,34 @@ export const quoteReservation = (pool: ExistingPool, input: { lines: Array<{ uni
   return priceReservation(pool, input, buyerId, now);
 };
 
+/** A priced reservation with its escrow-deposit fee: `amount` is what the buyer pays into escrow (goods + fee). */
+export interface PricedDeposit {
+  lines: ReservationLine[];
+  pledge: string | null;
+  goods: string;
+  depositFee: string;
+  amount: string;
+}
+
+/**
+ * The deposit of a priced reservation: the goods plus the escrow-deposit fee, by quoteDeposit (domain/src/fees), the
+ * function the quote route answers with: the quote, the placed amount and so the payment the buyer signs agree.
+ */
+export const priceDeposit = (priced: ReturnType<typeof priceReservation>, rule: FeeRule | undefined): PricedDeposit => {
+  const q = quoteDeposit({ lines: priced.lines, pledge: priced.pledge === null ? null : parseAmount(priced.pledge), schedule: { escrowDeposit: rule ?? NO_FEE } });
+  if (q.goods !== parseAmount(priced.amount)) throw new Error('the quote and the placement priced different goods');
+  return { lines: priced.lines, pledge: priced.pledge, goods: priced.amount, depositFee: formatAmount(q.depositFee), amount: formatAmount(q.total) };
+};
+
+const NO_FEE: FeeRule = { percent: '0', fixed: '0', min: '0', cap: null };
+
 /** What a deposit quote promised: these lines at these unit prices (or this pledge), this amount into escrow, until `validUntil`. */
 export interface QuotedReservation {
   validUntil: string;
-  /** What the reservation pays into escrow (the quote's goods). */
+  /** What the reservation pays into escrow: the quote's total (goods + deposit fee). */
   amount: string;
+  /** The quote's escrow-deposit fee (absent in quotes made before deposit fees were collected: read as 0). */
+  depositFee?: string;
   pledge: string | null;
   lines: Array<{ unitId: string; quantity: number; unitPrice: string }>;
 }
@@ -172,7 +198,7 @@ const sameAmount = (a: string, b: string) => parseAmount(a) === parseAmount(b);
  * A quoted reservation is charged exactly the quoted amount or not placed at all: decided on the same revision as the
  * placement, so no price can move between the check and the append.
  */
-const holdToQuote = (quote: QuotedReservation, asked: { lines: Array<{ unitId: string; quantity: number }>; pledge: string | null }, priced: ReturnType<typeof priceReservation>, now: string) => {
+const holdToQuote = (quote: QuotedReservation, asked: { lines: Array<{ unitId: string; quantity: number }>; pledge: string | null }, priced: PricedDeposit, now: string) => {
   const askedKey = asked.lines.map((l) => `${l.unitId}×${l.quantity}`).join(',');
   const quotedKey = quote.lines.map((l) => `${l.unitId}×${l.quantity}`).join(',');
   const samePledge = quote.pledge === null ? asked.pledge === null : asked.pledge !== null && sameAmount(asked.pledge, quote.pledge);
@@ -183,6 +209,7 @@ const holdToQuote = (quote: QuotedReservation, asked: { lines: Array<{ unitId: s
     const q = quote.lines[i];
     if (q && !sameAmount(q.unitPrice, l.unitPrice)) (moved[`lines.${i}.unitPrice`] ??= []).push(`quoted ${q.unitPrice}, now ${l.unitPrice}`);
   });
+  if (!sameAmount(priced.depositFee, quote.depositFee ?? '0')) (moved['depositFee'] ??= []).push(`quoted ${quote.depositFee ?? '0'}, now ${priced.depositFee}`);
   if (!sameAmount(priced.amount, quote.amount)) (moved['amount'] ??= []).push(`quoted ${quote.amount}, now ${priced.amount}`);
   if (Object.keys(moved).length > 0) throw new ConflictError('quote_changed', 'The prices moved since the quote: ask for a new one', moved);
 };
@@ -194,9 +221,9 @@ const decidePlace = (pool: ExistingPool, command: Extract<ReservationCommand, { 
   requireOpenForReservations(pool, now);
   if (actor.userId === pool.organiserId) throw new ForbiddenError('organiser_cannot_reserve', 'An organiser does not reserve in their own pool');
   requireRelais(pool, input.relaisId);
-  const priced = priceReservation(pool, input, actor.userId, now);
+  const priced = priceDeposit(priceReservation(pool, input, actor.userId, now), input.depositFeeRule);
   if (input.quote) holdToQuote(input.quote, input, priced, now);
-  const { lines, pledge, amount } = priced;
+  const { lines, pledge, amount, depositFee } = priced;
   const expiresAt = new Date(Date.parse(now) + input.ttlSeconds * 1000).toISOString();
   return [
     ...staleExpirations(pool, now),
@@ -210,6 +237,7 @@ const decidePlace = (pool: ExistingPool, command: Extract<ReservationCommand, { 
         lines,
         pledge,
         amount,
+        depositFee,
         relaisId: input.relaisId,
         expiresAt,
         placedAt: now,

@@ -60,7 +60,7 @@ const placed = (quantity: number, o: { id?: string; buyer?: string; price?: stri
   data: {
     poolId: POOL, reservationId: o.id ?? R1, buyerId: o.buyer ?? ANN, buyerName: (o.buyer ?? ANN) === ANN ? 'Ann' : 'Bob',
     lines: [{ unitId: 'u', quantity, unitPrice: o.price ?? '10.00' }], pledge: null,
-    amount: `${(Number(o.price ?? '10') * quantity).toFixed(2)}`, relaisId: 'r1', expiresAt: o.expiresAt ?? EXPIRES, placedAt: T1,
+    amount: `${(Number(o.price ?? '10') * quantity).toFixed(2)}`, depositFee: '0.00', relaisId: 'r1', expiresAt: o.expiresAt ?? EXPIRES, placedAt: T1,
   },
 });
 const signed = (id = R1): PoolEvent => ({
@@ -124,7 +124,7 @@ reserve('FUNDING: a free pledge within the pool’s bounds', () => {
   state.when(pledge('4.99')).thenThrows(ValidationError, 'pledge_out_of_bounds');
   state.when(pledge('100.01')).thenThrows(ValidationError, 'pledge_out_of_bounds');
   state.when(pledge('25.5')).then([
-    { type: 'ReservationPlaced', data: { poolId: POOL, reservationId: R1, buyerId: ANN, buyerName: 'Ann', lines: [], pledge: '25.50', amount: '25.50', relaisId: null, expiresAt: EXPIRES, placedAt: T1 } },
+    { type: 'ReservationPlaced', data: { poolId: POOL, reservationId: R1, buyerId: ANN, buyerName: 'Ann', lines: [], pledge: '25.50', amount: '25.50', depositFee: '0.00', relaisId: null, expiresAt: EXPIRES, placedAt: T1 } },
   ]);
 });
 reserve.run();

@@ -16,6 +16,7 @@ export const evolveHoldings = (h: Holdings, event: ReservationEvent): Holdings =
         lines: event.data.lines,
         pledge: event.data.pledge,
         amount: event.data.amount,
+        depositFee: event.data.depositFee ?? '0.00',
         relaisId: event.data.relaisId,
         expiresAt: event.data.expiresAt,
         placedAt: event.data.placedAt,

@@ -83,6 +83,7 @@ export const placedEvent = (o: {
   lines?: Array<{ unitId: string; quantity: number; unitPrice: string }>;
   pledge?: string | null;
   amount?: string;
+  depositFee?: string;
   placedAt?: string;
   expiresAt?: string;
 }): PoolEvent => ({
@@ -95,6 +96,7 @@ export const placedEvent = (o: {
     lines: o.lines ?? [{ unitId: 'u1', quantity: 2, unitPrice: '10.00' }],
     pledge: o.pledge ?? null,
     amount: o.amount ?? '20.00',
+    depositFee: o.depositFee ?? '0.00',
     relaisId: 'r1',
     expiresAt: o.expiresAt ?? EXPIRES,
     placedAt: o.placedAt ?? NOW,

@@ -48,7 +48,10 @@ export interface Reservation {
   status: ReservationStatus;
   lines: ReservationLine[];
   pledge: string | null;
+  /** What the buyer pays into escrow: the goods (lines or pledge) + `depositFee`. */
   amount: string;
+  /** The escrow-deposit fee included in `amount` (the platform's at release; back to the buyer with a refund). */
+  depositFee: string;
   relaisId: string | null;
   expiresAt: string;
   placedAt: string;
@@ -116,6 +119,13 @@ export const tierPrice = (unit: PoolUnit, totalUnits: number): string => {
 /** Σ quantity × unitPrice, exact. */
 export const linesAmount = (lines: ReservationLine[]): string =>
   formatAmount(lines.reduce((sum, l) => sum + parseAmount(l.unitPrice) * BigInt(l.quantity), 0n));
+
+/** What a PAID reservation paid for its goods: its deposit less the escrow-deposit fee it included. */
+export const goodsPaid = (r: Pick<Reservation, 'payment' | 'depositFee'>): bigint => {
+  if (!r.payment) return 0n;
+  const goods = parseAmount(r.payment.amount) - parseAmount(r.depositFee);
+  return goods > 0n ? goods : 0n;
+};
 
 /** Money paid in and still held for the pool (PAID reservations), in minor units. */
 export const paidMinor = (h: Holdings): bigint => {

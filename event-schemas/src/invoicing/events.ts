@@ -78,7 +78,7 @@ export const InvoiceDocumentSchema = z
   })
   .strict();
 
-export const InvoiceKind = z.enum(['GOODS', 'PLATFORM_FEE', 'COMMISSION', 'CREDIT_NOTE']);
+export const InvoiceKind = z.enum(['GOODS', 'PLATFORM_FEE', 'COMMISSION', 'CREDIT_NOTE', 'DEPOSIT_FEE']);
 export type InvoiceKind = z.infer<typeof InvoiceKind>;
 
 /** Who issues or receives an invoice: the platform, an account (organiser or seller, a buyer), or a merchant. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { event, type EventOf } from '../define';
+import { event, type EventOf, type Upcaster } from '../define';
 import { DecimalAmount, Id, IsoDate, StellarAccountId } from '../common';
 import { MarketplaceVisibility } from '../pools/events';
 
@@ -16,8 +16,8 @@ export const ReservationLine = z
   .strict();
 export type ReservationLine = z.infer<typeof ReservationLine>;
 
-/** A buyer holds units (GROUPS) or pledges an amount (FUNDING) until `expiresAt`, at a pick-up point. */
-export const ReservationPlaced = event(
+/** Version 1 of ReservationPlaced (published; read through `reservationUpcasters`): no escrow-deposit fee. */
+export const ReservationPlacedV1 = event(
   'ReservationPlaced',
   1,
   z
@@ -36,6 +36,40 @@ export const ReservationPlaced = event(
     })
     .strict(),
 );
+
+/**
+ * A buyer holds units (GROUPS) or pledges an amount (FUNDING) until `expiresAt`, at a pick-up point. v2: the
+ * escrow-deposit fee of the tenant's schedule (docs/fees.md) is part of what the buyer pays into escrow.
+ */
+export const ReservationPlaced = event(
+  'ReservationPlaced',
+  2,
+  z
+    .object({
+      poolId: Id,
+      reservationId: Id,
+      buyerId: Id,
+      buyerName: z.string().max(200),
+      lines: z.array(ReservationLine).max(200),
+      pledge: DecimalAmount.nullable(),
+      /** What the buyer pays into escrow: the goods (Σ quantity × unitPrice, or the pledge) + `depositFee`. */
+      amount: DecimalAmount,
+      /**
+       * The escrow-deposit fee (feeOf the tenant's escrowDeposit rule on the goods): the platform's at release, the
+       * buyer's back on a refund. Always written since v2; absent reads as 0 (as the v1 upcaster writes it).
+       */
+      depositFee: DecimalAmount.optional(),
+      relaisId: z.string().min(1).max(64).nullable(),
+      expiresAt: IsoDate,
+      placedAt: IsoDate,
+    })
+    .strict(),
+);
+
+/** ReservationPlaced v1 → v2: no deposit fee was charged. */
+export const reservationUpcasters: Upcaster[] = [
+  { type: 'ReservationPlaced', fromVersion: 1, up: (data) => (data && typeof data === 'object' && !('depositFee' in data) ? { ...data, depositFee: '0.00' } : data) },
+];
 
 /** The buyer accepted the pool's terms (server-authoritative text) and was handed the deposit to sign. */
 export const ReservationSigned = event(

@@ -41,7 +41,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, logger, config }),
     ...makeSellerRoutes(onAccounts),
     ...makeLedgerRoutes({ ...onAccounts, ledger, oneTime }),
-    ...makeOrganiserRoutes({ ...onAccounts, ledger, config }),
+    ...makeOrganiserRoutes({ ...onAccounts, ledger, config, tenantPolicy }),
     ...makeMandateRoutes(onAccounts),
     ...makePoolCommandRoutes(onPools),
     ...makeListingRoutes({ ...onPools, ledger }),

@@ -3,6 +3,7 @@ import { Asset, BASE_FEE, Horizon, Keypair, Memo, Operation, Transaction, Transa
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sandboxKeys } from '@cagnotte/infra';
+import { setTenantFeeSchedule } from '@cagnotte/command-api';
 import { startApi, type TestApi, type TestUser } from './harness';
 
 /**
@@ -321,6 +322,27 @@ test('who may: business accounts get 400, other users\' grants 404, closed tenan
   assert.is(u.status, 400, u.text);
   assert.is(u.body.code, 'ledger_account_not_found');
   assert.equal((await ctx.api.services.store.readStream(`account-${unfunded.id}`)).filter((e) => e.type === 'OrganiserGrantPrepared'), [], 'no grant recorded');
+});
+
+test('the activation fee is the tenant’s fee schedule’s (`tenant fees --activation`): the payment to sign and the one verified', async (ctx) => {
+  const tenant = (await ctx.api.tenant({ whiteLabel: true })).slug;
+  const meta = { actor: { kind: 'operator' as const, id: 'organiser-e2e' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() };
+  await setTenantFeeSchedule(ctx.api.services, ctx.api.services.config, tenant, (sched) => ({ ...sched, organiserActivation: '2.50' }), meta);
+  const zero = await setTenantFeeSchedule(ctx.api.services, ctx.api.services.config, tenant, (sched) => ({ ...sched, organiserActivation: '0' }), meta).then(() => null, (e: Error & { fields?: unknown }) => e);
+  assert.is((zero as { kind?: string } | null)?.kind, 'validation', 'a fee of nothing could never be paid: refused');
+  const user = await ctx.api.user(tenant);
+  const kp = await fundedWallet(ctx);
+  await linkWallet(ctx, user, kp);
+  const grant = await prepare(ctx, user);
+  assert.is(grant.payment.amount, '2.5000000');
+  assert.is((new Transaction(grant.xdr, ctx.passphrase).operations[0] as Operation.Payment).amount, '2.5000000');
+  const one = await pay(ctx, kp, { amount: '1', memoHash: grant.payment.memoHash });
+  const short = await submit(ctx, user, { grantId: grant.grantId, txHash: one.hash });
+  assert.is(short.status, 400, short.text);
+  assert.ok(short.body.errors?.amount, 'the contract’s default of 1 is not this tenant’s fee');
+  const right = await pay(ctx, kp, { amount: '2.5', memoHash: grant.payment.memoHash });
+  const done = await submit(ctx, user, { grantId: grant.grantId, txHash: right.hash });
+  assert.equal([done.status, done.body.data.settled, done.body.data.role], [200, true, 'organiser'], done.text);
 });
 
 test.run();

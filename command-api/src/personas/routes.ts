@@ -2,21 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
   NotFoundError,
+  SCALE,
   ValidationError,
   accountWithMandatesAggregate,
   decideAccount,
   decideMandate,
   decideOrganiserGrant,
   findGrant,
+  formatAmount,
   mandateAggregate,
   openGrantFor,
   organiserGrantAggregate,
+  parseAmount,
   paymentMismatch,
   requireAccount,
   type ObservedPayment,
   type OrganiserGrant,
 } from '@cagnotte/domain';
-import { currentMandate, type DomainEvent } from '@cagnotte/event-schemas';
+import { currentMandate, type DomainEvent, type FeeSchedule } from '@cagnotte/event-schemas';
 import {
   defineRoute,
   grantMemoHash,
@@ -32,8 +35,11 @@ import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 
 // The personas a user takes on: seller (a business identity, DAC7) and organiser (a grant paid on the ledger).
 
-/** The organiser activation fee: exactly one unit of the euro stablecoin, in Stellar's 7 decimals. */
-export const ORGANISER_FEE = '1.0000000';
+/**
+ * The organiser activation fee of a tenant, in Stellar's 7 decimals: its fee schedule's `organiserActivation`, which
+ * is the contract's one unit of the euro stablecoin unless the operator set another (`tenant fees --activation`).
+ */
+const activationFee = (schedule: Pick<FeeSchedule, 'organiserActivation'>): string => formatAmount(parseAmount(schedule.organiserActivation), SCALE);
 
 /** The grant as the query side renders it, with the unsigned payment rebuilt by the ledger while it awaits a signature. */
 const organiserGrantView = async (ledger: LedgerGateway, grant: GrantFacts, built?: BuiltPayment) =>
@@ -63,6 +69,8 @@ const SubmitResult = z
 
 export interface OrganiserRouteDeps extends AccountCommandDeps {
   ledger: LedgerGateway;
+  /** The tenant's fee schedule (its organiser activation fee). */
+  tenantPolicy: (tenantId: string) => Promise<{ feeSchedule: Pick<FeeSchedule, 'organiserActivation'> }>;
   config: Pick<Config, 'RATE_LIMIT_ORGANISER_PER_MINUTE' | 'RATE_LIMIT_WINDOW_SECONDS'>;
 }
 
@@ -138,7 +146,7 @@ export const makeOrganiserRoutes = (deps: OrganiserRouteDeps): RouteDef[] => {
     path: '/api/me/become-organiser/prepare',
     summary: 'Start becoming an organiser: the unsigned fee payment',
     description:
-      'Bearer, gated, rate-limited. For buyers (CONSUMER, role `user`) with a linked ledger account (400 `ledger_account_required` otherwise). Answers an unsigned payment of exactly 1 unit of the euro stablecoin from your linked account to the platform account, bound to a new grant by its MEMO_HASH. The same `nonce` answers the same grant; without one, an open grant is reused. An organiser gets `{alreadyOrganiser: true}`.',
+      'Bearer, gated, rate-limited. For buyers (CONSUMER, role `user`) with a linked ledger account (400 `ledger_account_required` otherwise). Answers an unsigned payment of exactly the tenant’s organiser activation fee (1 unit of the euro stablecoin unless the operator’s fee schedule says otherwise; `payment.amount`) from your linked account to the platform account, bound to a new grant by its MEMO_HASH. The same `nonce` answers the same grant; without one, an open grant is reused. An organiser gets `{alreadyOrganiser: true}`.',
     tags: ['Auth'],
     auth: 'required',
     gate: 'user',
@@ -151,18 +159,19 @@ export const makeOrganiserRoutes = (deps: OrganiserRouteDeps): RouteDef[] => {
       const current = requireAccount(await loadState(deps.store, accountStream(auth.userId), organiserGrantAggregate));
       if (current.role === 'organiser') return { data: { alreadyOrganiser: true as const } };
       const grantId = randomUUID();
+      const fee = activationFee((await deps.tenantPolicy(ctx.tenant!.id)).feeSchedule);
       const input = {
         grantId,
         nonce: ctx.body.nonce ?? null,
         destination: ledger.settings.platformAccount,
         assetCode: ledger.settings.assetCode,
         assetIssuer: ledger.settings.assetIssuer,
-        amount: ORGANISER_FEE,
+        amount: fee,
         memoHash: grantMemoHash(grantId),
       };
       // The payment is built before anything is recorded: an unfunded account or a silent ledger leaves no grant behind.
       const source = current.ledgerAccount;
-      const built = source && current.accountType === 'CONSUMER' ? await ledgerCall(() => ledger.buildFeePayment(source, ORGANISER_FEE, input.memoHash)) : undefined;
+      const built = source && current.accountType === 'CONSUMER' ? await ledgerCall(() => ledger.buildFeePayment(source, fee, input.memoHash)) : undefined;
       const now = clock().toISOString();
       const { state, position } = await runCommand(
         deps,

@@ -1,6 +1,7 @@
 import type { DomainEvent, EventData, FeeSchedule, TenantSettings } from '@cagnotte/event-schemas';
 import { jsonEqual } from '../equal';
-import { ConflictError, NotFoundError, assertNever } from '../errors';
+import { ConflictError, NotFoundError, ValidationError, assertNever } from '../errors';
+import { parseAmount } from '../money';
 
 /**
  * A tenant's stream `tenant-<slug>` holds its TenantCreated, then its settings changes and its auditors: the slug is
@@ -101,6 +102,8 @@ export const decideTenant = (command: TenantCommand, state: Tenant): TenantEvent
     }
     case 'SetFeeSchedule': {
       const tenant = requireTenant(state);
+      // Becoming an organiser is a payment on the ledger: a fee of nothing could never be paid.
+      if (parseAmount(command.data.schedule.organiserActivation) <= 0n) throw new ValidationError({ organiserActivation: ['the activation fee is a payment: above 0'] });
       if (jsonEqual(tenant.feeSchedule ?? command.data.current, command.data.schedule)) return [];
       return [{ type: 'TenantFeeScheduleSet', data: { tenantId: tenant.tenantId, schedule: command.data.schedule, setAt: command.metadata.now } }];
     }

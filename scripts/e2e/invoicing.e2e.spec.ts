@@ -222,7 +222,9 @@ test('an escrow-deposit fee: quoted, placed, signed and paid as one total; at re
   assert.equal([quote.body.data.goods, quote.body.data.depositFee, quote.body.data.total], ['37.00', '0.57', '37.57']);
   const placed = await as(own, ann).post(`/api/pools/${poolId}/reservations`, { lines: [{ unitId: 'comte', quantity: 2 }], quoteId: quote.body.data.quoteId });
   assert.is(placed.status, 201, placed.text);
-  assert.is(placed.body.data.amount, '37.57', 'the reservation is charged the quote’s total');
+  assert.equal([placed.body.data.amount, placed.body.data.depositFee], ['37.57', '0.57'], 'the reservation is charged the quote’s total, its fee shown apart');
+  const read = await as(own, ann).get(`/api/me/reservations/${placed.body.data.id}`);
+  assert.equal([read.status, read.body.data?.amount, read.body.data?.depositFee], [200, '37.57', '0.57'], `the read side shows it too: ${read.text}`);
   const t = (await as(own, ann).get(`/api/pools/${poolId}/terms`)).body.data;
   const signed = await as(own, ann).post(`/api/pools/${poolId}/reservations/${placed.body.data.id}/sign`, { acceptTerms: true, termsVersion: t.version, termsHash: t.hash });
   assert.is(signed.status, 200, signed.text);

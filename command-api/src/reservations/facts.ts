@@ -15,6 +15,7 @@ export const factsOf = (poolId: string, r: Reservation): ReservationFacts => ({
   lines: r.lines,
   pledge: r.pledge,
   amount: r.amount,
+  depositFee: r.depositFee,
   relaisId: r.relaisId,
   placedAt: r.placedAt,
   expiresAt: r.expiresAt,

@@ -71,6 +71,7 @@ Fold('given nothing, when a reservation is placed, then it is PENDING with its l
     lines: [{ unitId: 'u1', quantity: 3, unitPrice: '12.50' }],
     pledge: null,
     amount: '37.50',
+    depositFee: '0.00',
     relaisId: 'r-a',
     placedAt: at(0),
     expiresAt: at(30),

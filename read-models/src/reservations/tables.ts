@@ -1,7 +1,7 @@
 import type { ReservationFacts, ReservationStatus } from './view';
 import type { ReservationEscrowFacts } from './escrow-facts';
 
-/** The reservations read model's table (migrations 017, 020): a row per reservation, folded by fold.ts. */
+/** The reservations read model's table (migrations 017, 020, 023): a row per reservation, folded by fold.ts. */
 export const RESERVATION_TABLES = { reservations: 'rm_reservations' } as const;
 
 /** A row as it is read back (pg gives timestamptz as Date, jsonb parsed, bigint as string). */
@@ -15,6 +15,8 @@ export interface ReservationRow {
   lines: ReservationFacts['lines'];
   pledge: string | null;
   amount: string;
+  /** Migration 023 (absent in rows read before it: none). */
+  deposit_fee?: string;
   relais_id: string | null;
   placed_at: Date | string;
   expires_at: Date | string;
@@ -39,6 +41,7 @@ export const factsOfRow = (row: ReservationRow): ReservationFacts => ({
   lines: row.lines,
   pledge: row.pledge,
   amount: row.amount,
+  depositFee: row.deposit_fee ?? '0.00',
   relaisId: row.relais_id,
   placedAt: iso(row.placed_at),
   expiresAt: iso(row.expires_at),

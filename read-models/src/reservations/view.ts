@@ -38,7 +38,10 @@ export const ReservationSchema = z
     status: ReservationStatus.describe('PENDING holds the units until `expiresAt`; a stale PENDING reads as EXPIRED'),
     lines: z.array(z.object({ unitId: z.string(), quantity: z.number().int(), unitPrice: z.string() })),
     pledge: z.string().nullable(),
-    amount: z.string().describe('What the buyer pays into escrow, decimal string'),
+    amount: z.string().describe('What the buyer pays into escrow, decimal string: the goods (lines or pledge) plus `depositFee`'),
+    depositFee: z
+      .string()
+      .describe('The tenant’s escrow-deposit fee included in `amount` ("0.00" when none): the platform’s when the deposit is released, the buyer’s again when it is refunded'),
     currency: z.literal('EUR'),
     relaisId: z.string().nullable(),
     placedAt: z.string(),
@@ -71,6 +74,7 @@ export interface ReservationFacts extends ReservationEscrowFacts {
   lines: Array<{ unitId: string; quantity: number; unitPrice: string }>;
   pledge: string | null;
   amount: string;
+  depositFee: string;
   relaisId: string | null;
   placedAt: string;
   expiresAt: string;
@@ -128,6 +132,7 @@ export const reservationView = (r: ReservationFacts, now: Date, pool?: Reservati
   lines: r.lines.map((l) => ({ unitId: l.unitId, quantity: l.quantity, unitPrice: l.unitPrice })),
   pledge: r.pledge,
   amount: r.amount,
+  depositFee: r.depositFee,
   currency: 'EUR',
   relaisId: r.relaisId,
   placedAt: r.placedAt,

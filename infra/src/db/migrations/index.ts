@@ -21,6 +21,7 @@ import * as m019 from './019-audit';
 import * as m020 from './020-escrow-reads';
 import * as m021 from './021-escrow-timers';
 import * as m022 from './022-invoices';
+import * as m023 from './023-reservation-deposit-fee';
 
 interface Migration {
   name: string;
@@ -28,7 +29,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019, m020, m021, m022];
+const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019, m020, m021, m022, m023];
 
 /** Migrations are imported, not globbed from disk, so they run the same under tsx, a bundle or a test. */
 export const migrationSource: Knex.MigrationSource<Migration> = {

@@ -49,7 +49,7 @@ export const PoolDashboardLine = z.object({
   fillRate: z
     .string()
     .nullable()
-    .describe('GROUPS: (unitsHeld + unitsPaid) / stock; FUNDING: (amountHeld + amountPaid) / goal; 4 decimals ("0.5000"); null when unlimited or no goal'),
+    .describe('GROUPS: (unitsHeld + unitsPaid) / stock; FUNDING: the goods of (amountHeld + amountPaid), escrow-deposit fees left out, / goal; 4 decimals ("0.5000"); null when unlimited or no goal'),
   unitsHeld: z.number().int().describe('Units in live PENDING reservations'),
   unitsPaid: z.number().int(),
   amountHeld: z.string().describe('Amount of live PENDING reservations (decimal string)'),
@@ -85,6 +85,8 @@ export const poolDashboardLine = (pool: PoolRow, reservations: ReservationRow[],
   const doc = pool.doc;
   const counts = { PENDING: 0, PAID: 0, EXPIRED: 0, CANCELLED: 0 };
   let [unitsHeld, unitsPaid, held, paid, owed] = [0, 0, 0n, 0n, 0n];
+  // A FUNDING goal counts the goods, not the escrow-deposit fees (as the closing does: docs/fees.md).
+  let goods = 0n;
   const facts = reservations.map(factsOfRow);
   for (const r of facts) {
     const status = effectiveStatus(r, now);
@@ -92,9 +94,11 @@ export const poolDashboardLine = (pool: PoolRow, reservations: ReservationRow[],
     if (status === 'PENDING') {
       unitsHeld += unitsOf(r);
       held += toMinor(r.amount);
+      goods += toMinor(r.amount) - toMinor(r.depositFee);
     } else if (status === 'PAID') {
       unitsPaid += unitsOf(r);
       paid += toMinor(r.payment?.amount ?? r.amount);
+      goods += toMinor(r.payment?.amount ?? r.amount) - toMinor(r.depositFee);
     }
     for (const late of r.latePayments) if (!isSettledBalance(r, late.balanceId)) owed += toMinor(late.amount);
   }
@@ -103,7 +107,7 @@ export const poolDashboardLine = (pool: PoolRow, reservations: ReservationRow[],
   const stock = unlimited ? null : units.reduce((n, u) => n + (u.quantity ?? 0), 0);
   const goal = doc.type === 'FUNDING' ? doc.fields.targetAmount : null;
   const fillRate =
-    doc.type === 'FUNDING' ? (goal ? ratio(held + paid, toMinor(goal)) : null) : stock === null ? null : ratio(BigInt(unitsHeld + unitsPaid), BigInt(stock));
+    doc.type === 'FUNDING' ? (goal ? ratio(goods, toMinor(goal)) : null) : stock === null ? null : ratio(BigInt(unitsHeld + unitsPaid), BigInt(stock));
   const pendingActions: PoolDashboardLine['pendingActions'] = [];
   if (doc.status === 'DRAFT') pendingActions.push('publish');
   if (doc.status === 'OPEN' && doc.fields.marketplaceVisibility === 'PRIVATE') pendingActions.push('list');

@@ -95,6 +95,13 @@ Dashboard('given an unlimited unit, a FUNDING goal and a draft, then fill rates 
   assert.equal(d.totals, { pools: 4, unitsHeld: 0, unitsPaid: 5, amountHeld: '0.00', amountPaid: '100.00', amountOwedBack: '0.00' });
 });
 
+Dashboard('given FUNDING deposits that included escrow-deposit fees, then the fill rate counts the goods (as the closing does) while the amounts are what is in escrow', () => {
+  const funding = pool({ type: 'FUNDING', created: 8, fields: fields({ config: {}, targetAmount: '100.00' }) });
+  const rows = [{ ...reservation(funding.id, 'PAID', 0, '51.00'), deposit_fee: '1.00' }, { ...reservation(funding.id, 'PENDING', 0, '50.50'), deposit_fee: '0.50' }];
+  const [line] = organiserDashboard([funding], rows, NOW).pools;
+  assert.equal([line!.fillRate, line!.amountPaid, line!.amountHeld], ['1.0000', '51.00', '50.50']);
+});
+
 Dashboard('spending: escrowed sums PAID deposits, committed live PENDING; a stale PENDING counts nowhere', () => {
   const p = pool({ created: 1 });
   const rows = [reservation(p.id, 'PAID', 1, '12.5'), reservation(p.id, 'PAID', 1, '0.0000001'), reservation(p.id, 'PENDING', 1, '7.25'), reservation(p.id, 'PENDING', 1, '99.00', 10)];

@@ -33,6 +33,15 @@ const poolSpec: fc.Arbitrary<PoolSpec> = fc.record({
   brokered: fc.boolean(),
   commissionPercent: fc.option(fc.constantFrom('5', '12.5', '0.01', '33.33', '60'), { nil: null }),
   platformFeePercent: fc.constantFrom('0', '2', '2.5', '7.77', '50', '100'),
+  depositFee: fc.option(
+    fc.record({
+      percent: fc.constantFrom('0', '1', '2.5', '12.34'),
+      fixed: fc.constantFrom('0', '0.30', '1'),
+      min: fc.constantFrom('0', '0.50'),
+      cap: fc.constantFrom(null, '2.00', '0.60'),
+    }),
+    { nil: null },
+  ),
   ttlSeconds: fc.constantFrom(600, 900, 3600),
   buyers: fc.integer({ min: 1, max: 3 }),
 });
@@ -209,6 +218,7 @@ const place = (w: MoneyWorld, b: number, c: { slot: number; lines: Array<{ unit:
     pledge: groups ? null : formatAmount(c.pledge),
     relaisId: null,
     ttlSeconds: w.spec.ttlSeconds,
+    ...(w.spec.depositFee ? { depositFeeRule: w.spec.depositFee } : {}),
   };
   return w.decide((p) => decideReservation({ type: 'PlaceReservation', data, metadata: w.buyerMeta(b) }, p), stale);
 };

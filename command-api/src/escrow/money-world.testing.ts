@@ -15,7 +15,7 @@ import {
   type Pool,
   type SettlementAccounts,
 } from '@cagnotte/domain';
-import { eventRegistry, type PoolDraftFields, type PoolEvent, type PoolType } from '@cagnotte/event-schemas';
+import { eventRegistry, type FeeRule, type PoolDraftFields, type PoolEvent, type PoolType } from '@cagnotte/event-schemas';
 import { depositTransaction, type MemoryLedger } from '@cagnotte/infra';
 import { reservationMemoHash } from '../reservations/runtime';
 import { ASSET, ESCROW, EURC, KEYS, PASSPHRASE, PLATFORM, escrowLedger, newNetwork, openEscrowOn, signedCopy } from './money-ledger.testing';
@@ -51,6 +51,8 @@ export interface PoolSpec {
   brokered: boolean;
   commissionPercent: string | null;
   platformFeePercent: string;
+  /** The tenant's escrow-deposit fee rule (on top of each reservation's goods), or none. */
+  depositFee: FeeRule | null;
   ttlSeconds: number;
   buyers: number;
 }

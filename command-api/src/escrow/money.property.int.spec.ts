@@ -38,8 +38,15 @@ const checkMoney = (w: MoneyWorld): void => {
   const recorded = new Map<string, bigint>();
   const settled = new Map<string, { released: bigint; refunded: bigint }>();
   const payouts: Array<[string, bigint]> = [];
+  const depositFees = new Map<string, bigint>();
   let poolSettled = false;
   for (const e of w.events) {
+    if (e.type === 'ReservationPlaced') depositFees.set(e.data.reservationId, toStroops(e.data.depositFee ?? '0'));
+    // A released deposit pays its escrow-deposit fee to the platform: the buyer gets back at most the goods.
+    if (e.type === 'ReservationSettled' && e.data.kind === 'DEPOSIT' && e.data.path === 'RELEASE' && toStroops(e.data.released) > 0n) {
+      const fee = depositFees.get(e.data.reservationId) ?? 0n;
+      assert.ok(toStroops(e.data.released) >= fee, `reservation ${e.data.reservationId}: released ${e.data.released}, less than its deposit fee`);
+    }
     if (e.type === 'ReservationPaid' || e.type === 'ReservationLatePaymentReceived') {
       assert.not.ok(recorded.has(e.data.balanceId), `deposit ${e.data.balanceId} recorded twice`);
       recorded.set(e.data.balanceId, toStroops(e.data.amount));

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { grantAuditor, invoicingJobDeps, setTenantFeeSchedule, startInvoicingJobs } from '@cagnotte/command-api';
+import { grantAuditor, invoicingJobDeps, setTenantFeeSchedule, startInvoicingJobs, startListingRefunds } from '@cagnotte/command-api';
+import { EscrowLedger } from '@cagnotte/infra';
 import { TransactionBuilder, type Operation } from '@stellar/stellar-sdk';
 import { describeValidation, validateCii } from '@cagnotte/infra/src/invoicing/validate.testing';
 import { startApi, type TestApi, type TestUser } from './harness';
@@ -77,6 +78,7 @@ const settle = async (ctx: Ctx, poolId: string) => {
 
 interface Summary {
   id: string;
+  issuer: { kind: string; id: string };
   number: string;
   kind: string;
   typeCode: string;
@@ -304,6 +306,53 @@ test('a brokered pool: the organiser’s commission invoice to the seller (issue
   const goods = (await invoicesOf(own, seller, poolId, 'issued', 1)).find((i) => i.kind === 'GOODS')!;
   assert.is(goods.reservationId, cleo.reservationId);
   for (const [user, id] of [[seller, commission.id], [seller, fee.id], [cleo.buyer, goods.id]] as const) await validates(own, user, id);
+});
+
+test('fees paid outside a settlement: the listing fee invoiced to the organiser and, paid back on a delist, its credit note; the organiser activation fee invoiced to the new organiser', async (ctx) => {
+  const tenant = (await ctx.api.tenant({ whiteLabel: true, listingFees: { LISTED: '5', FEATURED: '20' } })).slug;
+  const organiser = await ctx.api.user(tenant, { role: 'organiser', name: 'Lina' });
+  const own: Ctx = { ...ctx, tenant, organiser };
+  const poolId = await openPool(own, cheese('CLOSE'));
+  const listing = (await as(own, organiser).post(`/api/pools/${poolId}/list`, { tier: 'LISTED' })).body.data.listing;
+  const listed = await as(own, organiser).post(`/api/pools/${poolId}/list/submit`, { listingId: listing.listingId, signedXdr: signXdr(organiser.wallet!, listing.xdr).toXDR() });
+  assert.is(listed.body.data.listed, true, listed.text);
+  const [fee] = await invoicesOf(own, organiser, poolId, 'received', 1);
+  assert.equal([fee!.kind, fee!.grandTotal, fee!.issuer.kind], ['LISTING_FEE', '5.00', 'platform']);
+  assert.is((await documentOf(own, organiser, fee!.id)).paymentReference, listing.hash);
+
+  const stopRefunds = startListingRefunds(ctx.api.services, new EscrowLedger(ctx.api.services.ledger));
+  try {
+    const delist = await ctx.api.call('PATCH', `/api/pools/${poolId}`, { token: organiser.token, tenant, body: { marketplaceVisibility: 'PRIVATE' } });
+    assert.is(delist.status, 200, delist.text);
+    const invoices = await invoicesOf(own, organiser, poolId, 'received', 2);
+    const credit = invoices.find((i) => i.kind === 'CREDIT_NOTE');
+    assert.ok(credit, `a credit note once the fee was paid back: ${JSON.stringify(invoices)}`);
+    assert.equal([credit!.typeCode, credit!.grandTotal, credit!.corrects], ['381', '5.00', fee!.id]);
+    const refund = (await ctx.api.services.store.readStream(`pool-${poolId}`)).find((e) => e.type === 'PoolListingFeeRefunded')!.data as { txHash: string };
+    assert.is((await documentOf(own, organiser, credit!.id)).paymentReference, refund.txHash);
+    for (const id of [fee!.id, credit!.id]) await validates(own, organiser, id);
+  } finally {
+    await stopRefunds();
+  }
+
+  // A buyer becomes an organiser: the 1-unit activation fee, invoiced by the platform; no pool.
+  const newcomer = await ctx.api.user(tenant, { wallet: true, name: 'Noé' });
+  const grant = (await as(own, newcomer).post('/api/me/become-organiser/prepare')).body.data;
+  await newcomer.wallet!.horizon.submitTransaction(signXdr(newcomer.wallet!, grant.xdr));
+  const done = await as(own, newcomer).post('/api/me/become-organiser/submit', { grantId: grant.grantId, txHash: grant.txHash });
+  assert.is(done.body.data.settled, true, done.text);
+  const until = Date.now() + 30_000;
+  let activation: Summary & { poolId: string | null } | undefined;
+  while (!activation && Date.now() < until) {
+    const res = await as(own, newcomer).get('/api/invoices?direction=received&kind=ACTIVATION_FEE');
+    assert.is(res.status, 200, res.text);
+    activation = res.body.data.items[0];
+    if (!activation) await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.ok(activation, 'the activation fee invoice');
+  assert.equal([activation!.grandTotal, activation!.poolId, activation!.number], ['1.00', null, `O-${new Date().getUTCFullYear()}-000001`]);
+  assert.is((await documentOf(own, newcomer, activation!.id)).paymentReference, grant.txHash);
+  await validates(own, newcomer, activation!.id);
 });
 
 test.run();

@@ -2,14 +2,23 @@ import { JOB_QUEUES, Scheduler, type Services } from '@cagnotte/infra';
 import { systemMetadata } from '../escrow/runtime';
 import { defaultVatRules } from './parties';
 import { issueSettlementInvoices, type InvoicingDeps, type SettlementInvoiceJob } from './settlement-invoices';
+import { issueActivationInvoice, issueListingInvoices, type ActivationInvoiceJob, type ListingInvoiceJob } from './fee-invoices';
 
 // The invoices of a released reservation, on the jobs port. projectors/src/invoicing/issuer.ts schedules one job per
 // ReservationSettled (keyed by it); the handler decides from the pool's stream and issues each invoice once per source.
 
+/** What the invoice queue carries: a released reservation (jobs queued before kinds existed have no `type`), a listing, a grant. */
+export type InvoiceJob = (SettlementInvoiceJob & { type?: 'settlement' }) | ListingInvoiceJob | ActivationInvoiceJob;
+
 /** Runs the invoicing worker in this process; answers the stop function. */
 export const startInvoicingJobs = (deps: InvoicingDeps & { jobs: Services['jobs'] }): (() => Promise<void>) => {
-  const worker = new Scheduler<SettlementInvoiceJob>(deps.jobs, JOB_QUEUES.invoice).run(
-    async (job) => void (await issueSettlementInvoices(deps, job, systemMetadata('invoicing', job.tenantId, deps.clock().toISOString()))),
+  const worker = new Scheduler<InvoiceJob>(deps.jobs, JOB_QUEUES.invoice).run(
+    async (job) => {
+      const metadata = systemMetadata('invoicing', job.tenantId, deps.clock().toISOString());
+      if (job.type === 'listing') await issueListingInvoices(deps, job, metadata);
+      else if (job.type === 'activation') await issueActivationInvoice(deps, job, metadata);
+      else await issueSettlementInvoices(deps, job, metadata);
+    },
     { concurrency: 2 },
   );
   return () => worker.close();

@@ -21,7 +21,8 @@ export type InvoiceDraft = Omit<InvoiceDocument, 'lines' | 'vatBreakdown' | 'tot
 export interface InvoiceRequestFacts {
   kind: InvoiceKind;
   sourceKey: string;
-  poolId: string;
+  /** Absent for what no pool is invoiced for (the organiser activation fee). */
+  poolId?: string;
   reservationId?: string;
   draft: InvoiceDraft;
 }
@@ -260,5 +261,73 @@ export const depositFeeInvoice = (f: DepositFeeFacts): InvoiceRequestFacts | nul
       deliveryDate: f.settledOn,
       notes: [`Pool “${f.pool.title}”, reservation ${f.reservationId}: paid into escrow with the deposit, released to the platform at settlement.`],
     },
+  };
+};
+
+export interface PlatformChargeFacts {
+  platform: InvoiceParty;
+  payer: InvoiceParty;
+  vat: VatTreatment;
+  /** What the payer paid the platform on the ledger, VAT-inclusive. */
+  amount: string;
+  txHash: string;
+  /** The day it was paid. */
+  paidOn: string;
+}
+
+/** Platform → payer: one VAT-inclusive line, prepaid in full by the ledger payment `txHash`. */
+const platformCharge = (f: PlatformChargeFacts, name: string, notes: string[], buyerReference: string): InvoiceDraft => ({
+  typeCode: '380',
+  currency: 'EUR',
+  seller: f.platform,
+  buyer: f.payer,
+  lines: [line('1', name, 1, parseAmount(f.amount), f.vat)],
+  prepaid: formatAmount(parseAmount(f.amount)),
+  exemptions: exemptions(f.vat),
+  paymentReference: f.txHash,
+  buyerReference,
+  deliveryDate: f.paidOn,
+  notes,
+});
+
+/** Platform → organiser: the listing fee a pool paid to be LISTED or FEATURED (PoolListed). Null when it was free. */
+export const listingFeeInvoice = (f: PlatformChargeFacts & { pool: PoolFacts; listingId: string; tier: string }): InvoiceRequestFacts | null => {
+  if (parseAmount(f.amount) <= 0n) return null;
+  return {
+    kind: 'LISTING_FEE',
+    sourceKey: `listing:${f.listingId}`,
+    poolId: f.pool.poolId,
+    draft: platformCharge(f, `Marketplace listing ${f.tier} of “${f.pool.title}”`, [`Pool “${f.pool.title}”, listing ${f.listingId}: paid on the ledger before the pool was ${f.tier}.`], f.pool.poolId),
+  };
+};
+
+/**
+ * 381 for a listing fee paid back on a delist within the refund window (PoolListingFeeRefunded): it corrects the
+ * listing's invoice, for the amount refunded (prepaid: the refund itself went back on the ledger).
+ */
+export const listingRefundCreditNote = (
+  f: PlatformChargeFacts & { pool: PoolFacts; listingId: string; tier: string; corrects: { invoiceId: string; number: string; issueDate: string } },
+): (InvoiceRequestFacts & { corrects: string }) | null => {
+  if (parseAmount(f.amount) <= 0n) return null;
+  return {
+    kind: 'CREDIT_NOTE',
+    sourceKey: `listing-refund:${f.listingId}`,
+    poolId: f.pool.poolId,
+    corrects: f.corrects.invoiceId,
+    draft: {
+      ...platformCharge(f, `Listing fee refunded: ${f.tier} of “${f.pool.title}” withdrawn within the refund window`, [`Corrects invoice ${f.corrects.number}: the listing fee was paid back on the ledger.`], f.pool.poolId),
+      typeCode: '381',
+      precedingInvoice: { number: f.corrects.number, issueDate: f.corrects.issueDate },
+    },
+  };
+};
+
+/** Platform → the new organiser: the one-time organiser activation fee (OrganiserGrantSettled). */
+export const activationFeeInvoice = (f: PlatformChargeFacts & { grantId: string }): InvoiceRequestFacts | null => {
+  if (parseAmount(f.amount) <= 0n) return null;
+  return {
+    kind: 'ACTIVATION_FEE',
+    sourceKey: `activation:${f.grantId}`,
+    draft: platformCharge(f, 'Organiser activation fee (one-time)', [`Organiser grant ${f.grantId}: paid on the ledger; the organiser role was granted on its settlement.`], f.grantId),
   };
 };

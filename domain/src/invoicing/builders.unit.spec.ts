@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { commissionInvoice, depositFeeInvoice, goodsCreditNote, goodsInvoice, platformFeeInvoice } from './builders';
+import { activationFeeInvoice, commissionInvoice, depositFeeInvoice, goodsCreditNote, goodsInvoice, listingFeeInvoice, listingRefundCreditNote, platformFeeInvoice } from './builders';
 import { computeInvoice } from './compute';
 import { parseAmount } from '../money';
 import { ann, consumer, fromage, goods, identity, item, platform, R1, round, SETTLE_TX, TX } from './fixtures.testing';
@@ -89,6 +89,27 @@ test('escrow-deposit fee: platform → buyer, one VAT-inclusive line prepaid in 
   assert.equal([doc.totals.taxBasisTotal, doc.totals.taxTotal, doc.totals.grandTotal, doc.totals.prepaid, doc.totals.duePayable], ['0.52', '0.10', '0.62', '0.62', '0.00']);
   assert.is(doc.paymentReference, TX);
   assert.is(depositFeeInvoice({ ...facts, depositFee: '0.00' }), null);
+});
+
+test('listing fee: platform → organiser, prepaid by the ledger payment; its refund is a 381 correcting it; a free listing invoices nothing', () => {
+  const pool = { poolId: goods().pool.poolId, title: 'Fromages du Jura', unitLabels: new Map<string, string>() };
+  const base = { platform, payer: fromage, vat: serviceVat(identity(platform), identity(fromage), standardVatRate), amount: '5.00', txHash: TX, paidOn: '2026-03-01', pool, listingId: R1, tier: 'LISTED' };
+  const r = listingFeeInvoice(base)!;
+  assert.equal([r.kind, r.sourceKey, r.poolId], ['LISTING_FEE', `listing:${R1}`, pool.poolId]);
+  const doc = issue(r.draft);
+  assert.equal([doc.totals.taxBasisTotal, doc.totals.taxTotal, doc.totals.grandTotal, doc.totals.duePayable], ['4.17', '0.83', '5.00', '0.00']);
+  const note = listingRefundCreditNote({ ...base, txHash: SETTLE_TX, corrects: { invoiceId: '44444444-4444-4444-8444-444444444444', number: 'L-2026-000001', issueDate: '2026-03-01' } })!;
+  assert.equal([note.kind, note.sourceKey, note.corrects], ['CREDIT_NOTE', `listing-refund:${R1}`, '44444444-4444-4444-8444-444444444444']);
+  const credit = issue(note.draft);
+  assert.equal([credit.typeCode, credit.totals.grandTotal, credit.precedingInvoice?.number, credit.paymentReference], ['381', '5.00', 'L-2026-000001', SETTLE_TX]);
+  assert.is(listingFeeInvoice({ ...base, amount: '0' }), null);
+});
+
+test('activation fee: platform → the new organiser, no pool, prepaid by the grant payment', () => {
+  const r = activationFeeInvoice({ platform, payer: ann, vat: serviceVat(identity(platform), identity(ann), standardVatRate), amount: '1.0000000', txHash: TX, paidOn: '2026-03-01', grantId: R1 })!;
+  assert.equal([r.kind, r.sourceKey, r.poolId], ['ACTIVATION_FEE', `activation:${R1}`, undefined]);
+  const doc = issue(r.draft);
+  assert.equal([doc.totals.grandTotal, doc.totals.prepaid, doc.buyer.name], ['1.00', '1.00', ann.name]);
 });
 
 test('commission: organiser → seller, issued by the platform on their behalf: the note names the mandate', () => {

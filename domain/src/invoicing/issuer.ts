@@ -10,8 +10,11 @@ import type { InvoiceRequestFacts } from './builders';
  */
 export type InvoiceIssuedData = EventData<'InvoiceIssued'>;
 
-/** The series prefix of each kind: F (factures), A (avoirs), P (platform fees), C (commission), D (escrow-deposit fees). */
-export const SERIES: Record<InvoiceKind, string> = { GOODS: 'F', CREDIT_NOTE: 'A', PLATFORM_FEE: 'P', COMMISSION: 'C', DEPOSIT_FEE: 'D' };
+/**
+ * The series prefix of each kind: F (factures), A (avoirs), P (platform fees), C (commission), D (escrow-deposit fees),
+ * L (listing fees), O (organiser activation fees).
+ */
+export const SERIES: Record<InvoiceKind, string> = { GOODS: 'F', CREDIT_NOTE: 'A', PLATFORM_FEE: 'P', COMMISSION: 'C', DEPOSIT_FEE: 'D', LISTING_FEE: 'L', ACTIVATION_FEE: 'O' };
 
 /** `platform`, `acct-<accountId>`, `merchant-<merchantId>`. */
 export const issuerKey = (issuer: InvoiceSubject): string => (issuer.kind === 'platform' ? 'platform' : issuer.kind === 'account' ? `acct-${issuer.id}` : `merchant-${issuer.id}`);
@@ -75,7 +78,7 @@ export const decideIssue = (state: InvoiceSeries, command: IssueInvoice): Array<
         issuer: command.issuer,
         recipient: command.recipient,
         kind,
-        poolId,
+        ...(poolId ? { poolId } : {}),
         ...(reservationId ? { reservationId } : {}),
         sourceKey,
         ...(command.corrects ? { corrects: command.corrects } : {}),

@@ -78,7 +78,7 @@ export const InvoiceDocumentSchema = z
   })
   .strict();
 
-export const InvoiceKind = z.enum(['GOODS', 'PLATFORM_FEE', 'COMMISSION', 'CREDIT_NOTE', 'DEPOSIT_FEE']);
+export const InvoiceKind = z.enum(['GOODS', 'PLATFORM_FEE', 'COMMISSION', 'CREDIT_NOTE', 'DEPOSIT_FEE', 'LISTING_FEE', 'ACTIVATION_FEE']);
 export type InvoiceKind = z.infer<typeof InvoiceKind>;
 
 /** Who issues or receives an invoice: the platform, an account (organiser or seller, a buyer), or a merchant. */
@@ -88,7 +88,8 @@ export type InvoiceSubject = z.infer<typeof InvoiceSubject>;
 /**
  * An invoice or credit note was issued. `sequence` is the issuer stream's revision + 1 (the append states the expected
  * revision, so two issues never take one number and none is skipped); `sourceKey` is what it invoices
- * (`goods:<reservationId>`, `credit:<reservationId>`, `fee:<settlementId>:<round>`, `commission:<settlementId>:<round>`),
+ * (`goods:<reservationId>`, `credit:<reservationId>`, `fee:<settlementId>:<round>`, `commission:<settlementId>:<round>`,
+ * `deposit-fee:<reservationId>`, `listing:<listingId>`, `listing-refund:<listingId>`, `activation:<grantId>`),
  * issued once per issuer.
  */
 export const InvoiceIssued = event(
@@ -101,7 +102,8 @@ export const InvoiceIssued = event(
       issuer: InvoiceSubject,
       recipient: InvoiceSubject,
       kind: InvoiceKind,
-      poolId: Id,
+      /** The pool it invoices for; absent for the organiser activation fee (an account's, not a pool's). */
+      poolId: Id.optional(),
       reservationId: Id.optional(),
       sourceKey: z.string().min(1).max(200),
       /** The invoice a credit note corrects. */

@@ -15,7 +15,8 @@ export interface InvoiceRow {
   number: string;
   sequence: number;
   issue_date: string;
-  pool_id: string;
+  /** Null for an organiser activation fee (migration 024). */
+  pool_id: string | null;
   reservation_id: string | null;
   corrects: string | null;
   source_key: string;
@@ -37,7 +38,7 @@ export const invoiceRowOf = (d: EventData<'InvoiceIssued'>): InvoiceRow => ({
   number: d.document.number,
   sequence: d.sequence,
   issue_date: d.document.issueDate,
-  pool_id: d.poolId,
+  pool_id: d.poolId ?? null,
   reservation_id: d.reservationId ?? null,
   corrects: d.corrects ?? null,
   source_key: d.sourceKey,

@@ -1,8 +1,8 @@
-import { activationFeeInvoice, listingFeeInvoice, listingRefundCreditNote, type PoolFacts } from '@cagnotte/domain';
+import { accountAggregate, activationFeeInvoice, findGrant, listingFeeInvoice, listingRefundCreditNote, organiserGrantAggregate, type PoolFacts } from '@cagnotte/domain';
 import type { EventData, EventMetadata, InvoiceSubject } from '@cagnotte/event-schemas';
 import { poolAggregate } from '../pools/handler';
 import { accountStream, poolStream } from '../shared/context';
-import { loadState } from '../shared/run-command';
+import { foldEvents, readEvents } from '../shared/run-command';
 import { issueInvoice, type IssueOutcome } from './issue';
 import { accountParty, loadRegistered, newInvoiceId, platformParty } from './parties';
 import type { InvoicingDeps } from './settlement-invoices';
@@ -34,14 +34,17 @@ const day = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 
 /** The listing's invoice, and its credit note once the fee was paid back: decided from the pool's stream now. */
 export const issueListingInvoices = async (deps: InvoicingDeps, job: ListingInvoiceJob, metadata: EventMetadata): Promise<IssueOutcome[]> => {
-  const { pool } = await loadState(deps.store, poolStream(job.poolId), poolAggregate);
+  // One read of the pool's stream: the pool folded from it, and this listing's events found in it.
+  const events = await readEvents(deps.store, poolStream(job.poolId));
+  const { pool } = foldEvents(events, poolAggregate);
   if (pool.status === 'none' || (job.tenantId && pool.tenantId !== job.tenantId)) return [];
-  const events = await deps.store.readStream(poolStream(job.poolId));
-  const listed = events.find((e) => e.type === 'PoolListed' && (e.data as EventData<'PoolListed'>).listingId === job.listingId)?.data as EventData<'PoolListed'> | undefined;
+  let listed: EventData<'PoolListed'> | undefined;
+  let refunded: EventData<'PoolListingFeeRefunded'> | undefined;
+  for (const e of events) {
+    if (e.type === 'PoolListed' && e.data.listingId === job.listingId) listed ??= e.data;
+    if (e.type === 'PoolListingFeeRefunded' && e.data.listingId === job.listingId) refunded ??= e.data;
+  }
   if (!listed || listed.txHash === null) return [];
-  const refunded = events.find((e) => e.type === 'PoolListingFeeRefunded' && (e.data as EventData<'PoolListingFeeRefunded'>).listingId === job.listingId)?.data as
-    | EventData<'PoolListingFeeRefunded'>
-    | undefined;
   const now = deps.clock().toISOString();
   const platform = platformParty(deps.platform);
   const organiser = accountParty(await loadRegistered(deps.store, pool.organiserId), pool.fields.country);
@@ -75,15 +78,16 @@ export const issueListingInvoices = async (deps: InvoicingDeps, job: ListingInvo
 
 /** The activation fee of a settled organiser grant, from the account's stream (what was asked, and the payment). */
 export const issueActivationInvoice = async (deps: InvoicingDeps, job: ActivationInvoiceJob, metadata: EventMetadata): Promise<IssueOutcome[]> => {
-  const events = await deps.store.readStream(accountStream(job.userId));
-  const prepared = events.find((e) => e.type === 'OrganiserGrantPrepared' && (e.data as EventData<'OrganiserGrantPrepared'>).grantId === job.grantId)?.data as EventData<'OrganiserGrantPrepared'> | undefined;
-  const settled = events.find((e) => e.type === 'OrganiserGrantSettled' && (e.data as EventData<'OrganiserGrantSettled'>).grantId === job.grantId)?.data as EventData<'OrganiserGrantSettled'> | undefined;
-  const account_ = await loadRegistered(deps.store, job.userId);
-  const tenantId = job.tenantId ?? account_.tenantId;
-  if (!prepared || !settled || !tenantId) return [];
+  // One read of the account's stream: the account (who is invoiced) and its grants (what was asked, and paid).
+  const events = await readEvents(deps.store, accountStream(job.userId));
+  const registered = foldEvents(events, accountAggregate);
+  const grant = findGrant(foldEvents(events, organiserGrantAggregate), job.grantId);
+  if (registered.status === 'none' || grant?.status !== 'SETTLED' || !grant.txHash || !grant.settledAt) return [];
+  const tenantId = job.tenantId ?? registered.tenantId;
+  if (!tenantId) return [];
   const platform = platformParty(deps.platform);
-  const payer = accountParty(account_, deps.platform.PLATFORM_COUNTRY);
-  const request = activationFeeInvoice({ platform, payer, vat: deps.vat.service(platform, payer), amount: prepared.amount, txHash: settled.txHash, paidOn: day(settled.settledAt), grantId: job.grantId });
+  const payer = accountParty(registered, deps.platform.PLATFORM_COUNTRY);
+  const request = activationFeeInvoice({ platform, payer, vat: deps.vat.service(platform, payer), amount: grant.amount, txHash: grant.txHash, paidOn: day(grant.settledAt), grantId: job.grantId });
   if (!request) return [];
   const now = deps.clock().toISOString();
   return [await issueInvoice(deps, { ...request, invoiceId: newInvoiceId(), tenantId, issuer: PLATFORM, recipient: account(job.userId), now }, metadata)];

@@ -1,11 +1,13 @@
 import {
   commissionInvoice,
   depositFeeInvoice,
+  formatAmount,
   goodsPaid,
   frozenVatTreatment,
   goodsCreditNote,
   goodsInvoice,
   mandateAggregate,
+  parseAmount,
   platformFeeInvoice,
   type ExistingPool,
   type GoodsFacts,
@@ -15,7 +17,6 @@ import {
   type RoundFeeFacts,
 } from '@cagnotte/domain';
 import type { EventMetadata, InvoiceSubject } from '@cagnotte/event-schemas';
-import { formatAmount, parseAmount } from '@cagnotte/domain';
 import type { EventStore } from '@cagnotte/infra';
 import { poolAggregate } from '../pools/handler';
 import { accountStream, poolStream } from '../shared/context';
@@ -106,12 +107,12 @@ export const issueSettlementInvoices = async (deps: InvoicingDeps, job: Settleme
   });
   if (note) outcomes.push(await issue(account(sellerId), account(r.buyerId), note));
   const platform = platformParty(deps.platform);
-  const depositFee = depositFeeInvoice({ pool: facts, platform, buyer, vat: deps.vat.service(platform, buyer), reservationId: r.id, depositFee: r.depositFee, depositTxHash: r.payment.txHash, settledOn });
+  const depositFee = depositFeeInvoice({ pool: facts, platform, payer: buyer, vat: deps.vat.service(platform, buyer), reservationId: r.id, amount: r.depositFee, txHash: r.payment.txHash, paidOn: settledOn });
   if (depositFee) outcomes.push(await issue({ kind: 'platform', id: 'platform' }, account(r.buyerId), depositFee));
 
   // The round's fees: whichever of its reservations' jobs runs first issues them; the others find them issued.
   const roundItems = settlement.items.filter((i) => round.refs.includes(i.ref) && i.kind === 'DEPOSIT');
-  const depositFees = new Map(roundItems.map((i) => [i.reservationId, pool.holdings.byId.get(i.reservationId)?.depositFee ?? '0'] as const).map(([id, fee]) => [id, parseAmount(fee)]));
+  const depositFees = new Map(roundItems.map((i) => [i.reservationId, parseAmount(pool.holdings.byId.get(i.reservationId)?.depositFee ?? '0')]));
   // The VAT the closing froze and the settlement withheld (PoolClosed v2); a v1 closing withheld none and falls back.
   const frozen = pool.closing.fees.vat ?? null;
   const base: Omit<RoundFeeFacts, 'issuer' | 'payer' | 'vat' | 'percent'> = { pool: facts, settlementId: settlement.settlementId, round: round.index, items: roundItems, txHash: settled.txHash, settledOn, depositFees };

@@ -57,10 +57,17 @@ export interface CommandOptions<S, E extends DomainEvent = DomainEvent> {
 /** Whether the event store can append inside a transaction of ours (the Postgres store; not EventStoreDB). */
 export const sharesTransactions = (store: EventStore): store is PostgresEventStore => store instanceof PostgresEventStore;
 
+/** A stream's events as they read now, parsed (upcast and validated). */
+export const readEvents = async (store: EventStore, streamId: string): Promise<DomainEvent[]> => (await store.readStream(streamId)).map((r) => parseEvent(r));
+
+/** An aggregate's state folded from a stream's events (read once, folded by as many aggregates as need them). */
+export const foldEvents = <S, E extends DomainEvent>(events: DomainEvent[], aggregate: Aggregate<S, E>): S =>
+  // A stream holds only events its aggregates fold (the stream name says which), so the cast is the stream's contract.
+  (events as unknown as E[]).reduce(aggregate.evolve, aggregate.initial());
+
 /** The state of an aggregate as its stream says now: read and fold, for what a route must know before it commands. */
 export const loadState = async <S, E extends DomainEvent>(store: EventStore, streamId: string, aggregate: Aggregate<S, E>): Promise<S> =>
-  // A stream holds only events its aggregates fold (the stream name says which), so the cast is the stream's contract.
-  (await store.readStream(streamId)).map((r) => parseEvent(r) as unknown as E).reduce(aggregate.evolve, aggregate.initial());
+  foldEvents(await readEvents(store, streamId), aggregate);
 
 /**
  * The last committed state of recently commanded streams, per aggregate: a command reads only the events after it

@@ -39,13 +39,13 @@ const money = (m: Minor) => formatAmount(m);
 const releaseItem = (pool: ExistingPool, r: Reservation, accounts: SettlementAccounts): SettlementItem => {
   const payment = r.payment!;
   const deposit = parseAmount(payment.amount);
-  const depositFee = deposit - goodsPaid(r);
+  const goods = goodsPaid(r);
   const closing = pool.closing!;
-  const due = dueOf(r.lines, deposit - depositFee, closing.finalPrices);
+  const due = dueOf(r.lines, goods, closing.finalPrices);
   const disputed = r.dispute && (r.dispute.status === 'REFUNDED' || r.dispute.status === 'LAPSED') ? parseAmount(r.dispute.refund ?? '0') : 0n;
   const split = splitDeposit({
     deposit,
-    depositFee,
+    depositFee: deposit - goods,
     due,
     disputeRefund: disputed > due ? due : disputed,
     platformFeePercent: closing.fees.platformFeePercent,

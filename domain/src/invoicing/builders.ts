@@ -223,47 +223,6 @@ export const commissionInvoice = (f: RoundFeeFacts & { mandate: { id: string; ac
   return { ...base, kind: 'COMMISSION', sourceKey: `commission:${f.settlementId}:${f.round}`, draft: { ...base.draft, notes } };
 };
 
-export interface DepositFeeFacts {
-  pool: PoolFacts;
-  platform: InvoiceParty;
-  buyer: InvoiceParty;
-  vat: VatTreatment;
-  reservationId: string;
-  /** The escrow-deposit fee the buyer's deposit included (ReservationPlaced v2), VAT-inclusive. */
-  depositFee: string;
-  depositTxHash: string;
-  settledOn: string;
-}
-
-/**
- * Platform → buyer: the escrow-deposit fee of a released reservation (the buyer paid it into escrow with the goods; the
- * release paid it to the platform). VAT-inclusive, one line, prepaid in full. Null when the reservation paid none. A
- * refunded reservation gets its fee back with its deposit, so it is never invoiced.
- */
-export const depositFeeInvoice = (f: DepositFeeFacts): InvoiceRequestFacts | null => {
-  const fee = parseAmount(f.depositFee);
-  if (fee <= 0n) return null;
-  return {
-    kind: 'DEPOSIT_FEE',
-    sourceKey: `deposit-fee:${f.reservationId}`,
-    poolId: f.pool.poolId,
-    reservationId: f.reservationId,
-    draft: {
-      typeCode: '380',
-      currency: 'EUR',
-      seller: f.platform,
-      buyer: f.buyer,
-      lines: [line('1', `Escrow-deposit fee, reservation ${shortId(f.reservationId)} in “${f.pool.title}”`, 1, fee, f.vat)],
-      prepaid: formatAmount(fee),
-      exemptions: exemptions(f.vat),
-      paymentReference: f.depositTxHash,
-      buyerReference: f.pool.poolId,
-      deliveryDate: f.settledOn,
-      notes: [`Pool “${f.pool.title}”, reservation ${f.reservationId}: paid into escrow with the deposit, released to the platform at settlement.`],
-    },
-  };
-};
-
 export interface PlatformChargeFacts {
   platform: InvoiceParty;
   payer: InvoiceParty;
@@ -289,6 +248,33 @@ const platformCharge = (f: PlatformChargeFacts, name: string, notes: string[], b
   deliveryDate: f.paidOn,
   notes,
 });
+
+export interface DepositFeeFacts extends PlatformChargeFacts {
+  pool: PoolFacts;
+  reservationId: string;
+}
+
+/**
+ * Platform → buyer (`payer`): the escrow-deposit fee of a released reservation (`amount`: the buyer paid it into escrow
+ * with the goods, by the deposit `txHash`; the release paid it to the platform). VAT-inclusive, one line, prepaid in
+ * full. Null when the reservation paid none. A refunded reservation gets its fee back with its deposit, so it is never
+ * invoiced.
+ */
+export const depositFeeInvoice = (f: DepositFeeFacts): InvoiceRequestFacts | null => {
+  if (parseAmount(f.amount) <= 0n) return null;
+  return {
+    kind: 'DEPOSIT_FEE',
+    sourceKey: `deposit-fee:${f.reservationId}`,
+    poolId: f.pool.poolId,
+    reservationId: f.reservationId,
+    draft: platformCharge(
+      f,
+      `Escrow-deposit fee, reservation ${shortId(f.reservationId)} in “${f.pool.title}”`,
+      [`Pool “${f.pool.title}”, reservation ${f.reservationId}: paid into escrow with the deposit, released to the platform at settlement.`],
+      f.pool.poolId,
+    ),
+  };
+};
 
 /** Platform → organiser: the listing fee a pool paid to be LISTED or FEATURED (PoolListed). Null when it was free. */
 export const listingFeeInvoice = (f: PlatformChargeFacts & { pool: PoolFacts; listingId: string; tier: string }): InvoiceRequestFacts | null => {

@@ -80,7 +80,7 @@ test('platform fee: a PLATFORM payout that carried an escrow-deposit fee is invo
 
 test('escrow-deposit fee: platform → buyer, one VAT-inclusive line prepaid in full; none without a fee', () => {
   const vat = serviceVat(identity(platform), identity(ann), standardVatRate);
-  const facts = { pool: goods().pool, platform, buyer: ann, vat, reservationId: R1, depositFee: '0.6200000', depositTxHash: TX, settledOn: '2026-03-03' };
+  const facts = { pool: goods().pool, platform, payer: ann, vat, reservationId: R1, amount: '0.6200000', txHash: TX, paidOn: '2026-03-03' };
   const r = depositFeeInvoice(facts)!;
   assert.equal([r.kind, r.sourceKey, r.reservationId], ['DEPOSIT_FEE', `deposit-fee:${R1}`, R1]);
   const doc = issue(r.draft);
@@ -88,7 +88,7 @@ test('escrow-deposit fee: platform → buyer, one VAT-inclusive line prepaid in 
   assert.equal(doc.vatBreakdown.map((b) => [b.category, b.rate]), [['S', '20']]);
   assert.equal([doc.totals.taxBasisTotal, doc.totals.taxTotal, doc.totals.grandTotal, doc.totals.prepaid, doc.totals.duePayable], ['0.52', '0.10', '0.62', '0.62', '0.00']);
   assert.is(doc.paymentReference, TX);
-  assert.is(depositFeeInvoice({ ...facts, depositFee: '0.00' }), null);
+  assert.is(depositFeeInvoice({ ...facts, amount: '0.00' }), null);
 });
 
 test('listing fee: platform → organiser, prepaid by the ledger payment; its refund is a 381 correcting it; a free listing invoices nothing', () => {

@@ -107,7 +107,7 @@ export const makeInvoiceQueryRoutes = (deps: InvoiceQueryDeps): RouteDef[] => {
       method: 'get',
       path: '/api/invoices',
       summary: 'My invoices and credit notes',
-      description: `Bearer. The invoices the caller received (a buyer's goods invoices and credit notes; a seller's platform fee and commission invoices) and issued (a seller's goods invoices and credit notes, an organiser's commission invoices), newest first. Issued automatically when a reservation's deposit is released (docs/invoicing.md). Send \`X-Min-Position\` to wait for the invoices projection.`,
+      description: `Bearer. The invoices the caller received (a buyer's goods invoices, credit notes and escrow-deposit fee invoices; a seller's platform fee and commission invoices; an organiser's listing fee invoices and their credit notes, and activation fee invoice) and issued (a seller's goods invoices and credit notes, an organiser's commission invoices), newest first. Issued automatically when a reservation's deposit is released, a listing fee is paid or paid back, and an organiser grant is settled (docs/invoicing.md). Send \`X-Min-Position\` to wait for the invoices projection.`,
       tags: ['Invoicing'],
       auth: 'required',
       tenant: 'optional',

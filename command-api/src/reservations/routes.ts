@@ -95,7 +95,8 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
       if (ctx.body.quoteId !== undefined && (!claims || claims.poolId !== poolId || claims.buyerId !== ctx.auth!.userId)) {
         throw new ValidationError({ quoteId: ['not a quote of yours for this pool'] }, 'Unknown quote', 'invalid_quote');
       }
-      const quote = claims && { validUntil: claims.validUntil, amount: claims.amount, pledge: claims.pledge, lines: claims.lines, ...(claims.depositFee === undefined ? {} : { depositFee: claims.depositFee }) };
+      // What the quote promised: its claims but whose and where (checked above).
+      const quote = claims && (({ poolId: _pool, buyerId: _buyer, ...promised }) => promised)(claims);
       const policy = await deps.tenantPolicy(tenantOf(ctx));
       const ttlSeconds = policy.reservationTtlSeconds;
       // The expiry is queued before the reservation exists: a crash in between leaves a job that finds nothing to

@@ -3,12 +3,7 @@ import type { VatCategory } from '../invoicing/model';
 import type { Minor } from '../money';
 import { percentHundredths } from './percent';
 import { percentHalfUpCent } from './rounding';
-
-/** The 27 member states (ISO 3166-1 alpha-2; Greece is GR here, as the payer's country is written). */
-export const EU_COUNTRIES: ReadonlySet<string> = new Set([
-  'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE',
-  'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK',
-]);
+import { isEu } from '../invoicing/vat-rates';
 
 export interface VatParties {
   schedule: FeeSchedule;
@@ -50,7 +45,7 @@ export const vatOnFee = (fee: Minor, p: VatParties): VatOnFee => {
   };
   if (!p.issuerVatId) return none('O', 'the issuer has no VAT id: not subject to VAT');
   if (p.payerCountry === p.issuerCountry) return standard(p.payerCountry, `payer and issuer both in ${p.payerCountry}`);
-  if (!EU_COUNTRIES.has(p.payerCountry)) return none('G', `the payer is outside the EU (${p.payerCountry}): services outside the EU`);
+  if (!isEu(p.payerCountry)) return none('G', `the payer is outside the EU (${p.payerCountry}): services outside the EU`);
   if (p.payerVatId) return none('AE', `an EU business in ${p.payerCountry} with a VAT id: reverse charge`);
   return standard(p.issuerCountry, `an EU payer in ${p.payerCountry} without a VAT id: the issuer's country (${p.issuerCountry})`);
 };

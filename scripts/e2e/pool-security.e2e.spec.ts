@@ -466,4 +466,49 @@ test('an anonymous GET /api/pools/{id} with neither tenant header nor token is s
   assert.is((await ctx.api.call('GET', `/api/pools/${inOther}`, { token: ctx.viewer.token })).status, 404, 'a token scopes to its own tenant');
 });
 
+/** The organiser's commands on a pool, as a partner calls them: each path for a pool id, and a valid body. */
+const ORGANISER_ROUTES: Array<[string, (poolId: string) => string, Record<string, unknown> | undefined]> = [
+  ['close', (id) => `/api/pools/${id}/close`, undefined],
+  ['cancel', (id) => `/api/pools/${id}/cancel`, { reason: 'changed my mind' }],
+  ['delivered', (id) => `/api/pools/${id}/delivered`, { note: 'at the shop' }],
+  ['contest', (id) => `/api/pools/${id}/disputes/${randomUUID()}/contest`, { statement: 'it arrived whole' }],
+  ['dispute refund', (id) => `/api/pools/${id}/disputes/${randomUUID()}/refund`, { amount: '1.00' }],
+];
+
+test('no existence oracle: close, cancel, delivered, contest and refund answer another organiser\'s pool (its DRAFT included) or another tenant\'s as a random id', async (ctx) => {
+  const create = async (user: TestUser) => {
+    const res = await ctx.api.call('POST', '/api/pools', { token: user.token, tenant: user.tenant, body: groupsPool() });
+    assert.is(res.status, 201, res.text);
+    return res.body.data.id as string;
+  };
+  const draft = await create(ctx.business);
+  const open = await create(ctx.business);
+  assert.is((await ctx.api.call('POST', `/api/pools/${open}/publish`, { token: ctx.business.token, tenant: ctx.tenant })).status, 200);
+  const foreign = await create(ctx.foreigner);
+  const pools: Array<[string, string]> = [
+    ['another organiser\'s DRAFT', draft],
+    ['another organiser\'s OPEN pool', open],
+    ['another tenant\'s pool', foreign],
+  ];
+  // Without the organise capability: 403 whatever the id; an organiser of other pools: 404, as for no pool.
+  const callers: Array<[string, TestUser, number, string]> = [
+    ['a signed-in user without the organise capability', ctx.viewer, 403, 'organise_capability_required'],
+    ['an organiser of other pools', ctx.organiser, 404, 'pool_not_found'],
+  ];
+  for (const [who, caller, status, code] of callers) {
+    const post = (path: string, body?: Record<string, unknown>) => ctx.api.call('POST', path, { token: caller.token, tenant: ctx.tenant, ...(body ? { body } : {}) });
+    for (const [route, path, body] of ORGANISER_ROUTES) {
+      const none = await post(path(randomUUID()), body);
+      expectError(none, status, code);
+      for (const [what, id] of pools) {
+        const res = await post(path(id), body);
+        assert.equal({ status: res.status, body: res.body }, { status: none.status, body: none.body }, `${who}, ${route} on ${what}: the answer for no pool`);
+      }
+    }
+  }
+  // Nothing was decided on those pools.
+  const statusOf = async (id: string) => (await ctx.api.call('GET', `/api/pools/${id}`, { token: ctx.business.token, tenant: ctx.tenant })).body.data.status;
+  assert.equal([await statusOf(draft), await statusOf(open)], ['DRAFT', 'OPEN']);
+});
+
 test.run();

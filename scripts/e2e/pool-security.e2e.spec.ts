@@ -15,7 +15,7 @@ import { makeCommandRoutes } from '@cagnotte/command-api';
 import { makeQueryRoutes } from '@cagnotte/query-api';
 import { createApiServer, type Services } from '@cagnotte/infra';
 import { API_INFO } from '../src/api';
-import { call, groupsPool, listen, startApi, uniqueSlug, type TestApi, type TestUser } from './harness';
+import { call, fundingPool, groupsPool, listen, startApi, uniqueSlug, type TestApi, type TestUser } from './harness';
 import { TenantReadModel } from '@cagnotte/read-models';
 
 interface Ctx {
@@ -69,7 +69,14 @@ const everyField = (sellerId: string) => ({
   targetAmount: '777.77',
   deadline: '2031-01-02T03:04:05.000Z',
   config: {
-    units: [{ id: 'u-view', label: 'VIEW-unit', price: '9.99', quantity: 42 }],
+    units: [
+      {
+        id: 'u-view', label: 'VIEW-unit', price: '9.99', quantity: 42, minPerBuyer: 2, maxPerBuyer: 7,
+        tiers: [{ minQuantity: 10, price: '8.88' }, { minQuantity: 20, price: '7.77' }],
+      },
+    ],
+    minimumUnits: 13,
+    release: { after: 'RECEIPT', inspectionDays: 9 },
     relais: [
       { id: 'r-view', name: 'VIEW-relais', address: 'VIEW-address', postalCode: '69009', city: 'VIEW-city', country: 'FR', lat: 45.1, lng: 4.2, openingHours: 'VIEW-hours' },
     ],
@@ -141,6 +148,11 @@ test('every field a pool can hold, field by field: anonymous, member, owner and 
     ['config.notes', c.notes, ['owner']],
     ['config.links', c.links, ['owner']],
     ['config.escrow', c.escrow, ['owner']],
+    ['config.units.0.tiers', c.units[0]!.tiers, ALL],
+    ['config.units.0.minPerBuyer', 2, ALL],
+    ['config.units.0.maxPerBuyer', 7, ALL],
+    ['config.minimumUnits', 13, ALL],
+    ['config.release', c.release, ALL],
     ['units', c.units, ['card']],
     ['pickupPoints', [{ ...c.relais[0] }], ALL],
     ['publishedAt', owner.body.data.publishedAt, ALL],
@@ -157,6 +169,7 @@ test('every field a pool can hold, field by field: anonymous, member, owner and 
     }
   }
   assert.ok(owner.body.data.publishedAt && owner.body.data.createdAt, 'the dates compared against are real');
+  assert.equal(created.body.data.config, owner.body.data.config, 'the command answers config as its owner reads it back');
   // Owner-only values appear nowhere in the other views, not even under another key.
   for (const secretish of [PAYOUT, ESCROW, c.sellerPhone, c.notes, c.links[0]!]) {
     for (const view of ['anon', 'member', 'card'] as View[]) assert.not.ok(views[view].text.includes(secretish), `${view} leaks ${secretish}`);
@@ -177,8 +190,33 @@ test('every field a pool can hold, field by field: anonymous, member, owner and 
     'config', 'country', 'createdAt', 'currency', 'deadline', 'description', 'id', 'marketplaceVisibility', 'members', 'organiserName', 'pickupPoints',
     'publishedAt', 'status', 'targetAmount', 'title', 'type', 'units',
   ]);
-  assert.equal(Object.keys(owner.body.data.config).sort(), ['escrow', 'links', 'notes', 'relais', 'sellerPhone', 'units']);
-  for (const view of ['anon', 'member', 'card'] as View[]) assert.equal(Object.keys(at(views[view].data, 'config') as object).sort(), ['relais', 'units'], `${view} config keys`);
+  // Every key of PoolConfig is served to the owner: what a pool holds, its owner can read back.
+  assert.equal(Object.keys(owner.body.data.config).sort(), ['escrow', 'links', 'minimumUnits', 'notes', 'relais', 'release', 'sellerPhone', 'units']);
+  for (const view of ['anon', 'member', 'card'] as View[]) {
+    assert.equal(Object.keys(at(views[view].data, 'config') as object).sort(), ['minimumUnits', 'relais', 'release', 'units'], `${view} config keys`);
+  }
+  for (const view of ALL) assert.equal(Object.keys(at(views[view].data, 'config.units.0') as object).sort(), ['id', 'label', 'maxPerBuyer', 'minPerBuyer', 'price', 'quantity', 'tiers'], `${view} unit keys`);
+});
+
+test('a FUNDING pool\'s pledge range and release terms: in every reader\'s view, its search card and the command\'s answer', async (ctx) => {
+  const config = { pledge: { min: '5.00', max: '250.00' }, release: { after: 'CLOSE' }, notes: 'PLEDGE-notes' };
+  const created = await ctx.api.call('POST', '/api/pools', { token: ctx.business.token, tenant: ctx.tenant, body: fundingPool({ title: 'PLEDGE-title', config }) });
+  assert.is(created.status, 201, created.text);
+  const id = created.body.data.id as string;
+  assert.is((await ctx.api.call('POST', `/api/pools/${id}/publish`, { token: ctx.business.token, tenant: ctx.tenant })).status, 200);
+  await ctx.api.list(ctx.business, id, 'LISTED');
+  await ctx.api.runner.catchUp();
+  const anon = await ctx.api.call('GET', `/api/pools/${id}`, { tenant: ctx.tenant });
+  const member = await ctx.api.call('GET', `/api/pools/${id}`, { token: ctx.viewer.token, tenant: ctx.tenant });
+  const owner = await ctx.api.call('GET', `/api/pools/${id}`, { token: ctx.business.token, tenant: ctx.tenant });
+  const search = await ctx.api.call('GET', '/api/tenant/search?q=PLEDGE-title&type=pools', { tenant: ctx.tenant });
+  for (const r of [anon, member, owner, search]) assert.is(r.status, 200, r.text);
+  const card = search.body.data.pools.find((h: { id: string }) => h.id === id)?.item;
+  assert.ok(card, 'the listed FUNDING pool is found');
+  const { notes: _ownerOnly, ...shown } = config;
+  for (const [view, got] of [['anon', anon.body.data.config], ['member', member.body.data.config], ['card', card.config]] as const) assert.equal(got, shown, view);
+  assert.equal(owner.body.data.config, config, 'owner');
+  assert.equal(created.body.data.config, config, 'the command\'s answer');
 });
 
 test('config is closed: an unknown key (config.reclaimXdr, escrow.secret) is a 400 naming it, on create and PATCH', async (ctx) => {
@@ -426,6 +464,51 @@ test('an anonymous GET /api/pools/{id} with neither tenant header nor token is s
   expectError(await ctx.api.call('GET', `/api/pools/${inOther}`, { headers: { authorization: 'Bearer not.a.jwt' } }), 404, 'pool_not_found');
   assert.is((await ctx.api.call('GET', `/api/pools/${inOther}`, { tenant: ctx.otherTenant })).status, 200, 'readable in its own tenant');
   assert.is((await ctx.api.call('GET', `/api/pools/${inOther}`, { token: ctx.viewer.token })).status, 404, 'a token scopes to its own tenant');
+});
+
+/** The organiser's commands on a pool, as a partner calls them: each path for a pool id, and a valid body. */
+const ORGANISER_ROUTES: Array<[string, (poolId: string) => string, Record<string, unknown> | undefined]> = [
+  ['close', (id) => `/api/pools/${id}/close`, undefined],
+  ['cancel', (id) => `/api/pools/${id}/cancel`, { reason: 'changed my mind' }],
+  ['delivered', (id) => `/api/pools/${id}/delivered`, { note: 'at the shop' }],
+  ['contest', (id) => `/api/pools/${id}/disputes/${randomUUID()}/contest`, { statement: 'it arrived whole' }],
+  ['dispute refund', (id) => `/api/pools/${id}/disputes/${randomUUID()}/refund`, { amount: '1.00' }],
+];
+
+test('no existence oracle: close, cancel, delivered, contest and refund answer another organiser\'s pool (its DRAFT included) or another tenant\'s as a random id', async (ctx) => {
+  const create = async (user: TestUser) => {
+    const res = await ctx.api.call('POST', '/api/pools', { token: user.token, tenant: user.tenant, body: groupsPool() });
+    assert.is(res.status, 201, res.text);
+    return res.body.data.id as string;
+  };
+  const draft = await create(ctx.business);
+  const open = await create(ctx.business);
+  assert.is((await ctx.api.call('POST', `/api/pools/${open}/publish`, { token: ctx.business.token, tenant: ctx.tenant })).status, 200);
+  const foreign = await create(ctx.foreigner);
+  const pools: Array<[string, string]> = [
+    ['another organiser\'s DRAFT', draft],
+    ['another organiser\'s OPEN pool', open],
+    ['another tenant\'s pool', foreign],
+  ];
+  // Without the organise capability: 403 whatever the id; an organiser of other pools: 404, as for no pool.
+  const callers: Array<[string, TestUser, number, string]> = [
+    ['a signed-in user without the organise capability', ctx.viewer, 403, 'organise_capability_required'],
+    ['an organiser of other pools', ctx.organiser, 404, 'pool_not_found'],
+  ];
+  for (const [who, caller, status, code] of callers) {
+    const post = (path: string, body?: Record<string, unknown>) => ctx.api.call('POST', path, { token: caller.token, tenant: ctx.tenant, ...(body ? { body } : {}) });
+    for (const [route, path, body] of ORGANISER_ROUTES) {
+      const none = await post(path(randomUUID()), body);
+      expectError(none, status, code);
+      for (const [what, id] of pools) {
+        const res = await post(path(id), body);
+        assert.equal({ status: res.status, body: res.body }, { status: none.status, body: none.body }, `${who}, ${route} on ${what}: the answer for no pool`);
+      }
+    }
+  }
+  // Nothing was decided on those pools.
+  const statusOf = async (id: string) => (await ctx.api.call('GET', `/api/pools/${id}`, { token: ctx.business.token, tenant: ctx.tenant })).body.data.status;
+  assert.equal([await statusOf(draft), await statusOf(open)], ['DRAFT', 'OPEN']);
 });
 
 test.run();

@@ -179,8 +179,9 @@ early('another organiser: 404 pool_not_found; the system: 404; an unknown pool: 
   given().when(closePool('DEADLINE', DEADLINE)).thenThrows(NotFoundError, 'pool_not_found');
 });
 
-early('a non-organiser (a buyer, or the organiser without the organise capability): 403 organise_capability_required', () => {
+early('a non-organiser (a buyer, or the organiser without the organise capability): 403 organise_capability_required, pool or no pool', () => {
   given(...poolWithDeadline(), ...reservations()).when(closePool('ORGANISER', EARLY, asBuyer(alice))).thenThrows(ForbiddenError, 'organise_capability_required');
+  given().when(closePool('ORGANISER', EARLY, asBuyer(alice))).thenThrows(ForbiddenError, 'organise_capability_required');
   given(...poolWithDeadline(), ...reservations()).when(closePool('ORGANISER', EARLY, { userId: ORGANISER_ID, role: 'user' })).thenThrows(ForbiddenError, 'organise_capability_required');
 });
 
@@ -201,8 +202,10 @@ cancelling('LOCKED, FAILED or CANCELLED pools are not cancelled: 400 pool_not_ca
   given(...poolWithDeadline(), cancelled(EARLY)).when(cancelPool()).thenThrows(IllegalStateError, 'pool_not_cancellable');
 });
 
-cancelling('another organiser: 404; the system: 404; a buyer or the organiser without the organise capability: 403', () => {
+cancelling('another organiser: 404; the system: 404; a buyer or the organiser without the organise capability: 403, pool or no pool', () => {
   given(...poolWithDeadline(), ...reservations()).when(cancelPool(EARLY, asBuyer(bob))).thenThrows(ForbiddenError, 'organise_capability_required');
+  given().when(cancelPool(EARLY, asBuyer(bob))).thenThrows(ForbiddenError, 'organise_capability_required');
+  given().when(cancelPool(EARLY, otherOrganiser)).thenThrows(NotFoundError, 'pool_not_found');
   given(...poolWithDeadline()).when(cancelPool(EARLY, otherOrganiser)).thenThrows(NotFoundError, 'pool_not_found');
   given(...poolWithDeadline()).when(cancelPool(EARLY, null)).thenThrows(NotFoundError, 'pool_not_found');
   given(...poolWithDeadline()).when(cancelPool(EARLY, { userId: ORGANISER_ID, role: 'user' })).thenThrows(ForbiddenError, 'organise_capability_required');

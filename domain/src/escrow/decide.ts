@@ -1,6 +1,7 @@
 import type { DisputeReason, FeeRule, PoolEvent, SettlementFees } from '@cagnotte/event-schemas';
 import { percentRule } from '../fees/schedule';
-import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
+import { IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
+import { requireOrganiserOf } from '../pools/organiser';
 import { formatAmount, parseAmount } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
 import { goodsPaid, tierPrice, type Reservation } from '../reservations/holdings';
@@ -39,10 +40,25 @@ const DAY_MS = 86_400_000;
 const plusDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * DAY_MS).toISOString();
 const reached = (deadline: string | null, now: string) => deadline !== null && Date.parse(deadline) <= Date.parse(now);
 
-/** Organiser-only: the role first (403), then ownership (404: another organiser's pool does not exist for them). */
-const requireOrganiserOf = (pool: ExistingPool, meta: EscrowMeta) => {
-  if (meta.actor?.role !== undefined && meta.actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
-  if (!meta.actor || meta.actor.userId !== pool.organiserId) throw new NotFoundError('pool');
+/** The commands only the pool's organiser gives (requireOrganiserOf); the others are a buyer's, on their own reservation, or a job's. */
+const byOrganiser = (command: EscrowCommand): boolean => {
+  switch (command.type) {
+    case 'ClosePool':
+      return command.data.reason === 'ORGANISER';
+    case 'CancelPool':
+    case 'MarkDelivered':
+    case 'ContestDispute':
+    case 'RefundDispute':
+      return true;
+    case 'ConfirmReceipt':
+    case 'OpenDispute':
+    case 'WithdrawDispute':
+    case 'EndInspection':
+    case 'LapseDisputes':
+      return false;
+    default:
+      return assertNever(command);
+  }
 };
 
 /** The caller's own reservation; anyone else's does not exist for them. */
@@ -90,7 +106,6 @@ const expireAllPending = (pool: ExistingPool, now: string): PoolEvent[] =>
 const decideClose = (pool: ExistingPool, command: Extract<EscrowCommand, { type: 'ClosePool' }>): PoolEvent[] => {
   const { reason, policy } = command.data;
   const { now } = command.metadata;
-  if (reason === 'ORGANISER') requireOrganiserOf(pool, command.metadata);
   if (pool.status !== 'OPEN') {
     // The deadline job runs at least once: a pool already closed (or cancelled) is left as it is.
     if (reason === 'DEADLINE') return [];
@@ -210,7 +225,6 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
       ];
     }
     case 'ContestDispute': {
-      requireOrganiserOf(pool, meta);
       const r = findDispute(pool, command.data.disputeId);
       if (r.dispute!.status !== 'OPEN') throw new IllegalStateError('dispute_not_open', `The dispute is ${r.dispute!.status}`);
       requireNotLapsed(r, now);
@@ -218,7 +232,6 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
       return [{ type: 'DisputeContested', data: { poolId: pool.id, reservationId: r.id, disputeId: r.dispute!.disputeId, statement: command.data.statement, lapsesAt: plusDays(now, days), contestedAt: now } }];
     }
     case 'RefundDispute': {
-      requireOrganiserOf(pool, meta);
       const r = findDispute(pool, command.data.disputeId);
       if (!isOpenDispute(r)) throw new IllegalStateError('dispute_not_open', `The dispute is ${r.dispute!.status}`);
       requireNotLapsed(r, now);
@@ -252,6 +265,8 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
 };
 
 export const decideEscrow = (command: EscrowCommand, state: Pool): PoolEvent[] => {
+  // Who may give an organiser's command is decided before the pool is looked at: one answer for another's pool and none.
+  if (byOrganiser(command)) requireOrganiserOf(state, command.metadata.actor);
   if (state.status === 'none') throw new NotFoundError('pool');
   const pool = state;
   const meta = command.metadata;
@@ -260,12 +275,10 @@ export const decideEscrow = (command: EscrowCommand, state: Pool): PoolEvent[] =
     case 'ClosePool':
       return decideClose(pool, command);
     case 'CancelPool': {
-      requireOrganiserOf(pool, meta);
       if (pool.status !== 'DRAFT' && pool.status !== 'OPEN') throw new IllegalStateError('pool_not_cancellable', `A ${pool.status} pool cannot be cancelled`);
       return [...expireAllPending(pool, now), { type: 'PoolCancelled', data: { poolId: pool.id, reason: command.data.reason, cancelledAt: now } }];
     }
     case 'MarkDelivered': {
-      requireOrganiserOf(pool, meta);
       const closing = requireReceiptPhase(pool);
       if (closing.deliveredAt) return [];
       return [{ type: 'PoolDelivered', data: { poolId: pool.id, note: command.data.note, inspectionEndsAt: plusDays(now, closing.release.inspectionDays), deliveredAt: now } }];

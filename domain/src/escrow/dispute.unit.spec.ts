@@ -127,8 +127,9 @@ answering('a refund of nothing or above the held amount: 400 refund_out_of_bound
   given(...disputed(), disputeResolvedEvent('WITHDRAWN', '0.00', CONTESTED_AT)).when(refundDispute('1.00', at(CONTESTED_AT, 60))).thenThrows(IllegalStateError, 'dispute_not_open');
 });
 
-answering('organiser-only: another organiser gets 404 pool_not_found; the buyer, or the organiser without the capability, 403', () => {
+answering('organiser-only: another organiser gets 404 pool_not_found; the buyer, or the organiser without the capability, 403, pool or no pool', () => {
   for (const command of [contestDispute, (now: string, actor: typeof organiser) => refundDispute('1.00', now, actor)]) {
+    given().when(command(CONTESTED_AT, asBuyer(alice))).thenThrows(ForbiddenError, 'organise_capability_required');
     given(...disputed()).when(command(CONTESTED_AT, otherOrganiser)).thenThrows(NotFoundError, 'pool_not_found');
     given(...disputed()).when(command(CONTESTED_AT, asBuyer(alice))).thenThrows(ForbiddenError, 'organise_capability_required');
     given(...disputed()).when(command(CONTESTED_AT, { userId: ORGANISER_ID, role: 'user' })).thenThrows(ForbiddenError, 'organise_capability_required');

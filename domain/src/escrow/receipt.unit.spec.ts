@@ -61,8 +61,9 @@ delivering('a pool that releases at CLOSE has no delivery step: 400 release_at_c
   given(...lockedPool({ outcome: 'FAILED' })).when(markDelivered()).thenThrows(IllegalStateError, 'pool_not_locked');
 });
 
-delivering('another organiser or the system: 404; a buyer or the organiser without the capability: 403', () => {
+delivering('another organiser or the system: 404; a buyer or the organiser without the capability: 403, pool or no pool', () => {
   given(...lockedPool()).when(markDelivered(DELIVERED, asBuyer(alice))).thenThrows(ForbiddenError, 'organise_capability_required');
+  given().when(markDelivered(DELIVERED, asBuyer(alice))).thenThrows(ForbiddenError, 'organise_capability_required');
   given(...lockedPool()).when(markDelivered(DELIVERED, otherOrganiser)).thenThrows(NotFoundError, 'pool_not_found');
   given(...lockedPool()).when(markDelivered(DELIVERED, null)).thenThrows(NotFoundError, 'pool_not_found');
   given(...lockedPool()).when(markDelivered(DELIVERED, { userId: ORGANISER_ID, role: 'user' })).thenThrows(ForbiddenError, 'organise_capability_required');

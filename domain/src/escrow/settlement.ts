@@ -1,8 +1,9 @@
 import type { PayoutRole, PoolEvent, SettlementItem } from '@cagnotte/event-schemas';
-import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
+import { ConflictError, IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
 import { jsonEqual } from '../equal';
 import { formatAmount, parseAmount, type Minor } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
+import { requireOrganiserOf } from '../pools/organiser';
 import { goodsPaid, type Reservation } from '../reservations/holdings';
 import { dueOf, splitDeposit } from './split';
 import type { PreparedSettlement } from './state';
@@ -160,11 +161,8 @@ export const currentSettlement = (pool: ExistingPool): PreparedSettlement | null
   pool.settlement.currentId ? (pool.settlement.byId.get(pool.settlement.currentId) ?? null) : null;
 
 const decidePrepare = (pool: ExistingPool, command: Extract<SettlementCommand, { type: 'PrepareSettlement' }>): PoolEvent[] => {
-  const { actor, now } = command.metadata;
+  const { now } = command.metadata;
   const input = command.data;
-  // Organiser-only, as every organiser command of the escrow (decide.ts, requireOrganiserOf): the role first (403), then ownership (404).
-  if (actor?.role !== undefined && actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Organise capability required');
-  if (!actor || actor.userId !== pool.organiserId) throw new NotFoundError('pool');
   // A settlement whose next lock is on the ledger is being carried out; one whose next lock never landed (unsigned, its
   // window over, or its rounds dead after a recovery) may be replaced: the route checks the ledger and says which.
   const current = currentSettlement(pool);
@@ -242,6 +240,8 @@ const decideRecord = (pool: ExistingPool, command: Extract<SettlementCommand, { 
 };
 
 export const decideSettlement = (command: SettlementCommand, state: Pool): PoolEvent[] => {
+  // Preparing is the organiser's (requireOrganiserOf: the role before the pool is looked at); recording a round is the ledger's.
+  if (command.type === 'PrepareSettlement') requireOrganiserOf(state, command.metadata.actor);
   if (state.status === 'none') throw new NotFoundError('pool');
   switch (command.type) {
     case 'PrepareSettlement':

@@ -75,8 +75,9 @@ preparing('the organiser prepares exactly what is due: recorded with its rounds 
   assert.is(currentSettlement(existing(state))?.settlementId, sid(1));
 });
 
-preparing('another organiser or the system: 404; a buyer or the organiser without the capability: 403', () => {
+preparing('another organiser or the system: 404; a buyer or the organiser without the capability: 403, pool or no pool', () => {
   given(...bothAccepted()).when(prepare(bothAccepted(), { actor: asBuyer(alice) })).thenThrows(ForbiddenError, 'organise_capability_required');
+  given().when(prepare(bothAccepted(), { actor: asBuyer(alice) })).thenThrows(ForbiddenError, 'organise_capability_required');
   given(...bothAccepted()).when(prepare(bothAccepted(), { actor: otherOrganiser })).thenThrows(NotFoundError, 'pool_not_found');
   given(...bothAccepted()).when(prepare(bothAccepted(), { actor: null })).thenThrows(NotFoundError, 'pool_not_found');
   given(...bothAccepted()).when(prepare(bothAccepted(), { actor: { userId: ORGANISER_ID, role: 'user' } })).thenThrows(ForbiddenError, 'organise_capability_required');

@@ -8,6 +8,7 @@ import type {
   PoolType,
   Role,
 } from '@cagnotte/event-schemas';
+import { requireOrganiserOf } from './organiser';
 import { ForbiddenError, IllegalStateError, NotFoundError, ConflictError, ValidationError, assertNever, type FieldErrors } from '../errors';
 import { isPositiveAmount, parseAmount } from '../money';
 
@@ -119,11 +120,6 @@ const requireOwnedPool = (state: Pool, actor: PoolActor): ExistingPool => {
   return state;
 };
 
-/** Organiser-only operations (archive, unarchive): the role first (403), then ownership (404). */
-const requireOrganiserThenOwner = (state: Pool, actor: PoolActor): ExistingPool => {
-  requireOrganiser(actor);
-  return requireOwnedPool(state, actor);
-};
 
 /** A Stellar secret seed (StrKey "S…", 56 characters) standing alone in a value. */
 const STELLAR_SECRET_SEED = /(?<![A-Z2-7])S[A-Z2-7]{55}(?![A-Z2-7])/;
@@ -316,12 +312,12 @@ export const decidePool = (command: PoolCommand, state: Pool): PoolEvent[] => {
     case 'PublishPool':
       return decidePublish(state, actor, command.data.escrow, now);
     case 'ArchivePool': {
-      const pool = requireOrganiserThenOwner(state, actor);
+      const pool = requireOrganiserOf(state, actor);
       if (pool.archivedAt) throw new IllegalStateError('pool_already_archived', 'Pool is already archived');
       return [{ type: 'PoolArchived', data: { poolId: pool.id, archivedAt: now } }];
     }
     case 'UnarchivePool': {
-      const pool = requireOrganiserThenOwner(state, actor);
+      const pool = requireOrganiserOf(state, actor);
       if (!pool.archivedAt) throw new IllegalStateError('pool_not_archived', 'Pool is not archived');
       return [{ type: 'PoolUnarchived', data: { poolId: pool.id, unarchivedAt: now } }];
     }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GroupBuy, PublicPoolConfig, publicConfigView, unitView } from '../pools/view';
+import { GroupBuy, PublicPoolConfig, UnitView, publicConfigView, unitView } from '../pools/view';
 import type { PoolDocument } from '../pools/fold';
 import type { MerchantDocument } from './fold';
 
@@ -40,8 +40,8 @@ export const GroupBuyCard = GroupBuy.pick({
   createdAt: true,
 })
   .extend({
-    config: PublicPoolConfig.describe('Units, relais and release terms only: seller phone, notes, links and escrow are never on a card'),
-    units: z.array(z.object({ id: z.string(), label: z.string(), price: z.string(), quantity: z.number().nullable().optional() })),
+    config: PublicPoolConfig.describe('The public config only (units with their tiers, relais, minimum, pledge bounds, release terms): seller phone, notes, links and escrow are never on a card'),
+    units: z.array(UnitView).describe('`config.units` again'),
     members: z.array(z.object({ displayName: z.string() })).describe('Member names only'),
   })
   .describe('GroupBuyCard');

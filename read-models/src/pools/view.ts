@@ -29,7 +29,22 @@ export const PickupPoint = z.object({
   openingHours: z.string().nullable(),
 });
 
-const UnitView = z.object({ id: z.string(), label: z.string(), price: z.string(), quantity: z.number().int().nullable().optional() });
+/** A unit as every reader of the pool sees it: whatever decides what a buyer pays and may buy is public. */
+export const UnitView = z.object({
+  id: z.string(),
+  label: z.string(),
+  price: z.string().describe('The unit price before any tier is reached (decimal string)'),
+  quantity: z.number().int().nullable().optional().describe('The stock; null or absent: no limit'),
+  minPerBuyer: z.number().int().optional().describe('The fewest units of it a buyer holds, across their reservations'),
+  maxPerBuyer: z.number().int().optional().describe('The most units of it a buyer holds, across their reservations'),
+  tiers: z
+    .array(z.object({ minQuantity: z.number().int(), price: z.string() }))
+    .optional()
+    .describe('The group-buy discount: from `minQuantity` units held or paid in all, the unit costs `price`'),
+});
+const PledgeView = z
+  .object({ min: z.string().optional(), max: z.string().optional() })
+  .describe('FUNDING: the bounds of a pledge (decimal strings)');
 const RelaisView = z.object({
   id: z.string(),
   name: z.string(),
@@ -42,9 +57,19 @@ const RelaisView = z.object({
   openingHours: z.string().optional(),
 });
 
-/** The part of `config` anyone who may read the pool sees: the release terms too, since buyers pay on them. */
+/**
+ * The part of `config` anyone who may read the pool sees: everything that decides what a buyer pays, may buy, and when
+ * the money moves (units with their limits and tiers, the minimum, the pledge bounds, the release terms), and where
+ * to collect.
+ */
 export const PublicPoolConfig = z
-  .object({ units: z.array(UnitView).optional(), relais: z.array(RelaisView).optional(), release: ReleaseConfigView.optional() })
+  .object({
+    units: z.array(UnitView).optional(),
+    relais: z.array(RelaisView).optional(),
+    minimumUnits: z.number().int().optional().describe('GROUPS: the units paid in all below which the pool fails at its deadline'),
+    pledge: PledgeView.optional(),
+    release: ReleaseConfigView.optional(),
+  })
   .describe('PublicPoolConfig');
 /** The owner's view of `config`: the public part plus seller phone, notes, links and the escrow account. */
 export const OwnerPoolConfig = PublicPoolConfig.extend({
@@ -74,7 +99,7 @@ export const GroupBuy = z
     targetAmount: z.string().nullable(),
     deadline: z.string().nullable(),
     config: OwnerPoolConfig.describe(
-      'Built from an allowlist: units, relais and release terms for everyone; sellerPhone, notes, links and escrow (its account id only) for the owner. Never a secret.',
+      'Built from an allowlist: units (with their per-buyer limits and tiers), relais, minimumUnits, pledge and release terms for everyone; sellerPhone, notes, links and escrow (its account id only) for the owner. Never a secret.',
     ),
     pickupPoints: z.array(PickupPoint),
     members: z.array(PoolMember).describe('Empty for anonymous viewers'),
@@ -104,6 +129,7 @@ export interface Viewer {
 type Loose = Record<string, unknown> | null | undefined;
 const str = (v: unknown): v is string => typeof v === 'string';
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const int = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 const list = (v: unknown): Loose[] => (Array.isArray(v) ? (v as Loose[]).filter((x) => x !== null && typeof x === 'object') : []);
 
 export const unitView = (u: Loose): z.infer<typeof UnitView> => ({
@@ -111,7 +137,14 @@ export const unitView = (u: Loose): z.infer<typeof UnitView> => ({
   label: String(u?.label),
   price: String(u?.price),
   ...(u?.quantity === null || num(u?.quantity) ? { quantity: u.quantity as number | null } : {}),
+  ...(int(u?.minPerBuyer) ? { minPerBuyer: u.minPerBuyer } : {}),
+  ...(int(u?.maxPerBuyer) ? { maxPerBuyer: u.maxPerBuyer } : {}),
+  ...(Array.isArray(u?.tiers) ? { tiers: list(u.tiers).map((t) => ({ minQuantity: Number(t?.minQuantity), price: String(t?.price) })) } : {}),
 });
+
+/** `config.pledge`, each bound picked; absent when the stored value is not an object. */
+const pledgeView = (p: Loose): z.infer<typeof PledgeView> | undefined =>
+  p && typeof p === 'object' && !Array.isArray(p) ? { ...(str(p.min) ? { min: p.min } : {}), ...(str(p.max) ? { max: p.max } : {}) } : undefined;
 
 const relaisView = (r: Loose): z.infer<typeof RelaisView> => ({
   id: String(r?.id),
@@ -125,13 +158,16 @@ const relaisView = (r: Loose): z.infer<typeof RelaisView> => ({
   ...(str(r?.openingHours) ? { openingHours: r.openingHours } : {}),
 });
 
-/** `config` for anyone who may read the pool: units, relais and release terms, each field picked. */
+/** `config` for anyone who may read the pool: units, relais, minimum, pledge bounds and release terms, each field picked. */
 export const publicConfigView = (config: unknown): PublicPoolConfig => {
   const c = (config ?? {}) as Record<string, unknown>;
+  const pledge = pledgeView(c.pledge as Loose);
   const release = releaseConfigView(c.release);
   return {
     ...(Array.isArray(c.units) ? { units: list(c.units).map(unitView) } : {}),
     ...(Array.isArray(c.relais) ? { relais: list(c.relais).map(relaisView) } : {}),
+    ...(int(c.minimumUnits) ? { minimumUnits: c.minimumUnits } : {}),
+    ...(pledge ? { pledge } : {}),
     ...(release ? { release } : {}),
   };
 };

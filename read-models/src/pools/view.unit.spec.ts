@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { PoolDraftFields, PoolEvent } from '@cagnotte/event-schemas';
+import { PoolConfig, PoolUnit, type PoolDraftFields, type PoolEvent } from '@cagnotte/event-schemas';
 import { foldPool, type PoolDoc, type PoolDocument } from './fold';
-import { GroupBuy, groupBuyOf } from './view';
+import { GroupBuy, OwnerPoolConfig, UnitView, groupBuyOf, ownerConfigView, publicConfigView } from './view';
 
 const TENANT_ID = '0b6f3a52-8a0e-4d47-9a8f-6f2f6d1c1a01';
 const POOL_ID = '5a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
@@ -55,6 +55,30 @@ view('a document stored before PoolDocument was its own type (the aggregate stat
   assert.is(next.pool.status, 'OPEN');
   assert.equal(groupBuyOf(next.pool, 1n, { userId: ORGANISER_ID }), groupBuyOf(expected.pool, 1n, { userId: ORGANISER_ID }));
   assert.not.ok('listingFee' in groupBuyOf(next.pool, 1n, { userId: ORGANISER_ID }), 'never served');
+});
+
+view('whatever config a pool is created with, its owner reads back whole, and everyone else all of it but the owner-only keys', () => {
+  // A key added to PoolConfig or PoolUnit without a place in the views fails here.
+  assert.equal(Object.keys(OwnerPoolConfig.shape).sort(), Object.keys(PoolConfig.shape).sort(), 'config keys');
+  assert.equal(Object.keys(UnitView.shape).sort(), Object.keys(PoolUnit.shape).sort(), 'unit keys');
+  const config: PoolConfig = {
+    units: [{ id: 'u1', label: 'Panier', price: '12.50', quantity: 40, minPerBuyer: 2, maxPerBuyer: 6, tiers: [{ minQuantity: 10, price: '11.00' }] }],
+    relais: [{ id: 'r1', name: 'Épicerie', city: 'Lyon' }],
+    sellerPhone: '+33600000000',
+    notes: 'owner only',
+    links: ['https://example.test/farm'],
+    escrow: { accountId: `G${'A'.repeat(55)}` },
+    minimumUnits: 12,
+    pledge: { min: '5.00', max: '100.00' },
+    release: { after: 'RECEIPT', inspectionDays: 5 },
+  };
+  const doc = foldPool(null, { ...created, data: { ...created.data, config } } as PoolEvent, 0n)!;
+  assert.equal(ownerConfigView(doc.pool.fields.config), config);
+  assert.equal(groupBuyOf(doc.pool, 0n, { userId: ORGANISER_ID }).config, config);
+  const { sellerPhone: _p, notes: _n, links: _l, escrow: _e, ...shown } = config;
+  assert.equal(publicConfigView(doc.pool.fields.config), shown);
+  assert.equal(groupBuyOf(doc.pool, 0n, { userId: VIEWER_ID }).config, shown);
+  assert.equal(groupBuyOf(doc.pool, 0n, { userId: null }).config, shown);
 });
 
 const T2 = '2025-03-10T18:00:00.000Z';

@@ -94,6 +94,30 @@ const orderKeys = (sql) => {
   return keys;
 };
 
+/** The items of the first SELECT list (what `ORDER BY 1` refers to), split at top-level commas. */
+const selectList = (sql) => {
+  const m = /\bSELECT\s+(?:DISTINCT\s+)?/i.exec(sql);
+  if (!m) return [];
+  const items = [];
+  let depth = 0;
+  let item = '';
+  for (let i = m.index + m[0].length; i < sql.length; i++) {
+    const c = sql[i];
+    if (depth === 0 && /^\bFROM\b/i.test(sql.slice(i)) && /\W/.test(sql[i - 1])) break;
+    if (c === '(') depth++;
+    if (c === ')') {
+      if (depth === 0) break;
+      depth--;
+    }
+    if (c === ',' && depth === 0) {
+      items.push(item);
+      item = '';
+    } else item += c;
+  }
+  items.push(item);
+  return items;
+};
+
 const COMPARE = String.raw`(?:<=|>=|<>|!=|=|<|>|\bBETWEEN\b|\bIS\s+(?:NOT\s+)?DISTINCT\s+FROM\b)`;
 
 /** What is wrong with one SQL text: messages, empty when nothing. */
@@ -105,7 +129,9 @@ export const sqlProblems = (raw) => {
   const problems = [];
   const names = new Set(casts.map((c) => c.name?.toLowerCase()).filter(Boolean));
   for (const key of orderKeys(sql)) {
-    if (hasTextCast(key)) problems.push(`ORDER BY ${key}: a value cast to text sorts as text (10 before 9); order by the column itself`);
+    const ordinal = /^\d+$/.test(key) ? selectList(sql)[Number(key) - 1] : undefined;
+    if (ordinal !== undefined && hasTextCast(ordinal)) problems.push(`ORDER BY ${key}: output column ${key} is a value cast to text (${ordinal.trim()}), so it sorts as text (10 before 9)`);
+    else if (hasTextCast(key)) problems.push(`ORDER BY ${key}: a value cast to text sorts as text (10 before 9); order by the column itself`);
     else if (/^[A-Za-z_]\w*$/.test(key) && names.has(key.toLowerCase()))
       problems.push(`ORDER BY ${key}: \`${key}\` is the name of a text cast in this SQL, so it sorts as text (10 before 9); select the text under another name (… AS ${key}_text)`);
   }

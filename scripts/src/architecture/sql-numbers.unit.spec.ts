@@ -36,6 +36,7 @@ const refused: Array<{ why: string; source: string; says?: RegExp }> = [
   { why: 'the last anchor, by text', source: "export const q = 'SELECT anchor_id::text, root, to_commit::text FROM es_anchors ORDER BY anchor_id DESC LIMIT 1';", says: /ORDER BY anchor_id/ },
   { why: 'an anchor batch paged by a text position', source: 'export const q = `SELECT global_position::text FROM es_events WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) ORDER BY transaction_id, global_position LIMIT $3`;', says: /ORDER BY global_position/ },
   { why: "the feed's transaction_id::text as a sort key", source: "export const q = 'SELECT * FROM es_events ORDER BY transaction_id::text, global_position';" },
+  { why: 'an ordinal naming a text cast', source: "export const q = 'SELECT stream_id, stream_revision::text FROM es_events ORDER BY 1, 2';", says: /output column 2/ },
   { why: 'an explicit alias', source: "export const q = 'SELECT stream_revision::text AS rev FROM es_events ORDER BY rev';" },
   { why: 'CAST(… AS text)', source: "export const q = 'SELECT * FROM es_anchors ORDER BY CAST(anchor_id AS text) DESC';" },
   { why: 'to_char', source: "export const q = `SELECT to_char(global_position, 'FM999999') AS p FROM es_events ORDER BY p`;" },
@@ -64,6 +65,7 @@ const allowed: Array<{ why: string; source: string }> = [
   { why: 'a text[] parameter', source: "export const q = 'SELECT * FROM rm_audit_events e WHERE e.type = ANY(?::text[]) ORDER BY e.revision';" },
   { why: 'a text parameter compared with a text column', source: "export const q = 'SELECT * FROM es_streams WHERE stream_id = $1::text';" },
   { why: 'a pattern match on a document', source: "export const q = 'SELECT count(*) FROM es_events WHERE data::text LIKE ?';" },
+  { why: 'an ordinal naming a number', source: "export const q = 'SELECT stream_revision, transaction_id::text AS commit_text FROM es_events ORDER BY 1';" },
   { why: 'a text cast ordered by another name', source: "export const q = 'SELECT stream_revision::text AS revision_text FROM es_events ORDER BY stream_revision';" },
   {
     why: 'knex: text carried, ordered by another column',

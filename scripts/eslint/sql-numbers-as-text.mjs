@@ -35,14 +35,17 @@ const textCasts = (sql) => {
   };
   for (const m of sql.matchAll(new RegExp(`(${OPERAND})\\s*${CAST_SUFFIX}`, 'gi'))) {
     if (isParam(m[1])) continue;
-    casts.push({ expr: m[0], name: alias(sql.slice(m.index + m[0].length)) ?? nameOf(m[1]) });
+    const as = alias(sql.slice(m.index + m[0].length));
+    casts.push({ expr: m[0], name: as ?? nameOf(m[1]), aliased: !!as });
   }
   for (const m of sql.matchAll(new RegExp(String.raw`\bCAST\s*\(\s*(${OPERAND})\s+AS\s+${TEXT_TYPE}\s*\)`, 'gi'))) {
     if (isParam(m[1])) continue;
-    casts.push({ expr: m[0], name: alias(sql.slice(m.index + m[0].length)) ?? nameOf(m[1]) });
+    const as = alias(sql.slice(m.index + m[0].length));
+    casts.push({ expr: m[0], name: as ?? nameOf(m[1]), aliased: !!as });
   }
   for (const m of sql.matchAll(/\bto_char\s*\(([^()]*|[^()]*\([^()]*\)[^()]*)\)/gi)) {
-    casts.push({ expr: m[0], name: alias(sql.slice(m.index + m[0].length)) ?? 'to_char' });
+    const as = alias(sql.slice(m.index + m[0].length));
+    casts.push({ expr: m[0], name: as ?? 'to_char', aliased: !!as });
   }
   return casts;
 };
@@ -128,12 +131,16 @@ export const sqlProblems = (raw) => {
   if (casts.length === 0) return [];
   const problems = [];
   const names = new Set(casts.map((c) => c.name?.toLowerCase()).filter(Boolean));
+  /** Names given with AS: a subquery's output that an outer query reaches as `sub.name`. */
+  const aliases = new Set(casts.filter((c) => c.aliased).map((c) => c.name.toLowerCase()));
   for (const key of orderKeys(sql)) {
     const ordinal = /^\d+$/.test(key) ? selectList(sql)[Number(key) - 1] : undefined;
     if (ordinal !== undefined && hasTextCast(ordinal)) problems.push(`ORDER BY ${key}: output column ${key} is a value cast to text (${ordinal.trim()}), so it sorts as text (10 before 9)`);
     else if (hasTextCast(key)) problems.push(`ORDER BY ${key}: a value cast to text sorts as text (10 before 9); order by the column itself`);
     else if (/^[A-Za-z_]\w*$/.test(key) && names.has(key.toLowerCase()))
       problems.push(`ORDER BY ${key}: \`${key}\` is the name of a text cast in this SQL, so it sorts as text (10 before 9); select the text under another name (… AS ${key}_text)`);
+    else if (/^[A-Za-z_]\w*\.[A-Za-z_]\w*$/.test(key) && aliases.has(key.split('.')[1].toLowerCase()))
+      problems.push(`ORDER BY ${key}: \`${key.split('.')[1]}\` is a text cast's alias in this SQL (a subquery's output), so it sorts as text (10 before 9)`);
   }
   const castExpr = String.raw`(?:${OPERAND}\s*${CAST_SUFFIX}|\bCAST\s*\(\s*${OPERAND}\s+AS\s+${TEXT_TYPE}\s*\)|\bto_char\s*\([^()]*\))`;
   for (const m of sql.matchAll(new RegExp(`(${castExpr})\\s*${COMPARE}|${COMPARE}\\s*(${castExpr})`, 'gi'))) {

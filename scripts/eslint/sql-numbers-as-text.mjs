@@ -50,8 +50,7 @@ const textCasts = (sql) => {
   return casts;
 };
 
-const hasTextCast = (expr) =>
-  textCasts(expr).length > 0;
+const hasTextCast = (expr) => textCasts(expr).length > 0;
 
 /** Comments out, quoted literals emptied: what remains is SQL structure. */
 const normalise = (sql) =>

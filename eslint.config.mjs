@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import sqlNumbers from './scripts/eslint/sql-numbers-as-text.mjs';
 
 const APPS = ['@cagnotte/command-api', '@cagnotte/command-api/*', '@cagnotte/query-api', '@cagnotte/query-api/*', '@cagnotte/projectors', '@cagnotte/projectors/*', '@cagnotte/scripts', '@cagnotte/scripts/*'];
 /** What reads the event store: the query side may import none of it (docs/architecture.md, the floors). */
@@ -16,6 +17,12 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       'no-constant-condition': ['error', { checkLoops: false }],
     },
+  },
+  {
+    // Numbers are ordered as numbers, never as text (STYLE.md rule 11): no SQL sorts, compares or pages by a text cast.
+    files: ['**/*.ts'],
+    plugins: { cagnotte: sqlNumbers },
+    rules: { 'cagnotte/sql-no-text-sort-key': 'error' },
   },
   {
     // Nothing imports an app but scripts/ (ARCHITECTURE.md).

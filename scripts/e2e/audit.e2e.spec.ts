@@ -246,4 +246,25 @@ test('tamper evidence: an event edited in the store and in the audit copy shows 
   assert.equal(healed.body.data.chain, { verified: true, firstBroken: null });
 });
 
+test('past ten events, the history, its chain and events verify agree: revisions are read as numbers (10 after 9, not after 1)', async (ctx) => {
+  const stream = `pool-${ctx.poolId}`;
+  // The organiser moves the pool between countries until its stream holds a dozen events.
+  for (let k = 0; (await ctx.api.services.store.readStream(stream)).length < 12; k++) {
+    assert.ok(k < 12, 'a country change records an event');
+    const res = await ctx.api.call('PATCH', `/api/pools/${ctx.poolId}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { country: k % 2 ? 'FR' : 'BE' }, headers: { 'Idempotency-Key': randomUUID() } });
+    assert.is(res.status, 200, res.text);
+    const p = res.headers.get('x-event-position');
+    if (p) ctx.lastPosition = p;
+  }
+  const events = await ctx.api.services.store.readStream(stream);
+  const history = await as(ctx, ctx.organiser).get(`/api/pools/${ctx.poolId}/history?limit=100`);
+  assert.is(history.status, 200, history.text);
+  assert.equal(history.body.data.items.map((i: any) => [i.revision, i.verified]), events.map((e) => [Number(e.revision), true]));
+  assert.equal(history.body.data.chain, { verified: true, firstBroken: null });
+  const verify = await cli('events', 'verify', stream);
+  assert.is(verify.code, 0, verify.out + verify.err);
+  const [r] = JSON.parse(verify.out).results;
+  assert.equal([r.streamId, r.ok, r.checked, r.chain, r.firstForged], [stream, true, events.length, { ok: true }, null], 'events verify says what the history says');
+});
+
 test.run();

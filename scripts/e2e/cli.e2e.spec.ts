@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { clearProjectionFault, recordProjectionFailure } from '@cagnotte/infra';
-import { testKnex } from '@cagnotte/infra/src/testing/resources';
+import { PostgresEventStore, clearProjectionFault, recordProjectionFailure } from '@cagnotte/infra';
+import { testKnex, testPgPool } from '@cagnotte/infra/src/testing/resources';
 import { call, runCli } from './harness';
 
 const root = resolve(__dirname, '../..');
@@ -79,29 +79,44 @@ test('projections status and events verify answer JSON', async () => {
   assert.is(JSON.parse(verify.out).broken, 0);
 });
 
-test('events anchor commits new events to the sandbox ledger; events verify checks them against it; anchors lists the receipts', async () => {
+test('events anchor commits new events to the sandbox ledger; events verify checks them against it (a stream of 11 events too); anchors lists the receipts', async () => {
   const stream = `tenant-${slug}`;
+  // Eleven events: revision 10 sorts before 2 as text, the verify must read them as numbers.
+  const eleven = `cli-eleven-${randomUUID()}`;
+  const store = new PostgresEventStore({ pool: testPgPool(), listen: false });
+  await store.append(
+    eleven,
+    Array.from({ length: 11 }, (_, i) => ({
+      id: randomUUID(), type: 'CliVerifyProbe', schemaVersion: 1, data: { i },
+      metadata: { tenantId: null, actor: { kind: 'system' as const, id: 'cli-spec' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() },
+    })),
+    { expectedRevision: 'no_stream' },
+  );
+  await store.close();
   // Another transaction still open on the cluster holds the feed (and anchoring) back: wait for it, never skip.
   const deadline = Date.now() + 90_000;
-  let verified: { ok: boolean; anchors: { problems: unknown[]; latest: { anchorId: string } | null }; results: Array<{ streamId: string; anchored: number; notYetAnchored: number; ok: boolean }> };
+  let verified: { ok: boolean; anchors: { problems: unknown[]; latest: { anchorId: string } | null }; results: Array<{ streamId: string; anchored: number; notYetAnchored: number; ok: boolean; chain: unknown; firstForged: unknown }> };
   for (;;) {
     const anchored = await cli('events', 'anchor');
     assert.is(anchored.code, 0, anchored.err);
     assert.ok(['anchored', 'nothing_to_anchor', 'busy'].includes(JSON.parse(anchored.out).status));
-    const res = await cli('events', 'verify', stream);
+    const res = await cli('events', 'verify', stream, eleven);
     assert.is(res.code, 0, res.out + res.err);
     verified = JSON.parse(res.out);
-    if (verified.results[0]!.notYetAnchored === 0) break;
+    if (verified.results.every((r) => r.notYetAnchored === 0)) break;
     if (Date.now() > deadline) assert.unreachable(`${stream} was not anchored in time: ${res.out}`);
   }
   assert.is(verified.ok, true);
   assert.equal(verified.anchors.problems, []);
   assert.ok(verified.results[0]!.anchored >= 1);
+  const long = verified.results.find((r) => r.streamId === eleven)!;
+  assert.equal([long.ok, long.anchored, long.chain, long.firstForged], [true, 11, { ok: true }, null], 'eleven events: no broken chain, none forged');
 
   const all = await cli('events', 'verify', '--all');
   const report = JSON.parse(all.out);
   assert.is(all.code === 0, report.ok === true, 'the exit code says what the report says');
   assert.is(report.broken, report.results.length, '--all lists the broken streams only');
+  assert.not.ok(report.results.some((r: { streamId: string }) => r.streamId === eleven), '--all agrees: the eleven-event stream is not broken');
 
   const list = await cli('events', 'anchors', '--limit', '1');
   assert.is(list.code, 0, list.err);

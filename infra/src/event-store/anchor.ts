@@ -237,14 +237,15 @@ export interface AnchoredVerifyReport {
   ok: boolean;
 }
 
+/** bigint columns arrive as decimal strings (db/database.ts), xid8 ones as `*_text`: both become BigInt before any comparison. */
 interface ReceiptRow {
   anchor_id: string;
   prev_root: string;
   root: string;
   leaf_count: number;
-  from_commit: string;
+  from_commit_text: string;
   from_prepare: string;
-  to_commit: string;
+  to_commit_text: string;
   to_prepare: string;
   network_passphrase: string;
   source_account: string;
@@ -256,7 +257,9 @@ interface ReceiptRow {
   created_at: Date;
 }
 
-const RECEIPT_COLUMNS = `anchor_id::text, prev_root, root, leaf_count, from_commit::text, from_prepare::text, to_commit::text, to_prepare::text,
+// Numbers are selected as themselves, so that every ORDER BY below sorts numbers; an xid8 is carried as text under
+// a name of its own (`*_text`), which no sort key can take by mistake.
+const RECEIPT_COLUMNS = `anchor_id, prev_root, root, leaf_count, from_commit::text AS from_commit_text, from_prepare, to_commit::text AS to_commit_text, to_prepare,
   network_passphrase, source_account, tx_hash, envelope_xdr, status, ledger, ledger_closed_at, created_at`;
 
 const toReceipt = (r: ReceiptRow): AnchorReceipt => ({
@@ -264,8 +267,8 @@ const toReceipt = (r: ReceiptRow): AnchorReceipt => ({
   prevRoot: r.prev_root,
   root: r.root,
   leafCount: r.leaf_count,
-  from: { commit: BigInt(r.from_commit), prepare: BigInt(r.from_prepare) },
-  to: { commit: BigInt(r.to_commit), prepare: BigInt(r.to_prepare) },
+  from: { commit: BigInt(r.from_commit_text), prepare: BigInt(r.from_prepare) },
+  to: { commit: BigInt(r.to_commit_text), prepare: BigInt(r.to_prepare) },
   networkPassphrase: r.network_passphrase,
   sourceAccount: r.source_account,
   txHash: r.tx_hash,
@@ -290,7 +293,7 @@ interface EventRow {
 }
 
 const EVENT_COLUMNS =
-  'global_position::text, transaction_id::text AS commit_text, stream_id, stream_revision::text, event_id, type, schema_version, data, metadata, prev_hash, hash';
+  'global_position, transaction_id::text AS commit_text, stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash';
 
 const content = (r: EventRow): HashedContent => ({
   streamId: r.stream_id,
@@ -395,8 +398,8 @@ export class EventAnchor {
 
   private async anchorBatch(client: pg.PoolClient, maxLeaves: number): Promise<AnchorReceipt | null> {
     const last = (
-      await client.query<{ anchor_id: string; root: string; to_commit: string; to_prepare: string }>(
-        `SELECT anchor_id::text, root, to_commit::text, to_prepare::text FROM es_anchors ORDER BY anchor_id DESC LIMIT 1`,
+      await client.query<{ anchor_id: string; root: string; to_commit_text: string; to_prepare: string }>(
+        `SELECT anchor_id, root, to_commit::text AS to_commit_text, to_prepare FROM es_anchors ORDER BY anchor_id DESC LIMIT 1`,
       )
     ).rows[0];
     // The feed's own rule (docs/event-store.md): only transactions below the snapshot's xmin, so no event that
@@ -407,7 +410,7 @@ export class EventAnchor {
          WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
            AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
          ORDER BY transaction_id, global_position LIMIT $3`,
-        [last?.to_commit ?? '0', last?.to_prepare ?? '0', maxLeaves],
+        [last?.to_commit_text ?? '0', last?.to_prepare ?? '0', maxLeaves],
       )
     ).rows;
     if (events.length === 0) return null;
@@ -499,7 +502,7 @@ export class EventAnchor {
   /** The leaves of one anchor in tree order, as an auditor exports them (docs/event-store.md). */
   async leaves(anchorId: bigint): Promise<Array<{ streamId: string; revision: bigint; eventId: string; position: string; hash: string }>> {
     const r = await this.pool.query<{ stream_id: string; stream_revision: string; event_id: string; commit_text: string; global_position: string; hash: string }>(
-      `SELECT stream_id, stream_revision::text, event_id, transaction_id::text AS commit_text, global_position::text, hash
+      `SELECT stream_id, stream_revision, event_id, transaction_id::text AS commit_text, global_position, hash
        FROM es_anchor_leaves WHERE anchor_id = $1 ORDER BY leaf_index`,
       [anchorId.toString()],
     );
@@ -642,7 +645,7 @@ export class EventAnchor {
     );
     const leaves = (
       await this.pool.query<{ anchor_id: string; stream_revision: string; event_id: string; commit_text: string; global_position: string; hash: string }>(
-        `SELECT anchor_id::text, stream_revision::text, event_id, transaction_id::text AS commit_text, global_position::text, hash
+        `SELECT anchor_id, stream_revision, event_id, transaction_id::text AS commit_text, global_position, hash
          FROM es_anchor_leaves WHERE stream_id = $1 AND anchor_id = ANY($2::bigint[]) ORDER BY stream_revision, anchor_id`,
         [streamId, trusted],
       )

@@ -3,7 +3,8 @@
 // seconds (and a minute on a busy machine); a script calling the CLI in a loop paid it each time. This launcher runs
 // scripts/dist/cli.cjs, one CommonJS bundle of scripts/src/cli/main.ts and the workspace code it imports (the
 // dependencies stay in node_modules), and rebuilds it with esbuild first when it is missing or stale: a source it was
-// built from changed since (their list and the build time are in scripts/dist/cli.inputs.json), or the checkout moved.
+// built from changed since (their list and the build time are in scripts/dist/cli.inputs.json), the dependencies were
+// installed again, or the checkout moved.
 // A fresh clone needs no extra step: the first call builds. Should the build fail, the CLI runs through tsx instead.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ const outDir = join(root, 'scripts', 'dist');
 const bundle = join(outDir, 'cli.cjs');
 const manifest = join(outDir, 'cli.inputs.json');
 const require = createRequire(import.meta.url);
+/** An install or an upgrade moves the dependencies the bundle requires by path; a change here changes how it is built. */
+const INSTALLS = ['pnpm-lock.yaml', 'node_modules/.modules.yaml', 'scripts/cli.mjs'];
 
 /** True when the bundle is missing, was built in another checkout, or any of its sources changed after its build began. */
 const stale = () => {
@@ -24,13 +27,14 @@ const stale = () => {
     const built = JSON.parse(readFileSync(manifest, 'utf8'));
     if (built.root !== root || built.node !== process.versions.node) return true;
     statSync(bundle);
-    return built.inputs.some((file) => {
+    const changed = (file, ifMissing) => {
       try {
         return statSync(join(root, file)).mtimeMs > built.startedAt;
       } catch {
-        return true;
+        return ifMissing;
       }
-    });
+    };
+    return built.inputs.some((file) => changed(file, true)) || INSTALLS.some((file) => changed(file, false));
   } catch {
     return true;
   }

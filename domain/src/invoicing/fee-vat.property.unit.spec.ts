@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import type { FeeSchedule } from '@cagnotte/event-schemas';
 import { formatAmount } from '../money';
 import { CENT } from '../fees/rounding';
-import { vatOnFee, type VatParties } from '../fees/vat';
-import { activationFeeInvoice, depositFeeInvoice, listingFeeInvoice, platformFeeInvoice, type InvoiceDraft } from './builders';
+import { frozenFeeVat, frozenVatTreatment, vatOnFee, type VatParties } from '../fees/vat';
+import { activationFeeInvoice, commissionInvoice, depositFeeInvoice, listingFeeInvoice, listingRefundCreditNote, platformFeeInvoice, type InvoiceDraft } from './builders';
 import { computeInvoice } from './compute';
 import { feeVat, item, POOL_ID, R1, SETTLE_TX, TX } from './fixtures.testing';
 import type { InvoiceParty } from './model';
@@ -50,7 +50,7 @@ const invoiceVat = (i: Input) => feeVat(invoiceParty('platform', i.issuer), invo
 const issued = (draft: InvoiceDraft) => computeInvoice({ ...draft, number: 'X-2026-000001', issueDate: '2026-03-03' });
 const pool = { poolId: POOL_ID, title: 'Fromages du Jura', unitLabels: new Map<string, string>() };
 
-/** Every fee invoice of a fee paid as its fee line says (fee + its VAT): the platform fee, deposit, listing, activation. */
+/** Every fee invoice of a fee paid as its fee line says (fee + its VAT): platform fee, commission, deposit, listing (and its refund), activation. */
 const invoicesOf = (i: Input) => {
   const line = vatOnFee(i.fee, vatParties(i));
   const paid = formatAmount(i.fee + line.amount);
@@ -58,11 +58,18 @@ const invoicesOf = (i: Input) => {
   const payer = invoiceParty('payer', i.payer);
   const vat = invoiceVat(i);
   const charge = { platform: issuer, payer, vat, amount: paid, txHash: TX, paidOn: '2026-03-01' };
+  // What a closing froze (PoolClosed v2) for the same parties: the platform fee and, the issuer as organiser, the commission.
+  const p = vatParties(i);
+  const frozen = frozenFeeVat({ schedule: p.schedule, platform: { country: p.issuerCountry, vatId: p.issuerVatId }, seller: { id: 's', country: p.payerCountry, vatId: p.payerVatId }, organiser: { id: 'o', country: p.issuerCountry, vatId: p.issuerVatId } });
+  const round = { pool, issuer, payer, settlementId: R1, round: 0, percent: '2', txHash: SETTLE_TX, settledOn: '2026-03-03' };
   const drafts = {
-    PLATFORM_FEE: platformFeeInvoice({ pool, issuer, payer, vat, settlementId: R1, round: 0, items: [item(R1, paid, [['PLATFORM', paid]])], percent: '2', txHash: SETTLE_TX, settledOn: '2026-03-03' })!.draft,
+    PLATFORM_FEE: platformFeeInvoice({ ...round, vat, items: [item(R1, paid, [['PLATFORM', paid]])] })!.draft,
+    'PLATFORM_FEE frozen at closing': platformFeeInvoice({ ...round, vat: frozenVatTreatment(frozen.platformFee), items: [item(R1, paid, [['PLATFORM', paid]])] })!.draft,
+    'COMMISSION frozen at closing': commissionInvoice({ ...round, vat: frozenVatTreatment(frozen.commission!), items: [item(R1, paid, [['ORGANISER', paid]])], mandate: { id: R1, acceptedAt: '2026-02-01T00:00:00Z' } })!.draft,
     DEPOSIT_FEE: depositFeeInvoice({ ...charge, pool, reservationId: R1 })!.draft,
     LISTING_FEE: listingFeeInvoice({ ...charge, pool, listingId: R1, tier: 'LISTED' })!.draft,
     ACTIVATION_FEE: activationFeeInvoice({ ...charge, grantId: R1 })!.draft,
+    'CREDIT_NOTE of a listing fee': listingRefundCreditNote({ ...charge, pool, listingId: R1, tier: 'LISTED', corrects: { invoiceId: R1, number: 'L-2026-000001', issueDate: '2026-03-01' } })!.draft,
   };
   return { line, invoices: Object.entries(drafts).map(([kind, draft]) => ({ kind, doc: issued(draft) })) };
 };

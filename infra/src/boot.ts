@@ -1,21 +1,8 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { ConfigError, loadConfig, type Config } from './config';
+import { loadConfigOrExit } from './config';
 import { createServices, type Services } from './services';
 import { serveApp } from './http/listen';
-
-/** Loads the config or exits with a readable list of what is wrong (never a stack trace). */
-export const loadConfigOrExit = (): Config => {
-  try {
-    return loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(e.message);
-      process.exit(2);
-    }
-    throw e;
-  }
-};
 
 export interface Running {
   services: Services;

@@ -154,3 +154,16 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`));
   return { ...parsed.data, JWT_SECRET: parsed.data.JWT_SECRET ?? SANDBOX_JWT_SECRET };
 };
+
+/** Loads the config or exits with a readable list of what is wrong (never a stack trace). */
+export const loadConfigOrExit = (): Config => {
+  try {
+    return loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    throw e;
+  }
+};

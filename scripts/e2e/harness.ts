@@ -255,10 +255,11 @@ export const fundingPool = (overrides: Record<string, unknown> = {}) => ({
 
 const ROOT = resolve(__dirname, '../..');
 
-/** The operator CLI as an operator runs it: its own process (`tsx scripts/src/cli.ts …`), the test run's environment. */
+/** The operator CLI as an operator runs it: its own process (`node scripts/cli.mjs …`, what `pnpm cli` runs), the test run's environment. */
 export const runCli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
   try {
-    const { stdout, stderr } = await promisify(execFile)(resolve(ROOT, 'node_modules/.bin/tsx'), ['scripts/src/cli.ts', ...args], {
+    // As `pnpm cli` runs it: the compiled CLI (built on the first call when missing or stale).
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/cli.mjs', ...args], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'silent' },
       maxBuffer: 256 * 1024 * 1024,

@@ -11,15 +11,6 @@ import { formatPosition, type Position, type RecordedEvent, type Services } from
 import { NotYetExistingError, verifyStreamEvents } from '@cagnotte/query-api';
 import { AccountReadModel, AuditReadModel, TenantReadModel, auditEventView, cutAt, escrowStateFold, parseAt, poolStateAt, type StateEvent } from '@cagnotte/read-models';
 
-export const AUDIT_USAGE = `  auditor grant --tenant <slug> --email <e>   make an account of the tenant one of its auditors (reads every pool's history)
-  auditor revoke --tenant <slug> --email <e>
-  auditor list --tenant <slug>               the tenant's auditors
-  pool history <poolId> [--reservation <id>] [--escrow] [--limit <n>]
-                                     the pool stream's events as stored, oldest first, each with \`verified\`, and the
-                                     whole stream's chain (exit 1 when a link is broken); from the event store
-  pool state <poolId> [--at <commit-prepare|revision|ISO time>]
-                                     the pool and its reservations as of that point (now without --at)`;
-
 type Command = (s: Services, args: string[]) => Promise<void>;
 
 export interface AuditCliDeps {

@@ -1,6 +1,7 @@
 /**
- * Operator CLI: `pnpm cli <noun> <verb> …`. Writes go through the same deciders and event store as the API,
- * then the projections are caught up in this process so the records are readable at once.
+ * Operator CLI: `pnpm cli <noun> <verb> …`, the commands that need the services. Writes go through the same deciders
+ * and event store as the API, then the projections are caught up in this process so the records are readable at once.
+ * The entry point is ./cli/main.ts: it answers the help and `ledger info` without loading this module.
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -22,44 +23,8 @@ import {
   type Services,
 } from '@cagnotte/infra';
 import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
-import { AUDIT_USAGE, auditCommands } from './audit-cli';
-
-const USAGE = `Usage: pnpm cli <command>
-
-  tenant create <slug> [--name <name>] [--white-label on|off] [--origin <url>]...
-  tenant settings <slug> [--reservation-ttl <seconds>] [--listing-fee-listed <amount>] [--listing-fee-featured <amount>]
-              [--delist-refund-window-hours <n>] [--platform-fee-percent <p>] [--inspection-days <d>]
-              [--dispute-response-days <d>]   set what is given (prints the tenant's settings; unset = defaults)
-  tenant fees <slug> [--payment-percent <p>] [--payment-fixed <a>] [--payment-min <a>] [--payment-cap <a>|none]
-              [--deposit-percent <p>] [--deposit-fixed <a>] [--deposit-min <a>] [--deposit-cap <a>|none]
-              [--listing-listed <a>] [--listing-featured <a>] [--activation <a>] [--vat-default <p>]
-              [--vat <CC>=<p>]... [--vat <CC>=none]...   prints the fee schedule in force as JSON; flags set parts
-              of it (recorded only when something changes; docs/fees.md)
-  user create --tenant <slug> --email <e> --password <p> [--phone <p>] [--name <display name>]
-              [--role user|organiser] [--account-type CONSUMER|BUSINESS]
-  user block --tenant <slug> --email <e>     refuse logins (403) and revoke every session
-  user unblock --tenant <slug> --email <e>
-  mail list [--to <email>] [--limit <n>]    the mail outbox, newest first (sandbox only: it holds reset links)
-  mail show <id>                            one message with its text
-  ledger info                               network, Horizon URL, stablecoin, platform and signing accounts
-  merchant create --tenant <slug> --slug <s> --name <n> [--owner-email <e>] [--lat <x> --lng <y>]
-              [--postal-code <c>] [--city <c>] [--category <c>]... [--description <d>] [--website <url>] [--inactive]
-  projections status                 checkpoint, head, lag and state (running|faulted, event, error) of every projection
-  projections catch-up               apply every pending event now (exit 1 if a projection is faulted)
-  projections retry <name>           clear a fault: the projection resumes from its checkpoint
-  projections rebuild <name>         rebuild from position 0 into fresh tables and swap them in (clears a fault)
-  events verify <streamId>...        recompute hash chains, check every anchor against the ledger and every
-                                     anchored event against its anchor; name the first forged event
-  events verify --all                every stream
-  events anchor                      anchor every new event on the ledger now (a memo-hash transaction)
-  events anchors [--limit <n>]       the anchor receipts, newest first
-  events anchors --leaves <id>       one anchor's leaves in tree order (to check it without our code)
-  escrow reconcile [--pool <id>]     replay every published pool (or one) and compare with the ledger: the escrow
-                                     holds exactly the PAID deposits; lists missing, owed-back and unexpected ones
-                                     (exit 1 when a pool does not reconcile; progress on stderr)
-${AUDIT_USAGE}
-
-Each command prints JSON. Exit code 0 on success, 1 on a refused command, 2 on bad usage.`;
+import { auditCommands } from './audit-cli';
+import { USAGE } from './cli/usage';
 
 class UsageError extends Error {}
 
@@ -195,19 +160,6 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
     const mail = await s.mail.get(id);
     if (!mail) throw new UsageError(`no message ${id}`);
     print(mail);
-  },
-  'ledger info': async (s) => {
-    const st = s.ledger.settings;
-    print({
-      mode: s.config.LEDGER_MODE,
-      network: s.ledger.network,
-      networkPassphrase: st.networkPassphrase,
-      horizonUrl: s.config.HORIZON_URL ?? `http://<api host>:${s.config.PORT}/sandbox/horizon`,
-      stablecoin: { code: st.assetCode, issuer: st.assetIssuer },
-      platformAccount: st.platformAccount,
-      challengeSigningAccount: st.signingKeypair.publicKey(),
-      homeDomain: st.homeDomain,
-    });
   },
   'merchant create': async (s, args) => {
     const { values } = parseArgs({
@@ -431,8 +383,8 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
   },
 };
 
-const main = async () => {
-  const argv = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'));
+/** Runs one command (argv without the node and script paths), with the services open for its time. */
+export const runCommand = async (argv: string[]) => {
   const key = argv.slice(0, 2).join(' ');
   const command = commands[key];
   if (!command || argv.includes('--help')) {
@@ -463,4 +415,3 @@ const main = async () => {
   }
 };
 
-void main();

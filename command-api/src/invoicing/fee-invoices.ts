@@ -4,7 +4,7 @@ import { poolAggregate } from '../pools/handler';
 import { accountStream, poolStream } from '../shared/context';
 import { foldEvents, readEvents } from '../shared/run-command';
 import { issueInvoice, type IssueOutcome } from './issue';
-import { accountParty, loadRegistered, newInvoiceId, platformParty } from './parties';
+import { accountParty, feeVatOf, loadRegistered, newInvoiceId, platformParty } from './parties';
 import type { InvoicingDeps } from './settlement-invoices';
 
 // The platform's invoices for what an organiser paid it on the ledger outside a settlement: the listing fee (and its
@@ -48,7 +48,7 @@ export const issueListingInvoices = async (deps: InvoicingDeps, job: ListingInvo
   const now = deps.clock().toISOString();
   const platform = platformParty(deps.platform);
   const organiser = accountParty(await loadRegistered(deps.store, pool.organiserId), pool.fields.country);
-  const vat = deps.vat.service(platform, organiser);
+  const vat = feeVatOf(await deps.feeSchedule(pool.tenantId), platform, organiser);
   const facts: PoolFacts = { poolId: pool.id, title: pool.fields.title, unitLabels: new Map() };
   const issue = (request: NonNullable<ReturnType<typeof listingFeeInvoice>> & { corrects?: string }) =>
     issueInvoice(deps, { ...request, invoiceId: newInvoiceId(), tenantId: pool.tenantId, issuer: PLATFORM, recipient: account(pool.organiserId), now }, metadata);
@@ -87,7 +87,7 @@ export const issueActivationInvoice = async (deps: InvoicingDeps, job: Activatio
   if (!tenantId) return [];
   const platform = platformParty(deps.platform);
   const payer = accountParty(registered, deps.platform.PLATFORM_COUNTRY);
-  const request = activationFeeInvoice({ platform, payer, vat: deps.vat.service(platform, payer), amount: grant.amount, txHash: grant.txHash, paidOn: day(grant.settledAt), grantId: job.grantId });
+  const request = activationFeeInvoice({ platform, payer, vat: feeVatOf(await deps.feeSchedule(tenantId), platform, payer), amount: grant.amount, txHash: grant.txHash, paidOn: day(grant.settledAt), grantId: job.grantId });
   if (!request) return [];
   const now = deps.clock().toISOString();
   return [await issueInvoice(deps, { ...request, invoiceId: newInvoiceId(), tenantId, issuer: PLATFORM, recipient: account(job.userId), now }, metadata)];

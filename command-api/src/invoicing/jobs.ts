@@ -1,6 +1,7 @@
 import { JOB_QUEUES, Scheduler, type Services } from '@cagnotte/infra';
 import { systemMetadata } from '../escrow/runtime';
-import { defaultVatRules } from './parties';
+import { TenantReadModel } from '@cagnotte/read-models';
+import { makeTenantPolicy } from '../identity/tenant';
 import { issueSettlementInvoices, type InvoicingDeps, type SettlementInvoiceJob } from './settlement-invoices';
 import { issueActivationInvoice, issueListingInvoices, type ActivationInvoiceJob, type ListingInvoiceJob } from './fee-invoices';
 
@@ -24,13 +25,16 @@ export const startInvoicingJobs = (deps: InvoicingDeps & { jobs: Services['jobs'
   return () => worker.close();
 };
 
-/** The invoicing job's dependencies from the process's services. The VAT rules are where the fee schedule plugs in. */
-export const invoicingJobDeps = (services: Services, clock: () => Date = () => new Date()): InvoicingDeps & { jobs: Services['jobs'] } => ({
+/** The invoicing job's dependencies from the process's services; the fee invoices' VAT comes from each tenant's fee schedule. */
+export const invoicingJobDeps = (services: Services, clock: () => Date = () => new Date()): InvoicingDeps & { jobs: Services['jobs'] } => {
+  const tenantPolicy = makeTenantPolicy({ store: services.store, tenants: new TenantReadModel(services.knex), config: services.config });
+  return {
   store: services.store,
   pgPool: services.pgPool,
   commandQueue: services.commandQueue,
   jobs: services.jobs,
   platform: services.config,
-  vat: defaultVatRules(),
+  feeSchedule: async (tenantId) => (await tenantPolicy(tenantId)).feeSchedule,
   clock,
-});
+  };
+};

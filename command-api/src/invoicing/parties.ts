@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { accountAggregate, serviceVat, goodsVat, standardVatRate, vatIdOf, type InvoiceParty, type RegisteredAccount, type StandardRate, type TaxIdentity, type VatTreatment } from '@cagnotte/domain';
+import { accountAggregate, goodsVat, standardVatRate, vatIdOf, vatOnFee, type InvoiceParty, type RegisteredAccount, type TaxIdentity, type VatTreatment } from '@cagnotte/domain';
+import type { FeeSchedule } from '@cagnotte/event-schemas';
 import type { Config, EventStore } from '@cagnotte/infra';
 import { accountStream } from '../shared/context';
 import { loadState } from '../shared/run-command';
@@ -45,18 +46,18 @@ export const loadRegistered = async (store: EventStore, userId: string): Promise
 
 export const taxIdentity = (p: InvoiceParty): TaxIdentity => ({ country: p.address.country, vatId: p.vatId ?? null });
 
-/**
- * The VAT rules in one place, so the lead swaps in the tenant fee schedule's VAT table (`feeRate`) without touching
- * the issuance: goods by the seller's standing, fees and commission by issuer and payer.
- */
-export interface VatRules {
-  goods: (seller: InvoiceParty) => VatTreatment;
-  service: (issuer: InvoiceParty, payer: InvoiceParty) => VatTreatment;
-}
+/** Goods: by the seller's standing, at its tax country's standard rate (docs/invoicing.md#vat-categories). */
+export const goodsVatOf = (seller: InvoiceParty): VatTreatment => goodsVat(taxIdentity(seller), standardVatRate);
 
-export const defaultVatRules = (feeRate: StandardRate = standardVatRate): VatRules => ({
-  goods: (seller) => goodsVat(taxIdentity(seller), standardVatRate),
-  service: (issuer, payer) => serviceVat(taxIdentity(issuer), taxIdentity(payer), standardVatRate, feeRate),
-});
+/**
+ * A fee or the commission from `issuer` to `payer`: the one fee rule (`vatOnFee`, docs/fees.md#vat-on-fees) with the
+ * tenant's rates, the rule the fee lines and the closing ask, so an invoice carries the VAT its fee line withheld.
+ */
+export const feeVatOf = (schedule: Pick<FeeSchedule, 'vat'>, issuer: InvoiceParty, payer: InvoiceParty): VatTreatment => {
+  const i = taxIdentity(issuer);
+  const p = taxIdentity(payer);
+  const { category, rate, exemption } = vatOnFee(0n, { schedule, issuerCountry: i.country, issuerVatId: i.vatId, payerCountry: p.country, payerVatId: p.vatId });
+  return { category, rate, exemption };
+};
 
 export const newInvoiceId = () => randomUUID();

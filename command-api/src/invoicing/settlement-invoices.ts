@@ -11,18 +11,19 @@ import {
   platformFeeInvoice,
   type ExistingPool,
   type GoodsFacts,
+  type InvoiceParty,
   type InvoiceRequestFacts,
   type PoolFacts,
   type PreparedSettlement,
   type RoundFeeFacts,
 } from '@cagnotte/domain';
-import type { EventMetadata, InvoiceSubject } from '@cagnotte/event-schemas';
+import type { EventMetadata, FeeSchedule, InvoiceSubject } from '@cagnotte/event-schemas';
 import type { EventStore } from '@cagnotte/infra';
 import { poolAggregate } from '../pools/handler';
 import { accountStream, poolStream } from '../shared/context';
 import { loadState, type CommandRuntime } from '../shared/run-command';
 import { issueInvoice, type IssueOutcome } from './issue';
-import { accountParty, loadRegistered, newInvoiceId, platformParty, type PlatformIdentity, type VatRules } from './parties';
+import { accountParty, feeVatOf, goodsVatOf, loadRegistered, newInvoiceId, platformParty, type PlatformIdentity } from './parties';
 
 /** What a ReservationSettled job carries (keyed `invoice:<eventId>`): enough to find the facts on the pool's stream. */
 export interface SettlementInvoiceJob {
@@ -35,7 +36,8 @@ export interface SettlementInvoiceJob {
 
 export interface InvoicingDeps extends CommandRuntime {
   platform: PlatformIdentity;
-  vat: VatRules;
+  /** The tenant's fee schedule in force: its VAT rates are what every fee invoice's VAT is decided with (`feeVatOf`). */
+  feeSchedule: (tenantId: string) => Promise<Pick<FeeSchedule, 'vat'>>;
   clock: () => Date;
 }
 
@@ -88,7 +90,7 @@ export const issueSettlementInvoices = async (deps: InvoicingDeps, job: Settleme
     pool: facts,
     seller,
     buyer,
-    vat: deps.vat.goods(seller),
+    vat: goodsVatOf(seller),
     reservationId: r.id,
     lines: r.lines,
     deposit: formatAmount(goodsPaid(r)),
@@ -107,16 +109,18 @@ export const issueSettlementInvoices = async (deps: InvoicingDeps, job: Settleme
   });
   if (note) outcomes.push(await issue(account(sellerId), account(r.buyerId), note));
   const platform = platformParty(deps.platform);
-  const depositFee = depositFeeInvoice({ pool: facts, platform, payer: buyer, vat: deps.vat.service(platform, buyer), reservationId: r.id, amount: r.depositFee, txHash: r.payment.txHash, paidOn: settledOn });
+  // The tenant's fee schedule, read only when a fee's VAT is decided now (a deposit fee, a closing that froze none).
+  const feeVat = async (issuer: InvoiceParty, payer: InvoiceParty) => feeVatOf(await deps.feeSchedule(pool.tenantId), issuer, payer);
+  const depositFee = parseAmount(r.depositFee) > 0n && depositFeeInvoice({ pool: facts, platform, payer: buyer, vat: await feeVat(platform, buyer), reservationId: r.id, amount: r.depositFee, txHash: r.payment.txHash, paidOn: settledOn });
   if (depositFee) outcomes.push(await issue({ kind: 'platform', id: 'platform' }, account(r.buyerId), depositFee));
 
   // The round's fees: whichever of its reservations' jobs runs first issues them; the others find them issued.
   const roundItems = settlement.items.filter((i) => round.refs.includes(i.ref) && i.kind === 'DEPOSIT');
   const depositFees = new Map(roundItems.map((i) => [i.reservationId, parseAmount(pool.holdings.byId.get(i.reservationId)?.depositFee ?? '0')]));
-  // The VAT the closing froze and the settlement withheld (PoolClosed v2); a v1 closing withheld none and falls back.
+  // The VAT the closing froze and the settlement withheld (PoolClosed v2); a v1 closing froze none: the fee rule decides now.
   const frozen = pool.closing.fees.vat ?? null;
   const base: Omit<RoundFeeFacts, 'issuer' | 'payer' | 'vat' | 'percent'> = { pool: facts, settlementId: settlement.settlementId, round: round.index, items: roundItems, txHash: settled.txHash, settledOn, depositFees };
-  const fee = platformFeeInvoice({ ...base, issuer: platform, payer: seller, vat: frozen ? frozenVatTreatment(frozen.platformFee) : deps.vat.service(platform, seller), percent: pool.closing.fees.platformFeePercent });
+  const fee = platformFeeInvoice({ ...base, issuer: platform, payer: seller, vat: frozen ? frozenVatTreatment(frozen.platformFee) : await feeVat(platform, seller), percent: pool.closing.fees.platformFeePercent });
   if (fee) outcomes.push(await issue({ kind: 'platform', id: 'platform' }, account(sellerId), fee));
   const percent = pool.closing.fees.organiserCommissionPercent;
   if (brokered && percent) {
@@ -126,7 +130,7 @@ export const issueSettlementInvoices = async (deps: InvoicingDeps, job: Settleme
       ...base,
       issuer: organiser,
       payer: seller,
-      vat: frozen?.commission ? frozenVatTreatment(frozen.commission) : deps.vat.service(organiser, seller),
+      vat: frozen?.commission ? frozenVatTreatment(frozen.commission) : await feeVat(organiser, seller),
       percent,
       mandate: mandate ?? { id: `pool-${pool.id}`, acceptedAt: pool.closing.closedAt },
     });

@@ -69,7 +69,18 @@ vat('given an EU payer in another country without a VAT id, then S at the issuer
 });
 vat('given a payer outside the EU, then G (services outside the EU, 0)', () => {
   const v = vatOnFee(m('10'), { ...parties, payerCountry: 'CH', payerVatId: 'CHE-123.456.789' });
-  assert.equal([v.category, v.rate, v.amount], ['G', '0', 0n]);
+  assert.equal([v.category, v.rate, v.amount, v.exemption], ['G', '0', 0n, { reason: 'Services supplied outside the EU', code: 'VATEX-EU-G' }]);
+});
+vat('given issuer and payer both in Switzerland, then S at the CH rate of the schedule (a domestic supply), not G', () => {
+  const ch = { ...parties, schedule: schedule({ vat: { default: '20', byCountry: { CH: '8.1' } } }), issuerCountry: 'CH', issuerVatId: 'CHE123456789' };
+  const v = vatOnFee(m('10'), { ...ch, payerCountry: 'CH', payerVatId: null });
+  assert.equal([v.category, v.rate, show(v.amount), v.exemption], ['S', '8.1', '0.81', null]);
+});
+vat('given an issuer outside the EU and a payer in another country, then G (the service leaves its VAT area), EU payer or not', () => {
+  const ch = { ...parties, issuerCountry: 'CH', issuerVatId: 'CHE123456789' };
+  for (const payer of [{ payerCountry: 'FR', payerVatId: 'FR40123456824' }, { payerCountry: 'FR', payerVatId: null }, { payerCountry: 'US', payerVatId: null }]) {
+    assert.equal([vatOnFee(m('10'), { ...ch, ...payer }).category], ['G'], JSON.stringify(payer));
+  }
 });
 vat('given an issuer without a VAT id, then O (not subject), whoever pays', () => {
   const v = vatOnFee(m('10'), { ...parties, issuerVatId: null, payerCountry: 'FR', payerVatId: 'FR40123456824' });
@@ -83,7 +94,9 @@ vat('given a country in the table, then its rate; else the default', () => {
 });
 vat('given a rate of 0 in the schedule, then Z (EN 16931 wants S above 0)', () => {
   const v = vatOnFee(m('10'), { ...parties, schedule: schedule({ vat: { default: '0', byCountry: {} } }), payerCountry: 'FR', payerVatId: null });
-  assert.equal([v.category, v.rate, v.amount], ['Z', '0', 0n]);
+  assert.equal([v.category, v.rate, v.amount, v.exemption], ['Z', '0', 0n, null]);
+  const listed = vatOnFee(m('10'), { ...parties, schedule: schedule({ vat: { default: '20', byCountry: { FR: '0.00' } } }), payerCountry: 'FR', payerVatId: null });
+  assert.equal([listed.category, listed.rate], ['Z', '0'], 'a country listed at 0 as well');
 });
 vat('a French business without a tax id: its VAT number derives from the SIREN', () => {
   assert.is(vatIdOf({ taxCountry: 'FR', taxId: null, siret: '40483304800022' }), 'FR83404833048');

@@ -1,51 +1,65 @@
 import type { FeeSchedule } from '@cagnotte/event-schemas';
 import type { VatCategory } from '../invoicing/model';
+import type { VatTreatment } from '../invoicing/vat-treatment';
 import type { Minor } from '../money';
 import { percentHundredths } from './percent';
 import { percentHalfUpCent } from './rounding';
+import { canonicalPercent } from './schedule';
 import { isEu } from '../invoicing/vat-rates';
 
 export interface VatParties {
-  schedule: FeeSchedule;
+  /** The tenant's VAT rates on fees: its fee schedule's `vat` (`byCountry[country] ?? default`). */
+  schedule: Pick<FeeSchedule, 'vat'>;
   /** Who invoices the fee (the platform, or the organiser for a commission). */
   issuerCountry: string;
   issuerVatId: string | null;
-  /** Who pays it (the seller). */
+  /** Who pays it (the seller, the buyer of a deposit fee, the organiser of a listing or activation fee). */
   payerCountry: string;
   payerVatId: string | null;
 }
 
-export interface VatOnFee {
-  /** The EN 16931 category (UNCL5305) the invoice of this fee carries. */
-  category: VatCategory;
-  /** Percent, up to 2 decimals; "0" for every category but S. */
-  rate: string;
-  /** Stroops, half-up to the cent. */
+/** The VAT of a fee: what its fee line withholds and what every invoice of that fee carries (the same category, rate and amount). */
+export interface VatOnFee extends VatTreatment {
+  /** Stroops, half-up to the cent; 0 for every category but S. */
   amount: Minor;
   /** Why this category and rate, in words. */
   rule: string;
 }
 
-const rateFor = (schedule: FeeSchedule, country: string) => schedule.vat.byCountry[country] ?? schedule.vat.default;
+/** BT-120 / BT-121 of the categories a fee can take without VAT (S and Z carry none). */
+const EXEMPTIONS: Partial<Record<VatCategory, { reason: string; code: string }>> = {
+  AE: { reason: 'Reverse charge', code: 'VATEX-EU-AE' },
+  G: { reason: 'Services supplied outside the EU', code: 'VATEX-EU-G' },
+  O: { reason: 'Not subject to VAT', code: 'VATEX-EU-O' },
+};
+
 const isZero = (percent: string) => percentHundredths(percent) === 0n;
 
 /**
- * VAT on a fee (docs/fees.md#vat): an issuer without a VAT id is not subject (O); payer and issuer in one country:
- * S at that country's rate in the schedule; a payer outside the EU: G; an EU payer in another country with a VAT id:
- * reverse charge (AE); an EU payer without one: S at the issuer country's rate. A standard rate of 0 in the schedule
- * is written Z (EN 16931 wants S above 0). Amount = fee × rate, half-up to the cent.
+ * VAT on a fee (docs/fees.md#vat-on-fees), the one rule the fee lines, the closing and every fee invoice ask, fed the
+ * tenant's rates. First that applies:
+ * - the issuer has no VAT id: not subject to VAT (O);
+ * - payer and issuer in one country (a domestic supply, wherever it is): S at that country's rate in the schedule;
+ * - the supply leaves the issuer's VAT area (the EU-27 is one area, any other country its own): G, VAT not charged;
+ * - an EU payer in another EU country with a VAT id: reverse charge (AE);
+ * - an EU payer in another EU country without one: S at the issuer country's rate in the schedule.
+ * A rate of 0 in the schedule is Z (zero rated: the issuer is registered, EN 16931 wants S above 0). The amount is
+ * fee × rate, half-up to the cent.
  */
 export const vatOnFee = (fee: Minor, p: VatParties): VatOnFee => {
-  const none = (category: VatCategory, rule: string): VatOnFee => ({ category, rate: '0', amount: 0n, rule });
+  const none = (category: 'O' | 'G' | 'AE', rule: string): VatOnFee => ({ category, rate: '0', amount: 0n, rule, exemption: EXEMPTIONS[category]! });
   const standard = (country: string, why: string): VatOnFee => {
-    const rate = rateFor(p.schedule, country);
-    const byTable = p.schedule.vat.byCountry[country] !== undefined ? `the ${country} rate` : 'the default rate';
-    if (isZero(rate)) return none('Z', `${why}: ${byTable} of the schedule is 0 % (zero rated)`);
-    return { category: 'S', rate, amount: percentHalfUpCent(fee, rate), rule: `${why}: ${byTable} of the schedule, ${rate} %` };
+    const listed = p.schedule.vat.byCountry[country];
+    const rate = canonicalPercent(listed ?? p.schedule.vat.default);
+    const byTable = listed !== undefined ? `the ${country} rate` : 'the default rate';
+    if (isZero(rate)) return { category: 'Z', rate: '0', amount: 0n, rule: `${why}: ${byTable} of the schedule is 0 % (zero rated)`, exemption: null };
+    return { category: 'S', rate, amount: percentHalfUpCent(fee, rate), rule: `${why}: ${byTable} of the schedule, ${rate} %`, exemption: null };
   };
   if (!p.issuerVatId) return none('O', 'the issuer has no VAT id: not subject to VAT');
   if (p.payerCountry === p.issuerCountry) return standard(p.payerCountry, `payer and issuer both in ${p.payerCountry}`);
-  if (!isEu(p.payerCountry)) return none('G', `the payer is outside the EU (${p.payerCountry}): services outside the EU`);
+  if (!isEu(p.issuerCountry) || !isEu(p.payerCountry)) {
+    return none('G', `the service leaves the issuer's VAT area (${p.issuerCountry} to ${p.payerCountry}): VAT not charged`);
+  }
   if (p.payerVatId) return none('AE', `an EU business in ${p.payerCountry} with a VAT id: reverse charge`);
   return standard(p.issuerCountry, `an EU payer in ${p.payerCountry} without a VAT id: the issuer's country (${p.issuerCountry})`);
 };
@@ -55,7 +69,7 @@ export const vatOnFee = (fee: Minor, p: VatParties): VatOnFee => {
  * the seller) and, on a brokered pool, on the commission (the organiser invoices the seller).
  */
 export const frozenFeeVat = (p: {
-  schedule: FeeSchedule;
+  schedule: Pick<FeeSchedule, 'vat'>;
   platform: { country: string; vatId: string | null };
   seller: { id: string; country: string; vatId: string | null };
   organiser: { id: string; country: string; vatId: string | null };
@@ -66,3 +80,13 @@ export const frozenFeeVat = (p: {
   };
   return { platformFee: on(p.platform), commission: p.seller.id === p.organiser.id ? null : on(p.organiser) };
 };
+
+/**
+ * The treatment a closing froze for a fee (PoolClosed v2 `fees.vat`, decided by `vatOnFee`): the invoice of that fee
+ * carries the very category and rate the settlement withheld, so its VAT is the VAT that left the seller's proceeds.
+ */
+export const frozenVatTreatment = (frozen: { category: VatCategory; rate: string }): VatTreatment => ({
+  category: frozen.category,
+  rate: frozen.category === 'S' ? frozen.rate : '0',
+  exemption: EXEMPTIONS[frozen.category] ?? null,
+});

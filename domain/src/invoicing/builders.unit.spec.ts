@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { activationFeeInvoice, commissionInvoice, depositFeeInvoice, goodsCreditNote, goodsInvoice, listingFeeInvoice, listingRefundCreditNote, platformFeeInvoice } from './builders';
 import { computeInvoice } from './compute';
 import { parseAmount } from '../money';
-import { ann, consumer, fromage, goods, identity, item, platform, R1, round, SETTLE_TX, TX } from './fixtures.testing';
-import { goodsVat, serviceVat, vatIdOf } from './vat-treatment';
+import { ann, consumer, feeVat, fromage, goods, item, platform, R1, round, SETTLE_TX, TX } from './fixtures.testing';
+import { goodsVat, vatIdOf } from './vat-treatment';
 import { standardVatRate } from './vat-rates';
 import type { InvoiceParty } from './model';
 
@@ -79,7 +79,7 @@ test('platform fee: a PLATFORM payout that carried an escrow-deposit fee is invo
 });
 
 test('escrow-deposit fee: platform → buyer, one VAT-inclusive line prepaid in full; none without a fee', () => {
-  const vat = serviceVat(identity(platform), identity(ann), standardVatRate);
+  const vat = feeVat(platform, ann);
   const facts = { pool: goods().pool, platform, payer: ann, vat, reservationId: R1, amount: '0.6200000', txHash: TX, paidOn: '2026-03-03' };
   const r = depositFeeInvoice(facts)!;
   assert.equal([r.kind, r.sourceKey, r.reservationId], ['DEPOSIT_FEE', `deposit-fee:${R1}`, R1]);
@@ -93,7 +93,7 @@ test('escrow-deposit fee: platform → buyer, one VAT-inclusive line prepaid in 
 
 test('listing fee: platform → organiser, prepaid by the ledger payment; its refund is a 381 correcting it; a free listing invoices nothing', () => {
   const pool = { poolId: goods().pool.poolId, title: 'Fromages du Jura', unitLabels: new Map<string, string>() };
-  const base = { platform, payer: fromage, vat: serviceVat(identity(platform), identity(fromage), standardVatRate), amount: '5.00', txHash: TX, paidOn: '2026-03-01', pool, listingId: R1, tier: 'LISTED' };
+  const base = { platform, payer: fromage, vat: feeVat(platform, fromage), amount: '5.00', txHash: TX, paidOn: '2026-03-01', pool, listingId: R1, tier: 'LISTED' };
   const r = listingFeeInvoice(base)!;
   assert.equal([r.kind, r.sourceKey, r.poolId], ['LISTING_FEE', `listing:${R1}`, pool.poolId]);
   const doc = issue(r.draft);
@@ -106,7 +106,7 @@ test('listing fee: platform → organiser, prepaid by the ledger payment; its re
 });
 
 test('activation fee: platform → the new organiser, no pool, prepaid by the grant payment', () => {
-  const r = activationFeeInvoice({ platform, payer: ann, vat: serviceVat(identity(platform), identity(ann), standardVatRate), amount: '1.0000000', txHash: TX, paidOn: '2026-03-01', grantId: R1 })!;
+  const r = activationFeeInvoice({ platform, payer: ann, vat: feeVat(platform, ann), amount: '1.0000000', txHash: TX, paidOn: '2026-03-01', grantId: R1 })!;
   assert.equal([r.kind, r.sourceKey, r.poolId], ['ACTIVATION_FEE', `activation:${R1}`, undefined]);
   const doc = issue(r.draft);
   assert.equal([doc.totals.grandTotal, doc.totals.prepaid, doc.buyer.name], ['1.00', '1.00', ann.name]);
@@ -116,7 +116,7 @@ test('commission: organiser → seller, issued by the platform on their behalf: 
   const organiser: InvoiceParty = { name: 'Olga Courtage SARL', id: 'org', vatId: 'FR40303265045', address: { country: 'FR' } };
   const facts = round(fromage, {
     issuer: organiser,
-    vat: serviceVat(identity(organiser), identity(fromage), standardVatRate),
+    vat: feeVat(organiser, fromage),
     items: [item(R1, '40.00', [['SELLER', '34.00'], ['ORGANISER', '4.00'], ['PLATFORM', '2.00']])],
     percent: '10',
   });
@@ -127,14 +127,7 @@ test('commission: organiser → seller, issued by the platform on their behalf: 
   assert.ok(doc.notes!.some((n) => n.includes('COMMISSION mandate 55555555-5555-4555-8555-555555555555') && n.includes('on behalf of Olga Courtage SARL')));
 });
 
-test('VAT: S at the standard rate; AE for an EU payer abroad with a VAT id; G outside the EU; an EU payer without VAT id at the issuer rate; O for an issuer without one', () => {
-  const fr = { country: 'FR', vatId: 'FR12888999000' };
-  assert.equal(serviceVat(fr, { country: 'FR', vatId: null }, standardVatRate), { category: 'S', rate: '20', exemption: null });
-  assert.equal(serviceVat(fr, { country: 'FR', vatId: null }, standardVatRate, () => '10'), { category: 'S', rate: '10', exemption: null }, 'same country: the fee schedule rate');
-  assert.is(serviceVat(fr, { country: 'DE', vatId: 'DE123456789' }, standardVatRate).category, 'AE');
-  assert.equal(serviceVat(fr, { country: 'DE', vatId: null }, standardVatRate), { category: 'S', rate: '20', exemption: null });
-  assert.is(serviceVat(fr, { country: 'US', vatId: null }, standardVatRate).category, 'G');
-  assert.is(serviceVat({ country: 'FR', vatId: null }, fr, standardVatRate).category, 'O');
+test('VAT of goods: S at the seller country\'s standard rate with a VAT id, else O (fees: domain/src/fees and fee-vat.property.unit.spec.ts)', () => {
   assert.equal(goodsVat({ country: 'BE', vatId: 'BE0123456789' }, standardVatRate), { category: 'S', rate: '21', exemption: null });
   assert.is(goodsVat({ country: 'FR', vatId: null }, standardVatRate).category, 'O');
 });

@@ -1,7 +1,9 @@
 import type { SettlementItem } from '@cagnotte/event-schemas';
 import type { GoodsFacts, RoundFeeFacts } from './builders';
 import type { InvoiceParty } from './model';
-import { goodsVat, serviceVat, type TaxIdentity } from './vat-treatment';
+import type { FeeSchedule } from '@cagnotte/event-schemas';
+import { vatOnFee } from '../fees/vat';
+import { goodsVat, type TaxIdentity, type VatTreatment } from './vat-treatment';
 import { standardVatRate } from './vat-rates';
 
 export const POOL_ID = '5a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
@@ -20,6 +22,12 @@ export const ann: InvoiceParty = { name: 'Ann Buyer', id: BUYER_ID, email: 'ann@
 export const platform: InvoiceParty = { name: 'Cagnotte SAS', id: 'platform', siret: '88899900000011', vatId: 'FR12888999000', address: { line1: '1 rue de la Paix', city: 'Paris', postcode: '75002', country: 'FR' } };
 
 export const identity = (p: InvoiceParty): TaxIdentity => ({ country: p.address.country, vatId: p.vatId ?? null });
+
+/** The fee rule's treatment from `issuer` to `payer` with the tenant's rates (by default 20 %, no country listed). */
+export const feeVat = (issuer: InvoiceParty, payer: InvoiceParty, vat: FeeSchedule['vat'] = { default: '20', byCountry: {} }): VatTreatment => {
+  const { category, rate, exemption } = vatOnFee(0n, { schedule: { vat }, issuerCountry: issuer.address.country, issuerVatId: issuer.vatId ?? null, payerCountry: payer.address.country, payerVatId: payer.vatId ?? null });
+  return { category, rate, exemption };
+};
 
 export const goods = (seller: InvoiceParty = fromage, o: Partial<GoodsFacts> = {}): GoodsFacts => ({
   pool: { poolId: POOL_ID, title: 'Fromages du Jura', unitLabels: new Map([['comte', 'Comté 1 kg']]) },
@@ -48,7 +56,7 @@ export const round = (payer: InvoiceParty, o: Partial<RoundFeeFacts> = {}): Roun
   pool: { poolId: POOL_ID, title: 'Fromages du Jura', unitLabels: new Map() },
   issuer: platform,
   payer,
-  vat: serviceVat(identity(platform), identity(payer), standardVatRate),
+  vat: feeVat(platform, payer),
   settlementId: '33333333-3333-4333-8333-333333333333',
   round: 0,
   items: [

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
+import { sandboxSeed, type SandboxRole } from './seeds';
 
-/** The sandbox network's passphrase unless STELLAR_NETWORK_PASSPHRASE says otherwise. */
-export const SANDBOX_PASSPHRASE_DEFAULT = 'Cagnotte Sandbox Network ; November 2026';
+export { SANDBOX_PASSPHRASE_DEFAULT } from './seeds';
 
 export interface SandboxKeys {
   /** Holds the genesis supply (100 billion XLM) and funds friendbot accounts, as on Stellar: Keypair.master(passphrase). */
@@ -17,8 +16,7 @@ export interface SandboxKeys {
   anchor: Keypair;
 }
 
-const derived = (passphrase: string, role: string): Keypair =>
-  Keypair.fromRawEd25519Seed(createHash('sha256').update(`${passphrase}|${role}`, 'utf8').digest());
+const derived = (passphrase: string, role: SandboxRole): Keypair => Keypair.fromRawEd25519Seed(sandboxSeed(passphrase, role));
 
 /** Deterministic sandbox keys: anyone who knows the passphrase can derive them, which is the point of a sandbox. */
 export function sandboxKeys(passphrase: string): SandboxKeys {

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { computeInvoice, type InvoiceDocument } from '@cagnotte/domain';
+import { activationFeeInvoice, computeInvoice, listingFeeInvoice, vatOnFee, type InvoiceDocument, type InvoiceParty } from '@cagnotte/domain';
 import { renderCii } from './cii';
-import { ALL_CASES, creditNote, frenchBusiness, goodsTierDiscount, goodsTwoRates, notSubject } from './fixtures.testing';
+import { ALL_CASES, belgianBusiness, belgianConsumer, consumerOrganiser, creditNote, frenchBusiness, frenchConsumer, germanBusiness, goodsTierDiscount, goodsTwoRates, notSubject, platform, swissMerchant } from './fixtures.testing';
 import { describeValidation, validateCii } from './validate.testing';
 
 const expectValid = async (doc: InvoiceDocument) => {
@@ -110,3 +110,38 @@ mapping('the same document always renders to the same XML', () => {
 });
 
 mapping.run();
+
+const feeRule = suite('invoicing: every VAT the fee rule (vatOnFee) decides makes a valid fee invoice');
+
+const swissPlatform: InvoiceParty = { ...platform, siret: null, vatId: 'CHE123456789', address: { line1: 'Bahnhofstrasse 1', city: 'Zürich', postcode: '8001', country: 'CH' } };
+const swissBusiness: InvoiceParty = { ...swissMerchant, vatId: 'CHE987654321' };
+const american: InvoiceParty = { name: 'Acme Inc.', id: 'acct-us', address: { city: 'Boston', country: 'US' } };
+const tenantVat = { default: '20', byCountry: { CH: '8.1', BE: '0' } };
+const feeCases: Array<[string, InvoiceParty, InvoiceParty, string]> = [
+  ['both in France', platform, frenchConsumer, 'S 20'],
+  ['both in Switzerland (a domestic supply outside the EU)', swissPlatform, swissMerchant, 'S 8.1'],
+  ['a Swiss issuer to a French business (leaves its VAT area)', swissPlatform, frenchBusiness, 'G 0'],
+  ['a French issuer to a US payer', platform, american, 'G 0'],
+  ['a French issuer to a Swiss business', platform, swissBusiness, 'G 0'],
+  ['a French issuer to a German business (reverse charge)', platform, germanBusiness, 'AE 0'],
+  ['a French issuer to a Belgian consumer (the issuer country rate)', platform, belgianConsumer, 'S 20'],
+  ['an issuer without a VAT id', consumerOrganiser, germanBusiness, 'O 0'],
+];
+for (const [name, issuer, payer, expected] of feeCases) {
+  feeRule(`given ${name}, then ${expected}, and the listing fee invoice validates`, async () => {
+    const { category, rate, exemption } = vatOnFee(0n, { schedule: { vat: tenantVat }, issuerCountry: issuer.address.country, issuerVatId: issuer.vatId ?? null, payerCountry: payer.address.country, payerVatId: payer.vatId ?? null });
+    assert.is(`${category} ${rate}`, expected);
+    const pool = { poolId: 'pool-01J8Z3', title: 'Paniers', unitLabels: new Map<string, string>() };
+    const r = listingFeeInvoice({ platform: issuer, payer, vat: { category, rate, exemption }, amount: '5.00', txHash: 'f'.repeat(64), paidOn: '2025-09-15', pool, listingId: 'l1', tier: 'LISTED' })!;
+    await expectValid(computeInvoice({ ...r.draft, number: 'L-2025-000001', issueDate: '2025-09-15' }));
+  });
+}
+feeRule('given the tenant rate of 0 % (Belgium listed at 0) for a domestic Belgian fee, then Z, and it validates', async () => {
+  const be: InvoiceParty = { ...belgianBusiness };
+  const v = vatOnFee(0n, { schedule: { vat: tenantVat }, issuerCountry: 'BE', issuerVatId: be.vatId!, payerCountry: 'BE', payerVatId: null });
+  assert.is(`${v.category} ${v.rate}`, 'Z 0');
+  const r = activationFeeInvoice({ platform: be, payer: belgianConsumer, vat: v, amount: '1', txHash: 'f'.repeat(64), paidOn: '2025-09-15', grantId: 'g1' })!;
+  await expectValid(computeInvoice({ ...r.draft, number: 'O-2025-000001', issueDate: '2025-09-15' }));
+});
+
+feeRule.run();

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Asset, BASE_FEE, FeeBumpTransaction, Horizon, Keypair, Memo, Operation, StrKey, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
 import { ValidationError, type ObservedPayment } from '@cagnotte/domain';
+import { networkOf, type LedgerNetwork } from './network';
 
 export interface LedgerSettings {
   /** Resolved lazily: in sandbox mode it is only known once the HTTP server listens. */
@@ -69,10 +70,8 @@ export class LedgerGateway {
     return this.cached.server;
   }
 
-  get network(): 'public' | 'testnet' | 'sandbox' {
-    if (this.settings.networkPassphrase === 'Public Global Stellar Network ; September 2015') return 'public';
-    if (this.settings.networkPassphrase === 'Test SDF Network ; September 2015') return 'testnet';
-    return 'sandbox';
+  get network(): LedgerNetwork {
+    return networkOf(this.settings.networkPassphrase);
   }
 
   async loadAccount(accountId: string): Promise<Horizon.AccountResponse | null> {

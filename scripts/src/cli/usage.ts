@@ -1,0 +1,47 @@
+// The operator CLI's usage text: read by the entry point (./main.ts) without loading any command.
+
+export const AUDIT_USAGE = `  auditor grant --tenant <slug> --email <e>   make an account of the tenant one of its auditors (reads every pool's history)
+  auditor revoke --tenant <slug> --email <e>
+  auditor list --tenant <slug>               the tenant's auditors
+  pool history <poolId> [--reservation <id>] [--escrow] [--limit <n>]
+                                     the pool stream's events as stored, oldest first, each with \`verified\`, and the
+                                     whole stream's chain (exit 1 when a link is broken); from the event store
+  pool state <poolId> [--at <commit-prepare|revision|ISO time>]
+                                     the pool and its reservations as of that point (now without --at)`;
+
+export const USAGE = `Usage: pnpm cli <command>
+
+  tenant create <slug> [--name <name>] [--white-label on|off] [--origin <url>]...
+  tenant settings <slug> [--reservation-ttl <seconds>] [--listing-fee-listed <amount>] [--listing-fee-featured <amount>]
+              [--delist-refund-window-hours <n>] [--platform-fee-percent <p>] [--inspection-days <d>]
+              [--dispute-response-days <d>]   set what is given (prints the tenant's settings; unset = defaults)
+  tenant fees <slug> [--payment-percent <p>] [--payment-fixed <a>] [--payment-min <a>] [--payment-cap <a>|none]
+              [--deposit-percent <p>] [--deposit-fixed <a>] [--deposit-min <a>] [--deposit-cap <a>|none]
+              [--listing-listed <a>] [--listing-featured <a>] [--activation <a>] [--vat-default <p>]
+              [--vat <CC>=<p>]... [--vat <CC>=none]...   prints the fee schedule in force as JSON; flags set parts
+              of it (recorded only when something changes; docs/fees.md)
+  user create --tenant <slug> --email <e> --password <p> [--phone <p>] [--name <display name>]
+              [--role user|organiser] [--account-type CONSUMER|BUSINESS]
+  user block --tenant <slug> --email <e>     refuse logins (403) and revoke every session
+  user unblock --tenant <slug> --email <e>
+  mail list [--to <email>] [--limit <n>]    the mail outbox, newest first (sandbox only: it holds reset links)
+  mail show <id>                            one message with its text
+  ledger info                               network, Horizon URL, stablecoin, platform and signing accounts
+  merchant create --tenant <slug> --slug <s> --name <n> [--owner-email <e>] [--lat <x> --lng <y>]
+              [--postal-code <c>] [--city <c>] [--category <c>]... [--description <d>] [--website <url>] [--inactive]
+  projections status                 checkpoint, head, lag and state (running|faulted, event, error) of every projection
+  projections catch-up               apply every pending event now (exit 1 if a projection is faulted)
+  projections retry <name>           clear a fault: the projection resumes from its checkpoint
+  projections rebuild <name>         rebuild from position 0 into fresh tables and swap them in (clears a fault)
+  events verify <streamId>...        recompute hash chains, check every anchor against the ledger and every
+                                     anchored event against its anchor; name the first forged event
+  events verify --all                every stream
+  events anchor                      anchor every new event on the ledger now (a memo-hash transaction)
+  events anchors [--limit <n>]       the anchor receipts, newest first
+  events anchors --leaves <id>       one anchor's leaves in tree order (to check it without our code)
+  escrow reconcile [--pool <id>]     replay every published pool (or one) and compare with the ledger: the escrow
+                                     holds exactly the PAID deposits; lists missing, owed-back and unexpected ones
+                                     (exit 1 when a pool does not reconcile; progress on stderr)
+${AUDIT_USAGE}
+
+Each command prints JSON. Exit code 0 on success, 1 on a refused command, 2 on bad usage.`;

@@ -144,7 +144,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const searchIndex = await openSearchIndex(config, knex, pgPool);
   const embedder = createEmbedder({ url: config.EMBEDDINGS_URL, model: config.EMBEDDINGS_MODEL });
   const self: { url: string | null } = { url: null };
-  const ledger = createLedgerGateway(config, self, new PostgresSourceLock(pgPool));
+  const ledger = createLedgerGateway(config, self, new PostgresSourceLock(pgPool, config.LEDGER_TURN_TIMEOUT_MS));
   const jobs = new BullJobQueue({
     url: config.REDIS_URL,
     keyPrefix: config.REDIS_KEY_PREFIX,

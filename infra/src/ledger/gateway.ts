@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Asset, BASE_FEE, FeeBumpTransaction, Horizon, Keypair, Memo, Operation, StrKey, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
 import { ValidationError, type ObservedPayment } from '@cagnotte/domain';
+import { LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
+import { InProcessSourceLock, type SourceAccountLock } from './source-lock';
 
 export interface LedgerSettings {
   /** Resolved lazily: in sandbox mode it is only known once the HTTP server listens. */
@@ -17,9 +19,6 @@ export interface LedgerSettings {
   homeDomain: string;
   allowHttp: boolean;
 }
-
-import { LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
-import { InProcessSourceLock, type SourceAccountLock } from './source-lock';
 
 export { LedgerRejectedError, LedgerUnavailableError };
 

@@ -53,8 +53,7 @@ test.before(async (ctx) => {
   // The second process's ledger client calls its own sandbox Horizon: it learns its address from a first request.
   await call(url, 'GET', '/sandbox/horizon/');
   ctx.tenant = (await ctx.api.tenant({ listingFees: { LISTED: '5', FEATURED: '20' } })).slug;
-  ctx.organisers = [];
-  for (let i = 0; i < ORGANISERS; i++) ctx.organisers.push(await ctx.api.user(ctx.tenant, { role: 'organiser' }));
+  ctx.organisers = await Promise.all(Array.from({ length: ORGANISERS }, () => ctx.api.user(ctx.tenant, { role: 'organiser' })));
 });
 test.after(async (ctx) => ctx.api.stop());
 
@@ -68,24 +67,25 @@ const eurc = async (u: TestUser) => Number((await u.wallet!.horizon.loadAccount(
 
 test(`${PUBLISHES} concurrent publishes by ${ORGANISERS} organisers over two processes, with delist refunds and an anchor run in between: all succeed, and their retries replay`, async (ctx) => {
   const { api } = ctx;
-  // Pools listed for a fee, to be delisted (refund owed) during the burst.
-  const listed: Array<{ id: string; organiser: TestUser }> = [];
-  for (let i = 0; i < REFUNDS; i++) {
-    const organiser = ctx.organisers[i]!;
-    const id = await draft(ctx, organiser, `Listed ${i}`);
-    const published = await api.call('POST', `/api/pools/${id}/publish`, { token: organiser.token, tenant: ctx.tenant });
-    assert.is(published.status, 200, published.text);
-    const listing = (await api.call('POST', `/api/pools/${id}/list`, { token: organiser.token, tenant: ctx.tenant, body: { tier: 'LISTED' } })).body.data.listing;
-    const paid = await api.call('POST', `/api/pools/${id}/list/submit`, { token: organiser.token, tenant: ctx.tenant, body: { listingId: listing.listingId, signedXdr: signXdr(organiser.wallet!, listing.xdr).toXDR() } });
-    assert.is(paid.body.data.listed, true, paid.text);
-    listed.push({ id, organiser });
-  }
+  // Pools listed for a fee (one per organiser: each pays from its own account), to be delisted (refund owed) during the burst.
+  const listed = await Promise.all(
+    ctx.organisers.slice(0, REFUNDS).map(async (organiser, i) => {
+      const id = await draft(ctx, organiser, `Listed ${i}`);
+      const published = await api.call('POST', `/api/pools/${id}/publish`, { token: organiser.token, tenant: ctx.tenant });
+      assert.is(published.status, 200, published.text);
+      const listing = (await api.call('POST', `/api/pools/${id}/list`, { token: organiser.token, tenant: ctx.tenant, body: { tier: 'LISTED' } })).body.data.listing;
+      const paid = await api.call('POST', `/api/pools/${id}/list/submit`, { token: organiser.token, tenant: ctx.tenant, body: { listingId: listing.listingId, signedXdr: signXdr(organiser.wallet!, listing.xdr).toXDR() } });
+      assert.is(paid.body.data.listed, true, paid.text);
+      return { id, organiser };
+    }),
+  );
   const before = await Promise.all(listed.map((l) => eurc(l.organiser)));
-  const drafts: Array<{ id: string; organiser: TestUser; key: string; url: string }> = [];
-  for (let i = 0; i < PUBLISHES; i++) {
-    const organiser = ctx.organisers[i % ORGANISERS]!;
-    drafts.push({ id: await draft(ctx, organiser, `Burst ${i}`), organiser, key: randomUUID(), url: i % 2 === 0 ? api.url : ctx.second.url });
-  }
+  const drafts = await Promise.all(
+    Array.from({ length: PUBLISHES }, async (_, i) => {
+      const organiser = ctx.organisers[i % ORGANISERS]!;
+      return { id: await draft(ctx, organiser, `Burst ${i}`), organiser, key: randomUUID(), url: i % 2 === 0 ? api.url : ctx.second.url };
+    }),
+  );
 
   // Refunds are paid by the job workers of both processes; the anchor by a third party (the CLI, say).
   const stopRefunds = [startListingRefunds(api.services, new EscrowLedger(api.services.ledger)), startListingRefunds(ctx.second.services, new EscrowLedger(ctx.second.services.ledger))];

@@ -84,6 +84,8 @@ const ConfigSchema = z
     LEDGER_HOME_DOMAIN: z.string().regex(/^[a-z0-9.-]{1,200}$/).default('cagnotte.local'),
     /** Signs the anchor transactions that commit the event log to the ledger. In sandbox mode it is derived from the passphrase when unset. */
     ANCHOR_SIGNING_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/).optional(),
+    /** How long a transaction of the service's own accounts waits for its account's turn before it answers 503 (docs/ledger-sequence.md). */
+    LEDGER_TURN_TIMEOUT_MS: int(30_000, 100, 600_000),
     /** Defaults of the tenant settings an operator can change per tenant (`pnpm cli tenant-settings`). */
     /** How long a PENDING reservation holds its units before it expires unpaid. */
     RESERVATION_TTL_SECONDS: int(900, 60, 7 * 86_400),

@@ -32,6 +32,7 @@ export * from './mail/outbox';
 export * from './mail/delivery';
 export * from './jobs';
 export * from './ledger/gateway';
+export * from './ledger/source-lock';
 export * from '@cagnotte/sandbox-ledger';
 export * from './ledger/ledger-call';
 export * from './ledger/escrow';

@@ -23,6 +23,7 @@ import { MailOutbox } from './mail/outbox';
 import { BullJobQueue } from './jobs/bullmq';
 import { JOB_QUEUES, type JobQueue } from './jobs/port';
 import { LedgerGateway } from './ledger/gateway';
+import { PostgresSourceLock, type SourceAccountLock } from './ledger/source-lock';
 import { SandboxLedger, sandboxKeys } from '@cagnotte/sandbox-ledger';
 import { Keypair } from '@stellar/stellar-sdk';
 
@@ -97,8 +98,11 @@ const openEventStore = async (config: Config, pgPool: pg.Pool): Promise<EventSto
   return new PostgresEventStore({ pool: pgPool });
 };
 
-/** The ledger client: the embedded sandbox network (keys derived from its passphrase) or a configured Horizon. */
-export const createLedgerGateway = (config: Config, self: { url: string | null }): LedgerGateway => {
+/**
+ * The ledger client: the embedded sandbox network (keys derived from its passphrase) or a configured Horizon. Its
+ * source accounts take turns through `sourceLock`: a PostgresSourceLock in a service, so every process does.
+ */
+export const createLedgerGateway = (config: Config, self: { url: string | null }, sourceLock?: SourceAccountLock): LedgerGateway => {
   const sandbox = config.LEDGER_MODE === 'sandbox' ? sandboxKeys(config.STELLAR_NETWORK_PASSPHRASE) : null;
   return new LedgerGateway({
     horizonUrl: () => {
@@ -114,7 +118,7 @@ export const createLedgerGateway = (config: Config, self: { url: string | null }
     platformKeypair: config.PLATFORM_SECRET ? Keypair.fromSecret(config.PLATFORM_SECRET) : sandbox!.platform,
     homeDomain: config.LEDGER_HOME_DOMAIN,
     allowHttp: config.APP_ENV !== 'production',
-  });
+  }, sourceLock);
 };
 
 export interface CreateServicesOptions {
@@ -140,7 +144,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const searchIndex = await openSearchIndex(config, knex, pgPool);
   const embedder = createEmbedder({ url: config.EMBEDDINGS_URL, model: config.EMBEDDINGS_MODEL });
   const self: { url: string | null } = { url: null };
-  const ledger = createLedgerGateway(config, self);
+  const ledger = createLedgerGateway(config, self, new PostgresSourceLock(pgPool, config.LEDGER_TURN_TIMEOUT_MS));
   const jobs = new BullJobQueue({
     url: config.REDIS_URL,
     keyPrefix: config.REDIS_KEY_PREFIX,

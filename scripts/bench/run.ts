@@ -1,6 +1,6 @@
 /**
- * `pnpm bench [-- --only appends|projector|http|search|reservations|settlement|soak]`: the event store, the pools projector, the public
- * pool read and catalogue search, reservations, the escrow's settlement on the sandbox ledger, each beside a baseline measured in the same run, on a database of its own (BENCH_DATABASE_URL,
+ * `pnpm bench [-- --only appends|projector|http|search|reservations|settlement|publish|soak]`: the event store, the pools projector, the public
+ * pool read and catalogue search, reservations, the escrow's settlement on the sandbox ledger, concurrent publishes (the platform's transactions in turn), each beside a baseline measured in the same run, on a database of its own (BENCH_DATABASE_URL,
  * default cagnotte_bench, dropped and recreated for every part). Prints the machine, the figures and a
  * summary, and writes scripts/bench/results/latest.json. A benchmark, not a test: it never fails the build.
  */
@@ -11,12 +11,12 @@ import { benchDatabaseUrl, describeMachine, fmtMs, table, verdict, type SummaryR
 
 process.env.LOG_LEVEL = 'silent';
 
-const PARTS = ['appends', 'projector', 'http', 'search', 'reservations', 'settlement', 'soak'] as const;
+const PARTS = ['appends', 'projector', 'http', 'search', 'reservations', 'settlement', 'publish', 'soak'] as const;
 /** The soak (projectors' exactly-once stress, minutes) runs only when named. */
 const DEFAULT_PARTS = PARTS.filter((p) => p !== 'soak');
 type Part = (typeof PARTS)[number];
 
-const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search|reservations|settlement|soak[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--deposits N] [--keep-db]`;
+const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search|reservations|settlement|publish|soak[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--deposits N] [--publishes N] [--keep-db]`;
 
 /** `--name value` and `--name=value`; a bare `--` (as pnpm may pass it) is ignored. */
 const parseArgs = (argv: string[]) => {
@@ -53,6 +53,7 @@ const parseArgs = (argv: string[]) => {
     listings: num('listings', 100_000, 1_000, 1_000_000),
     queries: num('queries', 150, 10, 10_000),
     deposits: num('deposits', 200, 1, 5_000),
+    publishes: num('publishes', 50, 1, 1_000),
     keepDb: values['keep-db'] === 'true',
   };
 };
@@ -71,7 +72,7 @@ const main = async () => {
   console.log(`Timer jitter of an idle Node process (1 ms timer, 1 s): p50 ${fmtMs(j.p50)}, p99 ${fmtMs(j.p99)}, max ${fmtMs(j.max)}`);
   console.log(`Database ${new URL(url).pathname.slice(1)} on ${new URL(url).host}, recreated for each part; PostgreSQL and the load generator share this machine.`);
 
-  const rows: Array<Omit<SummaryRow, 'part'> & { part: SummaryRow['part'] | 'search' | 'settlement' }> = [];
+  const rows: Array<Omit<SummaryRow, 'part'> & { part: SummaryRow['part'] | 'search' | 'settlement' | 'publish' }> = [];
   const details: Record<string, unknown> = {};
   const timings: Record<string, number> = {};
   for (const part of args.parts) {
@@ -101,6 +102,11 @@ const main = async () => {
       const r = await runSettlement({ url, deposits: args.deposits });
       rows.push(...r.rows);
       details.settlement = r.details;
+    } else if (part === 'publish') {
+      const { runPublish } = await import('./publish');
+      const r = await runPublish({ url, publishes: args.publishes });
+      rows.push(...r.rows);
+      details.publish = r.details;
     } else if (part === 'search') {
       const { runSearch } = await import('./search');
       const r = await runSearch({ url, listings: args.listings, queries: args.queries });

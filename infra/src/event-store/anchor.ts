@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { Account, BASE_FEE, Keypair, Memo, Operation, TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
 import type { Logger } from '../logger';
 import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway } from '../ledger/gateway';
+import { InProcessSourceLock, type SourceAccountLock } from '../ledger/source-lock';
 import type { SandboxLedger } from '@cagnotte/sandbox-ledger';
 import { eventHash, verifyChain, type HashedContent } from './hash-chain';
 import { formatPosition, type Position } from './port';
@@ -321,6 +322,8 @@ export interface EventAnchorOptions {
   maxAnchorsPerRun?: number;
   /** Transactions per ledger request when `verify` lists the anchoring account's history (default 200, Horizon's maximum). */
   ledgerPageSize?: number;
+  /** Turns per source account, shared with the ledger gateway (PostgresSourceLock in a deployment); in-process by default. */
+  sourceLock?: SourceAccountLock;
 }
 
 /** Seconds an anchor transaction stays valid: a receipt left pending longer is dropped and rebuilt. */
@@ -328,11 +331,13 @@ const ANCHOR_TX_TTL_SECONDS = 300;
 
 export class EventAnchor {
   private readonly pool: pg.Pool;
+  private readonly sourceLock: SourceAccountLock;
   readonly account: string;
 
   constructor(private readonly options: EventAnchorOptions) {
     this.pool = options.pool;
     this.account = options.keypair.publicKey();
+    this.sourceLock = options.sourceLock ?? new InProcessSourceLock();
   }
 
   // ---- anchoring -------------------------------------------------------------------------------------
@@ -428,60 +433,65 @@ export class EventAnchor {
     const prevRoot = last?.root ?? GENESIS_ROOT;
     const root = anchorRoot(prevRoot, events.map((e) => ({ streamId: e.stream_id, revision: BigInt(e.stream_revision), hash: e.hash })));
 
-    let sequence = await this.options.ledger.sequence(this.account);
-    if (sequence === null && (await this.options.ledger.fund(this.account))) sequence = await this.options.ledger.sequence(this.account);
-    if (sequence === null) throw new Error(`the anchoring account ${this.account} does not exist on the ledger: fund it (ANCHOR_SIGNING_SECRET's account)`);
-    // bumpSequence to 0 never changes anything (a sequence only moves up): the transaction exists for its memo.
-    const tx = new TransactionBuilder(new Account(this.account, sequence), { fee: BASE_FEE, networkPassphrase: this.options.networkPassphrase })
-      .addOperation(Operation.bumpSequence({ bumpTo: '0' }))
-      .addMemo(Memo.hash(root))
-      .setTimeout(ANCHOR_TX_TTL_SECONDS)
-      .build();
-    tx.sign(this.options.keypair);
-    const txHash = Buffer.from(tx.hash()).toString('hex');
-    const anchorId = BigInt(last?.anchor_id ?? '0') + 1n;
-    const first = events[0]!;
-    const end = events[events.length - 1]!;
+    // The anchoring account's turn (docs/ledger-sequence.md), from reading its sequence until the ledger answered:
+    // with ANCHOR_SIGNING_SECRET set to the platform's key, anchors draw from the platform's sequence too.
+    const { anchorId, txHash } = await this.sourceLock.hold(this.account, async () => {
+      let sequence = await this.options.ledger.sequence(this.account);
+      if (sequence === null && (await this.options.ledger.fund(this.account))) sequence = await this.options.ledger.sequence(this.account);
+      if (sequence === null) throw new Error(`the anchoring account ${this.account} does not exist on the ledger: fund it (ANCHOR_SIGNING_SECRET's account)`);
+      // bumpSequence to 0 never changes anything (a sequence only moves up): the transaction exists for its memo.
+      const tx = new TransactionBuilder(new Account(this.account, sequence), { fee: BASE_FEE, networkPassphrase: this.options.networkPassphrase })
+        .addOperation(Operation.bumpSequence({ bumpTo: '0' }))
+        .addMemo(Memo.hash(root))
+        .setTimeout(ANCHOR_TX_TTL_SECONDS)
+        .build();
+      tx.sign(this.options.keypair);
+      const txHash = Buffer.from(tx.hash()).toString('hex');
+      const anchorId = BigInt(last?.anchor_id ?? '0') + 1n;
+      const first = events[0]!;
+      const end = events[events.length - 1]!;
 
-    // The receipt is written (pending) before the submission, so that a crash in between is settled next time.
-    await client.query('BEGIN');
-    try {
-      await client.query(
-        `INSERT INTO es_anchors (anchor_id, prev_root, root, leaf_count, from_commit, from_prepare, to_commit, to_prepare,
-           network_passphrase, source_account, tx_hash, envelope_xdr, status)
-         VALUES ($1, $2, $3, $4, $5::text::xid8, $6, $7::text::xid8, $8, $9, $10, $11, $12, 'pending')`,
-        [
-          anchorId.toString(), prevRoot, root, events.length, first.commit_text, first.global_position, end.commit_text, end.global_position,
-          this.options.networkPassphrase, this.account, txHash, tx.toEnvelope().toXDR('base64'),
-        ],
-      );
-      await client.query(
-        `INSERT INTO es_anchor_leaves (anchor_id, leaf_index, stream_id, stream_revision, event_id, transaction_id, global_position, hash)
-         SELECT $1, i, s, r, e, c::xid8, p, h
-         FROM unnest($2::int[], $3::text[], $4::bigint[], $5::uuid[], $6::text[], $7::bigint[], $8::text[]) AS x(i, s, r, e, c, p, h)`,
-        [
-          anchorId.toString(),
-          events.map((_, i) => i + 1),
-          events.map((e) => e.stream_id),
-          events.map((e) => e.stream_revision),
-          events.map((e) => e.event_id),
-          events.map((e) => e.commit_text),
-          events.map((e) => e.global_position),
-          events.map((e) => e.hash),
-        ],
-      );
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    }
+      // The receipt is written (pending) before the submission, so that a crash in between is settled next time.
+      await client.query('BEGIN');
+      try {
+        await client.query(
+          `INSERT INTO es_anchors (anchor_id, prev_root, root, leaf_count, from_commit, from_prepare, to_commit, to_prepare,
+             network_passphrase, source_account, tx_hash, envelope_xdr, status)
+           VALUES ($1, $2, $3, $4, $5::text::xid8, $6, $7::text::xid8, $8, $9, $10, $11, $12, 'pending')`,
+          [
+            anchorId.toString(), prevRoot, root, events.length, first.commit_text, first.global_position, end.commit_text, end.global_position,
+            this.options.networkPassphrase, this.account, txHash, tx.toEnvelope().toXDR('base64'),
+          ],
+        );
+        await client.query(
+          `INSERT INTO es_anchor_leaves (anchor_id, leaf_index, stream_id, stream_revision, event_id, transaction_id, global_position, hash)
+           SELECT $1, i, s, r, e, c::xid8, p, h
+           FROM unnest($2::int[], $3::text[], $4::bigint[], $5::uuid[], $6::text[], $7::bigint[], $8::text[]) AS x(i, s, r, e, c, p, h)`,
+          [
+            anchorId.toString(),
+            events.map((_, i) => i + 1),
+            events.map((e) => e.stream_id),
+            events.map((e) => e.stream_revision),
+            events.map((e) => e.event_id),
+            events.map((e) => e.commit_text),
+            events.map((e) => e.global_position),
+            events.map((e) => e.hash),
+          ],
+        );
+        await client.query('COMMIT');
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
 
-    try {
-      await this.options.ledger.submit(tx);
-    } catch (e) {
-      if (e instanceof LedgerRejectedError) await client.query('DELETE FROM es_anchors WHERE anchor_id = $1', [anchorId.toString()]);
-      throw e; // unavailable: the receipt stays pending and the next run settles it
-    }
+      try {
+        await this.options.ledger.submit(tx);
+      } catch (e) {
+        if (e instanceof LedgerRejectedError) await client.query('DELETE FROM es_anchors WHERE anchor_id = $1', [anchorId.toString()]);
+        throw e; // unavailable: the receipt stays pending and the next run settles it
+      }
+      return { anchorId, txHash };
+    });
     const record = await this.options.ledger.transaction(txHash);
     if (!record) throw new LedgerUnavailableError(`anchor ${anchorId}: transaction ${txHash} was accepted but the ledger does not show it yet`);
     const receipt = await this.confirm(client, anchorId, record);

@@ -21,6 +21,8 @@ export const createEventAnchor = (services: Pick<Services, 'config' | 'store' | 
     keypair,
     networkPassphrase: config.STELLAR_NETWORK_PASSPHRASE,
     logger: services.logger,
+    // The gateway's turns: an anchoring key that is also the platform's takes turns with the platform's transactions.
+    sourceLock: services.ledger.sourceLock,
   });
 };
 

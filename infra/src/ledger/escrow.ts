@@ -3,7 +3,7 @@ import { Account, BASE_FEE, Keypair, Memo, Operation, StrKey, TransactionBuilder
 import { formatAmount, parseAmount, ValidationError, type ObservedDeposit } from '@cagnotte/domain';
 import { describeDeposit, type DepositFacts } from './deposit-decoding';
 import { ESCROW_SETUP_TIMEOUT_SECONDS, ESCROW_SIGNER_WEIGHT, ESCROW_THRESHOLD, depositTransaction, escrowSetupTransaction, settlementEffectsOf } from './escrow-transactions';
-import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway } from './gateway';
+import { LedgerRejectedError, type LedgerGateway, type Submitted } from './gateway';
 
 /** The escrow account as the settlement needs it (settlement.ts); `exists` is false once it is merged. */
 export interface EscrowState {
@@ -99,19 +99,21 @@ export class EscrowLedger {
       if (this.hasLayout(existing, input.organiserAccount)) return answer(null);
       throw new Error(`escrow account ${escrow.publicKey()} exists with another layout`);
     }
-    const platform = await this.ledger.loadAccount(this.platform.publicKey());
-    if (!platform) throw new LedgerUnavailableError('the platform account does not exist on the ledger');
-    const tx = escrowSetupTransaction({
-      platform,
-      escrowAccount: escrow.publicKey(),
-      organiserAccount: input.organiserAccount,
-      asset: this.ledger.asset,
-      networkPassphrase: this.ledger.settings.networkPassphrase,
-      maxTime: await this.ledger.validUntil(ESCROW_SETUP_TIMEOUT_SECONDS),
-    });
-    tx.sign(this.platform, escrow);
+    // Read before the platform's turn, to hold it no longer than needed; the turn comes long before this runs out.
+    const maxTime = await this.ledger.validUntil(ESCROW_SETUP_TIMEOUT_SECONDS);
     try {
-      const { hash } = await this.ledger.submit(tx);
+      const { hash } = await this.ledger.submitFrom(this.platform.publicKey(), async (platform) => {
+        const tx = escrowSetupTransaction({
+          platform,
+          escrowAccount: escrow.publicKey(),
+          organiserAccount: input.organiserAccount,
+          asset: this.ledger.asset,
+          networkPassphrase: this.ledger.settings.networkPassphrase,
+          maxTime,
+        });
+        tx.sign(this.platform, escrow);
+        return tx;
+      });
       return answer(hash);
     } catch (e) {
       // Another attempt opened it first (op_already_exists): that account answers, if it has the layout.
@@ -279,26 +281,34 @@ export class EscrowLedger {
 
   /**
    * A payment of the stablecoin from the platform, bound to `memoHash`. Paying twice is prevented by the memo: a
-   * payment with it to that destination among the platform's recent transactions answers instead.
+   * payment with it to that destination among the platform's recent transactions answers instead. That look runs in
+   * the platform's turn, after its sequence was read: an earlier attempt that lands later has that same number, so
+   * at most one of the two applies.
    */
-  async payFromPlatform(input: { destination: string; amount: string; memoHash: string }): Promise<{ hash: string; ledger: number }> {
-    const platformId = this.platform.publicKey();
-    const recent = await this.ledger.server.transactions().forAccount(platformId).order('desc').limit(200).call();
+  async payFromPlatform(input: { destination: string; amount: string; memoHash: string }): Promise<Submitted> {
+    const maxTime = await this.ledger.validUntil(300);
+    return this.ledger.submitFrom(this.platform.publicKey(), async (account) => {
+      const made = await this.paymentMade(input);
+      if (made) return made;
+      const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.ledger.settings.networkPassphrase, timebounds: { minTime: 0, maxTime } })
+        .addOperation(Operation.payment({ destination: input.destination, asset: this.ledger.asset, amount: input.amount }))
+        .addMemo(Memo.hash(input.memoHash))
+        .build();
+      tx.sign(this.platform);
+      return tx;
+    });
+  }
+
+  /** The platform's successful payment to `destination` bound to `memoHash`, among its 200 latest transactions. */
+  private async paymentMade(input: { destination: string; memoHash: string }): Promise<Submitted | null> {
+    const recent = await this.ledger.server.transactions().forAccount(this.platform.publicKey()).order('desc').limit(200).call();
     for (const r of recent.records) {
       if (r.memo_type !== 'hash' || !r.memo || Buffer.from(r.memo, 'base64').toString('hex') !== input.memoHash || !r.successful) continue;
       const tx = this.ledger.parseEnvelope(r.envelope_xdr);
       const op = tx?.operations[0];
       if (op?.type === 'payment' && op.destination === input.destination) return { hash: r.hash, ledger: Number(r.ledger_attr) };
     }
-    const account = await this.ledger.loadAccount(platformId);
-    if (!account) throw new LedgerUnavailableError('the platform account does not exist on the ledger');
-    const maxTime = await this.ledger.validUntil(300);
-    const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.ledger.settings.networkPassphrase, timebounds: { minTime: 0, maxTime } })
-      .addOperation(Operation.payment({ destination: input.destination, asset: this.ledger.asset, amount: input.amount }))
-      .addMemo(Memo.hash(input.memoHash))
-      .build();
-    tx.sign(this.platform);
-    return this.ledger.submit(tx);
+    return null;
   }
 }
 

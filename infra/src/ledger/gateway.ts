@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { Asset, BASE_FEE, FeeBumpTransaction, Horizon, Keypair, Memo, Operation, StrKey, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
 import { ValidationError, type ObservedPayment } from '@cagnotte/domain';
 import { networkOf, type LedgerNetwork } from './network';
+import { LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
+import { InProcessSourceLock, type SourceAccountLock } from './source-lock';
 
 export interface LedgerSettings {
   /** Resolved lazily: in sandbox mode it is only known once the HTTP server listens. */
@@ -19,27 +21,18 @@ export interface LedgerSettings {
   allowHttp: boolean;
 }
 
-/** Horizon refused a transaction: its result codes, as Horizon names them. */
-export class LedgerRejectedError extends Error {
-  constructor(
-    readonly status: number,
-    readonly resultCodes: { transaction?: string; operations?: string[] },
-  ) {
-    super(`the ledger rejected the transaction: ${[resultCodes.transaction, ...(resultCodes.operations ?? [])].filter(Boolean).join(', ') || `HTTP ${status}`}`);
-    this.name = 'LedgerRejectedError';
-  }
-}
+export { LedgerRejectedError, LedgerUnavailableError };
 
-/** Horizon did not answer in time, or answered 5xx: the transaction may still land. */
-export class LedgerUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LedgerUnavailableError';
-  }
+/** A transaction the ledger has applied: its hash and ledger. */
+export interface Submitted {
+  hash: string;
+  ledger: number;
 }
 
 const CHALLENGE_TTL_SECONDS = 300;
 const PAYMENT_TTL_SECONDS = 900;
+/** Builds per submitFrom when the account moved outside its lock (tx_bad_seq). */
+const SUBMIT_ATTEMPTS = 3;
 
 /** The MEMO_HASH that binds a fee payment to one grant: a payment can settle that grant and no other. */
 export const grantMemoHash = (grantId: string): string => createHash('sha256').update(`cagnotte:organiser-grant:${grantId}`).digest('hex');
@@ -60,7 +53,14 @@ export class LedgerGateway {
   private cached: { url: string; server: Horizon.Server } | null = null;
   readonly asset: Asset;
 
-  constructor(readonly settings: LedgerSettings) {
+  /**
+   * @param sourceLock turns per source account for submitFrom: a PostgresSourceLock in a deployment (every process);
+   * the in-process default only serves a process that signs alone (tests, tools).
+   */
+  constructor(
+    readonly settings: LedgerSettings,
+    readonly sourceLock: SourceAccountLock = new InProcessSourceLock(),
+  ) {
     this.asset = new Asset(settings.assetCode, settings.assetIssuer);
   }
 
@@ -182,7 +182,7 @@ export class LedgerGateway {
   }
 
   /** Submits a signed envelope; answers the hash and ledger, or throws LedgerRejectedError / LedgerUnavailableError. */
-  async submit(tx: Transaction): Promise<{ hash: string; ledger: number }> {
+  async submit(tx: Transaction): Promise<Submitted> {
     try {
       const res = await this.server.submitTransaction(tx, { skipMemoRequiredCheck: true });
       return { hash: res.hash, ledger: Number(res.ledger) };
@@ -191,6 +191,43 @@ export class LedgerGateway {
       if (r?.status && r.status >= 400 && r.status < 500) throw new LedgerRejectedError(r.status, r.data?.extras?.result_codes ?? {});
       throw this.unavailable(e);
     }
+  }
+
+  /**
+   * A transaction of an account this service signs for (the platform), in turn with every other transaction of that
+   * account in every process (docs/ledger-sequence.md). Holding the account's lock: its sequence is read from the
+   * ledger, `build` makes and signs the transaction on it (bumping it, as the SDK's builder does), or answers without
+   * one (what it was asked is already done), and the transaction is submitted; the lock goes once the ledger answered.
+   *
+   * No number is kept between turns, so none can be handed out twice: a refused transaction consumed nothing, and one
+   * whose outcome is unknown (a timeout: it may still land) leaves the next holder to read whatever the ledger shows
+   * then; if it lands later, it and the next holder's share one number and only one applies. tx_bad_seq under the
+   * lock means the account moved outside it (another deployment, an operator, a timed-out transaction that landed
+   * since): `build` runs again on a fresh read, up to SUBMIT_ATTEMPTS times, so it must check again what it checks.
+   */
+  submitFrom(accountId: string, build: (source: Horizon.AccountResponse) => Promise<Transaction | Submitted>): Promise<Submitted> {
+    return this.sourceLock.hold(accountId, async () => {
+      for (let attempt = 1; ; attempt++) {
+        const source = await this.loadAccount(accountId);
+        if (!source) throw new LedgerUnavailableError(`the account ${accountId} does not exist on the ledger`);
+        const built = await build(source);
+        if (!(built instanceof Transaction)) return built;
+        try {
+          return await this.submit(built);
+        } catch (e) {
+          if (e instanceof LedgerRejectedError && e.resultCodes.transaction === 'tx_bad_seq' && attempt < SUBMIT_ATTEMPTS) continue;
+          if (e instanceof LedgerUnavailableError) return this.landedAfterAll(built, e);
+          throw e;
+        }
+      }
+    });
+  }
+
+  /** After a submission that did not answer: the transaction if the ledger shows it applied, else the same error. */
+  private async landedAfterAll(tx: Transaction, error: LedgerUnavailableError): Promise<Submitted> {
+    const found = await this.readTransaction(Buffer.from(tx.hash()).toString('hex')).catch(() => null);
+    if (found?.record.successful) return { hash: found.record.hash, ledger: Number(found.record.ledger_attr) };
+    throw error;
   }
 
   /** A SEP-10 shaped challenge for `account`: server-signed, 5 minutes, random nonce in a manageData op. */

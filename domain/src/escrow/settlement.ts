@@ -105,7 +105,7 @@ export const dueSettlement = (pool: ExistingPool, accounts: SettlementAccounts):
     }
     for (const late of r.latePayments) if (!r.settled.has(late.balanceId)) items.push(refundItem(r, late.balanceId, late.amount, 'LATE_DEPOSIT'));
   }
-  if (open && items.length === 0) throw new IllegalStateError('pool_not_closed', 'Nothing is settled while the pool is OPEN but the deposits owed back, and none is');
+  if (open && items.length === 0) throw new IllegalStateError('pool_not_closed', 'An OPEN pool settles only the deposits it owes back, and it owes none');
   if (items.length === 0 && held) throw new IllegalStateError('nothing_to_settle', 'Every deposit still in escrow waits for receipt, its inspection period or a dispute');
   // Nothing held and nothing due (a pool that failed or was cancelled before anyone paid): the settlement only merges
   // the escrow back, so the platform gets its reserve back and nothing stays open on the ledger. An OPEN pool takes

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EscrowLedger } from '@cagnotte/infra';
 import { expireReservation, reconcileAll } from '@cagnotte/command-api';
-import { runCli, startApi, type TestApi, type TestUser } from './harness';
+import { eventually, runCli, startApi, type TestApi, type TestUser } from './harness';
 import { signXdr, type Wallet } from './wallet';
 
 const cli = runCli;
@@ -216,33 +216,111 @@ test('no oversell: stock is held, a refused reservation is a 409 that says what 
   assert.is((await reserve(ctx, ctx.organiser, pool.id, { lines: [{ unitId: 'morbier', quantity: 1 }], relaisId: 'r1' })).status, 403);
 });
 
-test('expiry: the job expires a stale PENDING reservation and frees its units; a deposit that lands after is owed back, never counted', async (ctx) => {
+/** Dan reserves both comté units and signs: the deposit to submit, and when the job runs (a second after the expiry). */
+const dansReservation = async (ctx: Ctx) => {
   const pool = await openPool(ctx, groups(2));
-  const d = await buyer(ctx, 'Dan');
-  const placed = await reserve(ctx, d, pool.id, { lines: [{ unitId: 'comte', quantity: 2 }], relaisId: 'r1' });
-  const id = placed.body.data.id;
-  const signed = await sign(ctx, d, pool.id, id);
-  const deposit = signXdr(d.wallet!, signed.payment.xdr);
-  await d.wallet!.horizon.submitTransaction(deposit);
-  // The job runs at the expiry (here: told that the time has come).
-  const after = new Date(Date.parse(placed.body.data.expiresAt) + 1000);
-  const expired = await expireReservation(ctx.api.services, { poolId: pool.id, reservationId: id }, after);
-  assert.equal(expired.events.map((e) => e.type), ['ReservationExpired']);
-  assert.equal((await expireReservation(ctx.api.services, { poolId: pool.id, reservationId: id }, after)).events, [], 'a second run changes nothing');
+  const dan = await buyer(ctx, 'Dan');
+  const placed = await reserve(ctx, dan, pool.id, { lines: [{ unitId: 'comte', quantity: 2 }], relaisId: 'r1' });
+  assert.is(placed.status, 201, placed.text);
+  const id = placed.body.data.id as string;
+  const signed = await sign(ctx, dan, pool.id, id);
+  const deposit = signXdr(dan.wallet!, signed.payment.xdr);
+  // The job runs at the expiry (here: told that the time has come; the ledger's clock is not moved).
+  const jobRunsAt = new Date(Date.parse(placed.body.data.expiresAt) + 1000);
+  return { pool, dan, id, signed, deposit, jobRunsAt, expire: () => expireReservation(ctx.api.services, { poolId: pool.id, reservationId: id }, jobRunsAt) };
+};
 
-  const late = await pay(ctx, d, pool.id, id, { txHash: signed.payment.hash });
+test('expiry: the job asks the ledger first; a deposit it shows before expiresAt is the payment, not an expiry, and /pay reported after finds it PAID', async (ctx) => {
+  const { pool, dan, id, signed, deposit, expire } = await dansReservation(ctx);
+  await dan.wallet!.horizon.submitTransaction(deposit);
+  assert.equal((await expire()).events.map((e) => e.type), ['ReservationPaid']);
+  assert.equal((await expire()).events, [], 'a second run changes nothing');
+
+  const paid = await pay(ctx, dan, pool.id, id, { txHash: signed.payment.hash });
+  assert.is(paid.status, 200, paid.text);
+  assert.is(paid.body.data.paid, true, paid.text);
+  assert.is(paid.body.data.reservation.status, 'PAID');
+  assert.is(paid.body.data.reservation.payment.txHash, signed.payment.hash);
+  assert.equal(paid.body.data.reservation.latePayments, []);
+  const eve = await buyer(ctx, 'Eve');
+  assert.is((await reserve(ctx, eve, pool.id, { lines: [{ unitId: 'comte', quantity: 1 }], relaisId: 'r1' })).status, 409, 'the paid units are counted');
+});
+
+test('expiry recorded before the deposit was seen: a deposit the ledger closed before expiresAt is PAID while its units are free', async (ctx) => {
+  const { pool, dan, id, signed, deposit, expire } = await dansReservation(ctx);
+  assert.equal((await expire()).events.map((e) => e.type), ['ReservationExpired'], 'nothing on the ledger yet');
+  // The deposit was signed with maxTime = expiresAt: the ledger closes it in time (its clock has not reached expiresAt).
+  await dan.wallet!.horizon.submitTransaction(deposit);
+  const paid = await pay(ctx, dan, pool.id, id, { txHash: signed.payment.hash });
+  assert.is(paid.status, 200, paid.text);
+  assert.is(paid.body.data.paid, true, paid.text);
+  assert.is(paid.body.data.reservation.status, 'PAID');
+  assert.is(paid.body.data.reservation.endedAt, null);
+  assert.ok(!('latePayment' in paid.body.data));
+  const read = await eventually(async () => {
+    const r = await as(ctx, dan).get(`/api/me/reservations/${id}`);
+    return r.status === 200 && r.body.data.status === 'PAID' ? r : null;
+  }, 'the reservations read model shows it PAID');
+  assert.is(read.body.data.payment.txHash, signed.payment.hash);
+});
+
+const eurcOf = async (ctx: Ctx, account: string): Promise<bigint> => {
+  const a = await ctx.api.services.ledger.loadAccount(account);
+  const line = a?.balances.find((b) => 'asset_code' in b && b.asset_code === 'EURC');
+  return BigInt((line?.balance ?? '0.0000000').replace('.', ''));
+};
+
+test('expiry, then the units went to another buyer: a deposit the ledger shows in time is owed back and refunded at once, while the pool is still OPEN', async (ctx) => {
+  const { pool, dan, id, signed, deposit, expire } = await dansReservation(ctx);
+  assert.equal((await expire()).events.map((e) => e.type), ['ReservationExpired'], 'nothing on the ledger yet');
+  const eve = await buyer(ctx, 'Eve');
+  const eves = await reserve(ctx, eve, pool.id, { lines: [{ unitId: 'comte', quantity: 2 }], relaisId: 'r1' });
+  assert.is(eves.status, 201, 'the units are free again: Eve takes them');
+  await dan.wallet!.horizon.submitTransaction(deposit);
+  const danBefore = await eurcOf(ctx, dan.wallet!.keypair.publicKey());
+
+  const late = await pay(ctx, dan, pool.id, id, { txHash: signed.payment.hash });
   assert.is(late.status, 200, late.text);
   assert.is(late.body.data.paid, false);
   assert.is(late.body.data.latePayment, true);
   assert.is(late.body.data.reservation.status, 'EXPIRED');
   assert.is(late.body.data.reservation.latePayments[0].txHash, signed.payment.hash);
-  const reclaims = await as(ctx, d).get(`/api/pools/${pool.id}/reservations/${id}/reclaim`);
+  assert.equal(late.body.data.reservation.latePayments[0].refund, { status: 'DUE', txHash: null, refundedAt: null }, 'the view says the refund is due now');
+  const reclaims = await as(ctx, dan).get(`/api/pools/${pool.id}/reservations/${id}/reclaim`);
   assert.is(reclaims.status, 200, reclaims.text);
-  assert.is(reclaims.body.data.reclaims.length, 1);
-  assert.is(reclaims.body.data.reclaims[0].amount, '37.00');
-  const stranger = await buyer(ctx, 'Eve');
-  assert.is((await as(ctx, stranger).get(`/api/pools/${pool.id}/reservations/${id}/reclaim`)).status, 404, 'shown to the buyer only');
-  assert.is((await reserve(ctx, stranger, pool.id, { lines: [{ unitId: 'comte', quantity: 2 }], relaisId: 'r1' })).status, 201, 'the units are free again');
+  assert.is(reclaims.body.data.reclaims[0].amount, '37.00', 'and the buyer keeps their own reclaim from reclaimAfter');
+
+  // Promptly: the organiser refunds it now, the pool still OPEN (a settlement of the deposits owed back, cosigned).
+  const headers = { 'Idempotency-Key': randomUUID() };
+  const plan = await as(ctx, ctx.organiser).post(`/api/pools/${pool.id}/escrow/settlement`, {}, headers);
+  assert.is(plan.status, 201, plan.text);
+  assert.is(plan.body.data.kind, 'REFUND');
+  assert.is(plan.body.data.final, false, 'an open pool’s escrow is never merged');
+  assert.equal(plan.body.data.rounds.map((r: { reservations: string[] }) => r.reservations), [[`late:${signed.payment.balanceId}`]]);
+  assert.equal(plan.body.data.rounds[0].payouts, [{ destination: dan.wallet!.keypair.publicKey(), amount: '37.00' }]);
+  const signedXdrs = plan.body.data.rounds.flatMap((r: { lock: { xdr: string }; release: { xdr: string } }) => [
+    signXdr(ctx.organiser.wallet!, r.lock.xdr).toXDR(),
+    signXdr(ctx.organiser.wallet!, r.release.xdr).toXDR(),
+  ]);
+  const submitted = await as(ctx, ctx.organiser).post(`/api/pools/${pool.id}/escrow/settlement/submit`, { settlementId: plan.body.data.settlementId, signedXdrs }, { 'Idempotency-Key': randomUUID() });
+  assert.is(submitted.status, 200, submitted.text);
+  assert.is(submitted.body.data.pending, false, submitted.text);
+  assert.is((await eurcOf(ctx, dan.wallet!.keypair.publicKey())) - danBefore, 370_000_000n, 'Dan has his 37.00 back');
+  const refunded = await eventually(async () => {
+    const r = await as(ctx, dan).get(`/api/me/reservations/${id}`);
+    return r.status === 200 && r.body.data.latePayments[0]?.refund.status === 'REFUNDED' ? r : null;
+  }, 'the view shows the refund');
+  assert.is(refunded.body.data.latePayments[0].refund.txHash, submitted.body.data.rounds[0].settled.txHash);
+  assert.equal(refunded.body.data.settlements.map((x: { kind: string; refunded: string }) => [x.kind, x.refunded]), [['LATE_DEPOSIT', '37.00']]);
+
+  // The escrow is armed again as it was (organiser and platform, 2 of 2): the pool takes Eve's deposit.
+  const state = await ctx.escrow.escrowState(signed.payment.escrowAccount);
+  assert.equal(state.thresholds, { low: 2, med: 2, high: 2 });
+  assert.equal(state.signers.filter((x) => x.weight > 0).map((x) => x.weight), [1, 1]);
+  const eveSigned = await sign(ctx, eve, pool.id, eves.body.data.id);
+  await eve.wallet!.horizon.submitTransaction(signXdr(eve.wallet!, eveSigned.payment.xdr));
+  const evePaid = await pay(ctx, eve, pool.id, eves.body.data.id, { txHash: eveSigned.payment.hash });
+  assert.is(evePaid.body.data.paid, true, evePaid.text);
 });
 
 test('reconciliation: every published pool’s escrow holds exactly its PAID deposits (function and CLI verb); a stray deposit is listed, not counted', async (ctx) => {

@@ -177,7 +177,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     description: [
       'Bearer, the reservation’s buyer only. Primary path: you submitted the signed deposit yourself; send `txHash`. Fallback: send `signedXdr` and the service submits it (only if it is exactly this reservation’s deposit).',
       'The service reads the transaction back from the ledger and checks that it succeeded and holds exactly one claimable balance: from your linked account, in the stablecoin (code **and** issuer), of exactly the reservation’s amount, with this reservation’s memo, claimable by the escrow before `reclaimAfter` and by you from then on, and by no one else. Then the reservation is PAID.',
-      'Answers `{paid: true, reservation}`; `{pending: true}` while the ledger does not show the transaction (call again); `{idempotent: true}` on a repeat. A deposit that lands after the reservation expired or was cancelled (or a second one) is recorded as owed back: `{paid: false, latePayment: true}`, and `reclaim` lists it. A forged, short, wrong-asset, wrong-memo or another reservation’s deposit is a 400 `payment_mismatch` and never marks anything paid.',
+      'Answers `{paid: true, reservation}`; `{pending: true}` while the ledger does not show the transaction (call again); `{idempotent: true}` on a repeat. When the deposit came is the ledger’s close time, not the time of this call: one the ledger closed before `expiresAt` is PAID even after the reservation expired, if its units are still free. One that landed after, on a cancelled reservation, a second one, or one whose units went to another buyer since the expiry is recorded as owed back: `{paid: false, latePayment: true}`; its `refund` is due at once (a settlement the organiser can prepare even while the pool is open), and `reclaim` lists it for `reclaimAfter`. A forged, short, wrong-asset, wrong-memo or another reservation’s deposit is a 400 `payment_mismatch` and never marks anything paid.',
     ].join('\n\n'),
     tags: ['Reservation'],
     auth: 'required',
@@ -220,7 +220,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
           return {
             paid,
             ...(o.events.length === 0 ? { idempotent: true } : {}),
-            ...(!paid ? { latePayment: true, reason: 'the reservation no longer held when the deposit landed: it is owed back' } : {}),
+            ...(!paid ? { latePayment: true, reason: 'the reservation no longer held when the deposit landed, or its units went to others since: it is owed back' } : {}),
             txHash: observed.txHash,
             reservation,
           };

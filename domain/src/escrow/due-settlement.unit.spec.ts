@@ -196,9 +196,16 @@ refunding('CANCELLED: the same; a failed pool nobody paid into settles nothing b
   assert.equal(due([...poolWithDeadline(), closedEvent({ outcome: 'FAILED', paidUnits: 0, paidAmount: '0.00' })]), { kind: 'REFUND', items: [], final: true });
 });
 
-refunding('an OPEN pool is not settled (pool_not_closed); a DRAFT cancelled has no escrow (escrow_not_open)', () => {
+refunding('an OPEN pool that owes nothing back is not settled (pool_not_closed); a DRAFT cancelled has no escrow (escrow_not_open)', () => {
   assert.is(refusal([...poolWithDeadline(), ...reservations()]), 'pool_not_closed');
   assert.is(refusal([poolCreated(fundingFields()), { type: 'PoolCancelled', data: { poolId: POOL_ID, reason: null, cancelledAt: EARLY } }]), 'escrow_not_open');
+});
+
+refunding('an OPEN pool refunds its deposits owed back at once: only those, never final (its PAID deposits stay in escrow, it takes more)', () => {
+  const withLate = [...poolWithDeadline(), ...reservations(), ...late({ id: R4, buyer: carol, lines: u1(1, '8.00'), n: 4 })];
+  assert.equal(due(withLate), { kind: 'REFUND', items: exact([refund(R4, 4, '8.00', C, 'LATE_DEPOSIT')]), final: false });
+  const refunded = [...withLate, { type: 'ReservationSettled', data: { poolId: POOL_ID, reservationId: R4, buyerId: carol.userId, settlementId: '50000000-0000-4000-8000-000000000001', kind: 'LATE_DEPOSIT', balanceId: balance(4), path: 'RELEASE', released: '0.00', refunded: '8.00', txHash: 'ee'.repeat(32), settledAt: DEADLINE } } as PoolEvent];
+  assert.is(refusal(refunded), 'pool_not_closed', 'refunded once: nothing more is due');
 });
 
 const windows = suite('escrow: settlement windows');

@@ -83,29 +83,35 @@ const refundItem = (r: Reservation, balanceId: string, amount: string, kind: Set
 
 /**
  * What can be settled now, in the order of the reservations: a successful (LOCKED) pool releases every PAID deposit
- * that is releasable; a FAILED or CANCELLED pool refunds every PAID deposit; late deposits are always refunded.
- * `final` when nothing would be left in escrow. Throws when the pool is not closed or nothing is due.
+ * that is releasable; a FAILED or CANCELLED pool refunds every PAID deposit; late deposits are always refunded, and
+ * are the only thing an OPEN pool settles (a refund, never final: its PAID deposits stay in escrow), so a deposit owed
+ * back is refunded as soon as the organiser cosigns, not at closing or `reclaimAfter`. `final` when nothing would be
+ * left in escrow. Throws when the pool is neither closed nor owes a late deposit back, or nothing is due.
  */
 export const dueSettlement = (pool: ExistingPool, accounts: SettlementAccounts): DueSettlement => {
   if (!pool.escrow) throw new IllegalStateError('escrow_not_open', 'This pool has no escrow account');
   // Before the status: a settled LOCKED pool is SETTLED, which is no status a settlement starts from.
   if (pool.settlement.mergedAt) throw new IllegalStateError('escrow_settled', 'The escrow is settled and merged');
   const refunding = pool.status === 'FAILED' || pool.status === 'CANCELLED';
-  if (!refunding && pool.status !== 'LOCKED') throw new IllegalStateError('pool_not_closed', `Nothing is settled while the pool is ${pool.status}`);
+  const open = pool.status === 'OPEN';
+  if (!refunding && !open && pool.status !== 'LOCKED') throw new IllegalStateError('pool_not_closed', `Nothing is settled while the pool is ${pool.status}`);
   const items: SettlementItem[] = [];
   let held = false;
   for (const r of pool.holdings.byId.values()) {
     if (r.status === 'PAID' && r.payment && !r.settled.has(r.payment.balanceId)) {
-      if (refunding) items.push(refundItem(r, r.payment.balanceId, r.payment.amount, 'DEPOSIT'));
+      if (open) held = true;
+      else if (refunding) items.push(refundItem(r, r.payment.balanceId, r.payment.amount, 'DEPOSIT'));
       else if (releasable(pool, r)) items.push(releaseItem(pool, r, accounts));
       else held = true;
     }
     for (const late of r.latePayments) if (!r.settled.has(late.balanceId)) items.push(refundItem(r, late.balanceId, late.amount, 'LATE_DEPOSIT'));
   }
+  if (open && items.length === 0) throw new IllegalStateError('pool_not_closed', 'An OPEN pool settles only the deposits it owes back, and it owes none');
   if (items.length === 0 && held) throw new IllegalStateError('nothing_to_settle', 'Every deposit still in escrow waits for receipt, its inspection period or a dispute');
   // Nothing held and nothing due (a pool that failed or was cancelled before anyone paid): the settlement only merges
-  // the escrow back, so the platform gets its reserve back and nothing stays open on the ledger.
-  return { kind: refunding ? 'REFUND' : 'RELEASE', items, final: !held };
+  // the escrow back, so the platform gets its reserve back and nothing stays open on the ledger. An OPEN pool takes
+  // deposits still: its escrow is never merged.
+  return { kind: refunding || open ? 'REFUND' : 'RELEASE', items, final: !open && !held };
 };
 
 /** When the transactions of a settlement may run (unix seconds), recorded with it. */

@@ -25,6 +25,7 @@ import {
   openPool,
   pay,
   placedEvent,
+  R2,
   reservationSpec,
   sign,
   signedEvent,
@@ -138,6 +139,47 @@ paying('after cancel: owed back; a second, different deposit on a PAID reservati
     .then([late(LATER, TX2, BALANCE2)]);
 });
 
+const inTime = suite('reservation: the ledger’s time decides whether a deposit came in time');
+/** Landed a second before the reservation expired: in time, whenever it is reported. */
+const landedInTime = () => deposit({ closedAt: at(EXPIRES, -1) });
+/** Bob takes 4 of u1's 5 units after Alice's reservation expired: her 2 no longer fit. */
+const bobTakesTheUnits = placedEvent({ id: R2, buyer: bob, lines: [{ unitId: 'u1', quantity: 4, unitPrice: '8.00' }], amount: '32.00', placedAt: at(EXPIRES, 60), expiresAt: at(LATER, 900) });
+const cancelledPool: PoolEvent = { type: 'PoolCancelled', data: { poolId: POOL_ID, reason: null, cancelledAt: at(EXPIRES, 30) } };
+
+inTime('the expiry job asks the ledger first: a deposit it shows before expiresAt is the payment, not an expiry', () => {
+  const state = given(...signedPool()).when(expire(R1, LATER, [landedInTime()])).then([paid(LATER)]);
+  assert.equal(unitCounts((state as ExistingPool).holdings, LATER).get('u1'), { held: 0, paid: 2 });
+  given(...signedPool()).when(expire(R1, LATER, [])).then([expiredEvent(LATER)]);
+  // One that landed at expiresAt or after (only a hand-built one can: maxTime) is recorded too, as owed back.
+  given(...signedPool()).when(expire(R1, LATER, [deposit({ closedAt: EXPIRES })])).then([expiredEvent(LATER), late(LATER)]);
+  // What the ledger shows is checked as /pay checks it: a forgery or another reservation's deposit pays nothing.
+  given(...signedPool()).when(expire(R1, LATER, [deposit({ ...landedInTime(), amount: '19.9999999' })])).then([expiredEvent(LATER)]);
+  given(...signedPool()).when(expire(R1, LATER, [deposit({ ...landedInTime(), memoHash: '99'.repeat(32) })])).then([expiredEvent(LATER)]);
+  given(...signedPool()).when(expire(R1, LATER, [deposit({ ...landedInTime(), amount: '1.0000000' }), landedInTime()])).then([paid(LATER)]);
+  given(...openPool(), placed).when(expire(R1, LATER, [])).then([expiredEvent(LATER)]);
+  given(...signedPool()).when(expire(R1, at(EXPIRES, -1), [landedInTime()])).then([]);
+});
+
+inTime('reported after the expiry was recorded: a deposit the ledger shows before expiresAt is PAID while its units are free', () => {
+  const state = given(...signedPool(), expiredEvent(EXPIRES)).when(pay(landedInTime(), { now: LATER })).then([paid(LATER)]);
+  assert.equal(unitCounts((state as ExistingPool).holdings, LATER).get('u1'), { held: 0, paid: 2 });
+  // A deposit the ledger shows at or after expiresAt (it cannot land then: maxTime) stays late.
+  given(...signedPool(), expiredEvent(EXPIRES)).when(pay(deposit({ closedAt: EXPIRES }), { now: LATER })).then([late(LATER)]);
+});
+
+inTime('its units went to another buyer in between: owed back at once, never counted, nothing oversold', () => {
+  const state = given(...signedPool(), expiredEvent(EXPIRES), bobTakesTheUnits).when(pay(landedInTime(), { now: LATER })).then([late(LATER)]);
+  assert.equal(unitCounts((state as ExistingPool).holdings, LATER).get('u1'), { held: 4, paid: 0 });
+  // Not yet recorded as expired (a stale PENDING holds nothing): expired and owed back.
+  given(...signedPool(), bobTakesTheUnits).when(pay(landedInTime(), { now: LATER })).then([expiredEvent(LATER), late(LATER)]);
+  given(...signedPool(), bobTakesTheUnits).when(expire(R1, LATER, [landedInTime()])).then([expiredEvent(LATER), late(LATER)]);
+});
+
+inTime('a cancelled reservation or a pool that stopped taking reservations honours nothing: owed back', () => {
+  given(...signedPool(), cancelled(at(NOW, 30))).when(pay(landedInTime(), { now: LATER })).then([late(LATER)]);
+  given(...signedPool(), cancelledPool, expiredEvent(at(EXPIRES, 30))).when(pay(landedInTime(), { now: LATER })).then([late(LATER)]);
+});
+
 const ending = suite('reservation: cancel and expire');
 
 ending('the buyer cancels a PENDING reservation; again: nothing', () => {
@@ -181,5 +223,6 @@ folding('held and paid counts after each event', () => {
 
 signing.run();
 paying.run();
+inTime.run();
 ending.run();
 folding.run();

@@ -3,8 +3,9 @@ import { quoteDeposit } from '../fees/quote';
 import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError, assertNever, type FieldErrors } from '../errors';
 import { formatAmount, parseAmount } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
-import { depositMismatch, type ObservedDeposit } from './deposit';
-import { holdsAt, isStale, linesAmount, tierPrice, totalOf, unitCounts, unitOf, type Reservation } from './holdings';
+import type { ObservedDeposit } from './deposit';
+import { decideExpire, decidePay } from './decide-deposit';
+import { isStale, linesAmount, tierPrice, totalOf, unitCounts, unitOf, type Reservation } from './holdings';
 
 export interface BuyerActor {
   userId: string;
@@ -44,8 +45,16 @@ export type ReservationCommand =
       metadata: Meta;
     }
   | { type: 'CancelReservation'; data: { reservationId: string }; metadata: Meta }
-  /** The delayed job (or any reader) expiring a stale PENDING reservation: the system acts, no buyer. */
-  | { type: 'ExpireReservation'; data: { reservationId: string }; metadata: { now: string } };
+  /**
+   * The delayed job expiring a stale PENDING reservation: the system acts, no buyer. `ledger`: what the ledger shows
+   * of the reservation's deposit (every transaction bearing its memo), which the job asks first: a deposit that
+   * landed in time is recorded as the payment instead. Absent: the ledger was not asked (the reservation expires).
+   */
+  | {
+      type: 'ExpireReservation';
+      data: { reservationId: string; ledger?: { deposits: ObservedDeposit[]; asset: { code: string; issuer: string } } };
+      metadata: { now: string };
+    };
 
 /** How many stale reservations one command expires on its way (the job catches the rest). */
 const LAZY_EXPIRY_BATCH = 50;
@@ -61,7 +70,8 @@ export const staleExpirations = (pool: ExistingPool, now: string, limit = LAZY_E
   return events;
 };
 
-const expired = (pool: ExistingPool, r: Reservation, now: string): ReservationEvent => ({
+/** The expiry of a stale PENDING reservation, at `now`. */
+export const expired = (pool: ExistingPool, r: Reservation, now: string): ReservationEvent => ({
   type: 'ReservationExpired',
   data: { poolId: pool.id, reservationId: r.id, buyerId: r.buyerId, expiresAt: r.expiresAt, expiredAt: now },
 });
@@ -74,7 +84,7 @@ const requireOpenForReservations = (pool: ExistingPool, now: string) => {
 };
 
 /** A buyer sees only their own reservations: anyone else's is not found. */
-const ownReservation = (pool: ExistingPool, reservationId: string, buyerId: string): Reservation => {
+export const ownReservation = (pool: ExistingPool, reservationId: string, buyerId: string): Reservation => {
   const r = pool.holdings.byId.get(reservationId);
   if (!r || r.buyerId !== buyerId) throw new NotFoundError('reservation');
   return r;
@@ -274,27 +284,6 @@ const decideSign = (pool: ExistingPool, command: Extract<ReservationCommand, { t
   ];
 };
 
-const decidePay = (pool: ExistingPool, command: Extract<ReservationCommand, { type: 'PayReservation' }>): PoolEvent[] => {
-  const { actor, now } = command.metadata;
-  const { reservationId, deposit, via, asset } = command.data;
-  const r = ownReservation(pool, reservationId, actor.userId);
-  if (!r.signed) throw new IllegalStateError('reservation_not_signed', 'Sign the reservation first: the deposit is bound to it then');
-  // This very deposit was already recorded (as the payment or as owed back): a repeat changes nothing.
-  if (r.payment?.txHash === deposit.txHash || r.latePayments.some((p) => p.txHash === deposit.txHash)) return [];
-  const mismatch = depositMismatch({ ...r.signed, assetCode: asset.code, assetIssuer: asset.issuer, amount: r.amount }, deposit);
-  if (mismatch) throw new ValidationError({ [mismatch.field]: [mismatch.message] }, `The deposit does not pay this reservation: ${mismatch.message}`, 'payment_mismatch');
-  const money = { txHash: deposit.txHash, ledger: deposit.ledger, balanceId: deposit.balanceId!, amount: formatAmount(parseAmount(deposit.amount)) };
-  // When it landed: the ledger's close time, the command's time when the ledger does not say.
-  const landedAt = deposit.closedAt ?? now;
-  if (r.status === 'PENDING' && holdsAt(r, landedAt)) {
-    return [{ type: 'ReservationPaid', data: { poolId: pool.id, reservationId, buyerId: r.buyerId, ...money, via, paidAt: now } }];
-  }
-  // Too late, cancelled, or a second deposit: recorded so the money is owed back, never counted.
-  const events: PoolEvent[] = r.status === 'PENDING' ? [expired(pool, r, now)] : [];
-  events.push({ type: 'ReservationLatePaymentReceived', data: { poolId: pool.id, reservationId, buyerId: r.buyerId, ...money, reclaimAfter: r.signed.reclaimAfter, receivedAt: now } });
-  return events;
-};
-
 /** Reservation commands, decided by the pool (it owns the capacity). The route hides pools of other tenants. */
 export const decideReservation = (command: ReservationCommand, state: Pool): PoolEvent[] => {
   if (state.status === 'none') throw new NotFoundError('pool');
@@ -314,10 +303,8 @@ export const decideReservation = (command: ReservationCommand, state: Pool): Poo
       if (r.status === 'EXPIRED' || isStale(r, now)) throw new IllegalStateError('reservation_expired', 'This reservation already expired');
       return [{ type: 'ReservationCancelled', data: { poolId: pool.id, reservationId: r.id, buyerId: r.buyerId, cancelledAt: now } }];
     }
-    case 'ExpireReservation': {
-      const r = pool.holdings.byId.get(command.data.reservationId);
-      return r && isStale(r, command.metadata.now) ? [expired(pool, r, command.metadata.now)] : [];
-    }
+    case 'ExpireReservation':
+      return decideExpire(pool, command);
     default:
       return assertNever(command);
   }

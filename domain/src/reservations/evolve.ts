@@ -43,6 +43,8 @@ export const evolveHoldings = (h: Holdings, event: ReservationEvent): Holdings =
       const { txHash, ledger, balanceId, amount, via, paidAt } = event.data;
       r.status = 'PAID';
       r.payment = { txHash, ledger, balanceId, amount, via, paidAt };
+      // A deposit that landed in time pays a reservation expired since (its units fit again): it holds again.
+      r.endedAt = null;
       h.pending.delete(r.id);
       return h;
     }

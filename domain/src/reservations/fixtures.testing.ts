@@ -167,7 +167,12 @@ export const cancel = (o: { id?: string; buyer?: BuyerActor; now?: string } = {}
   data: { reservationId: o.id ?? R1 },
   metadata: meta(o.buyer ?? alice, o.now ?? at(NOW, 120)),
 });
-export const expire = (id = R1, now = LATER): ReservationCommand => ({ type: 'ExpireReservation', data: { reservationId: id }, metadata: { now } });
+/** The expiry job's command; `deposits`: what the ledger showed it of the reservation's deposit (absent: not asked). */
+export const expire = (id = R1, now = LATER, deposits?: ObservedDeposit[]): ReservationCommand => ({
+  type: 'ExpireReservation',
+  data: { reservationId: id, ...(deposits ? { ledger: { deposits, asset: ASSET } } : {}) },
+  metadata: { now },
+});
 
 export const reservationSpec = () =>
   deciderSpec<Pool, ReservationCommand, PoolEvent>({

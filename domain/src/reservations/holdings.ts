@@ -80,10 +80,13 @@ export interface Holdings {
 
 export const emptyHoldings = (): Holdings => ({ byId: new Map(), pending: new Set() });
 
-/** Whether a reservation holds its units at `now`: PAID, or PENDING before its expiry. */
-export const holdsAt = (r: Reservation, now: string): boolean => r.status === 'PAID' || (r.status === 'PENDING' && Date.parse(r.expiresAt) > Date.parse(now));
+/** Whether `at` is before the reservation's expiry: when it holds if PENDING, and when a deposit must land by. */
+export const beforeExpiry = (r: Pick<Reservation, 'expiresAt'>, at: string): boolean => Date.parse(r.expiresAt) > Date.parse(at);
 
-export const isStale = (r: Reservation, now: string): boolean => r.status === 'PENDING' && Date.parse(r.expiresAt) <= Date.parse(now);
+/** Whether a reservation holds its units at `now`: PAID, or PENDING before its expiry. */
+export const holdsAt = (r: Reservation, now: string): boolean => r.status === 'PAID' || (r.status === 'PENDING' && beforeExpiry(r, now));
+
+export const isStale = (r: Reservation, now: string): boolean => r.status === 'PENDING' && !beforeExpiry(r, now);
 
 export interface UnitCount {
   held: number;

@@ -178,6 +178,33 @@ export class EscrowLedger {
     return this.describeDeposit(tx, { txHash: record.hash, ledger: Number(record.ledger_attr), successful: record.successful, closedAt: new Date(record.created_at).toISOString() });
   }
 
+  /**
+   * Every successful transaction of `source` bearing `memoHash` (a reservation's deposits, and anything forged with its
+   * memo: the decider checks each), decoded, oldest first. Reads the account's history back to `since` (the
+   * reservation was placed then: nothing with its memo can be older), a page of 200 at a time. An account the ledger
+   * does not know has none.
+   */
+  async depositsBearing(input: { source: string; memoHash: string; since: Date }): Promise<ObservedDeposit[]> {
+    const found: ObservedDeposit[] = [];
+    let page;
+    try {
+      page = await this.ledger.server.transactions().forAccount(input.source).order('desc').limit(200).call();
+    } catch (e) {
+      if ((e as { response?: { status?: number } }).response?.status === 404) return [];
+      throw new LedgerUnavailableError(`the ledger did not list ${input.source}'s transactions: ${(e as Error).message}`);
+    }
+    for (;;) {
+      for (const r of page.records) {
+        if (Date.parse(r.created_at) < input.since.getTime()) return found.reverse();
+        if (!r.successful || r.memo_type !== 'hash' || !r.memo || Buffer.from(r.memo, 'base64').toString('hex') !== input.memoHash) continue;
+        const tx = this.ledger.parseEnvelope(r.envelope_xdr);
+        if (tx) found.push(this.describeDeposit(tx, { txHash: r.hash, ledger: Number(r.ledger_attr), successful: r.successful, closedAt: new Date(r.created_at).toISOString() }));
+      }
+      if (page.records.length < 200) return found.reverse();
+      page = await page.next();
+    }
+  }
+
   /** What the escrow holds: its own balance of the stablecoin plus every deposit it may claim. Exact strings. */
   async holdings(escrowAccount: string): Promise<{ balance: string; deposits: Array<{ balanceId: string; amount: string; sponsor: string | null }> }> {
     const account = await this.ledger.loadAccount(escrowAccount);

@@ -185,6 +185,11 @@ Dashboard('given a late deposit on a closed pool, then settle and refundLatePaym
   const refunded = withEscrow(late, { settlements: [line('e'.repeat(72), '0.00', '10.00', 'LATE_DEPOSIT')] });
   const after = organiserDashboard([p], [refunded], NOW).pools[0]!;
   assert.equal([after.pendingActions, after.amountOwedBack], [[], '0.00']);
+  // An OPEN pool refunds it at once too: settle (the settlement of only what it owes back), not only at closing.
+  const open = pool({ status: 'OPEN', created: 2, escrowDoc: { closing: null, escrow } });
+  const onOpen = organiserDashboard([open], [{ ...late, pool_id: open.id }, reservation(open.id, 'PAID', 1, '10.00')], NOW).pools[0]!;
+  assert.equal([onOpen.pendingActions, onOpen.amountOwedBack], [['list', 'refundLatePayments', 'settle'], '10.00']);
+  assert.equal(organiserDashboard([open], [reservation(open.id, 'PAID', 1, '10.00')], NOW).pools[0]!.pendingActions, ['list'], 'its PAID deposits wait for the closing');
 });
 
 Dashboard('the buyer\'s order shows the escrow actions of its pool: receipt and dispute on a LOCKED pool released on receipt', () => {

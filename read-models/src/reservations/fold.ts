@@ -50,7 +50,8 @@ const evolve = (r: ReservationFacts, event: ReservationFoldEvent): ReservationFa
     }
     case 'ReservationPaid': {
       const { txHash, ledger, balanceId, amount, via, paidAt } = event.data;
-      return { ...r, status: 'PAID', payment: { txHash, ledger, balanceId, amount, paidAt: iso(paidAt), via } };
+      // endedAt: null, as the aggregate: a deposit that landed in time pays a reservation expired since.
+      return { ...r, status: 'PAID', endedAt: null, payment: { txHash, ledger, balanceId, amount, paidAt: iso(paidAt), via } };
     }
     // As the pool's aggregate folds them (domain/src/reservations/evolve.ts): the last end recorded wins.
     case 'ReservationExpired':

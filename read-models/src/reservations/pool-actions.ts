@@ -2,7 +2,8 @@ import { isOpenDispute, isSettledBalance } from './escrow-facts';
 import type { ReservationFacts } from './view';
 
 /*
- * What the organiser of a closed pool has to do, from the pools read model's document and the pool's reservations.
+ * What the organiser has to do with a pool's escrow (an open pool: refund the deposits owed back), from the pools
+ * read model's document and the pool's reservations.
  * The eligibility mirrors the domain's (domain/src/escrow/settlement.ts: releasable, dueSettlement), which the read
  * side may not import.
  */
@@ -28,15 +29,17 @@ const releasable = (pool: PoolEscrowFacts, r: Held): boolean => {
 
 /**
  * Whether a settlement has something to claim now: a successful (LOCKED) pool's releasable PAID deposits, every PAID
- * deposit of a FAILED or CANCELLED pool, and late deposits always; never once the escrow is merged back.
+ * deposit of a FAILED or CANCELLED pool, and late deposits always (an OPEN pool settles only those: refunded at once);
+ * never once the escrow is merged back.
  */
 export const settlementDue = (pool: PoolEscrowFacts, reservations: Held[]): boolean => {
   if (!pool.escrow || pool.settledAt) return false;
   const refunding = pool.status === 'FAILED' || pool.status === 'CANCELLED';
-  if (!refunding && pool.status !== 'LOCKED') return false;
+  const open = pool.status === 'OPEN';
+  if (!refunding && !open && pool.status !== 'LOCKED') return false;
   return reservations.some(
     (r) =>
-      (r.status === 'PAID' && r.payment !== null && !isSettledBalance(r, r.payment.balanceId) && (refunding || releasable(pool, r))) ||
+      (!open && r.status === 'PAID' && r.payment !== null && !isSettledBalance(r, r.payment.balanceId) && (refunding || releasable(pool, r))) ||
       r.latePayments.some((l) => !isSettledBalance(r, l.balanceId)),
   );
 };

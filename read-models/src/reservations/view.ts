@@ -29,6 +29,21 @@ const Deposit = z.object({
   amount: z.string(),
 });
 
+const LatePayment = Deposit.extend({ receivedAt: z.string() });
+
+/** What became of a deposit owed back: the settlement that refunded it, or due now. */
+const LateRefund = z
+  .object({
+    status: z
+      .enum(['DUE', 'REFUNDED'])
+      .describe(
+        'DUE: owed back now; the organiser’s next settlement refunds it, and one can be prepared at once, even while the pool is open (docs/escrow.md); failing that, the buyer reclaims it alone from `reclaimAfter`. REFUNDED: a settlement paid it back',
+      ),
+    txHash: z.string().nullable().describe('The settlement transaction that paid it back'),
+    refundedAt: z.string().nullable(),
+  })
+  .describe('LateRefund');
+
 export const ReservationSchema = z
   .object({
     id: z.string().uuid(),
@@ -50,7 +65,9 @@ export const ReservationSchema = z
     escrowAccount: z.string().nullable(),
     reclaimAfter: z.string().nullable().describe('From this time the buyer alone can reclaim an unreleased deposit'),
     payment: Deposit.extend({ paidAt: z.string(), via: z.enum(['txHash', 'signedXdr']) }).nullable(),
-    latePayments: z.array(Deposit.extend({ receivedAt: z.string() })).describe('Deposits that came when the reservation no longer held: owed back'),
+    latePayments: z
+      .array(LatePayment.extend({ refund: LateRefund }))
+      .describe('Deposits that came when the reservation no longer held (too late, cancelled, a second one, or its units taken by others since it expired): owed back'),
     endedAt: z.string().nullable(),
     acceptance: ReservationAcceptance.nullable().describe('Receipt confirmed by the buyer, or accepted when the inspection period passed: the deposit may be released'),
     dispute: ReservationDispute.nullable(),
@@ -81,7 +98,7 @@ export interface ReservationFacts extends ReservationEscrowFacts {
   /** `source`: the buyer's account the deposit comes from (where a reclaim is signed); never shown in the view. */
   signed: { terms: { version: string; hash: string }; escrowAccount: string; reclaimAfter: string; source?: string } | null;
   payment: ReservationView['payment'];
-  latePayments: ReservationView['latePayments'];
+  latePayments: Array<z.infer<typeof LatePayment>>;
   endedAt: string | null;
 }
 
@@ -141,7 +158,10 @@ export const reservationView = (r: ReservationFacts, now: Date, pool?: Reservati
   escrowAccount: r.signed?.escrowAccount ?? null,
   reclaimAfter: r.signed?.reclaimAfter ?? null,
   payment: r.payment,
-  latePayments: r.latePayments,
+  latePayments: r.latePayments.map((l) => {
+    const refund = r.settlements.find((x) => x.balanceId === l.balanceId);
+    return { ...l, refund: refund ? { status: 'REFUNDED' as const, txHash: refund.txHash, refundedAt: refund.settledAt } : { status: 'DUE' as const, txHash: null, refundedAt: null } };
+  }),
   endedAt: r.endedAt,
   acceptance: r.acceptance ? { by: r.acceptance.by, at: r.acceptance.at } : null,
   dispute: r.dispute ? disputeView(r.dispute) : null,

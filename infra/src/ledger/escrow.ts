@@ -3,7 +3,7 @@ import { Account, BASE_FEE, Keypair, Memo, Operation, StrKey, TransactionBuilder
 import { formatAmount, parseAmount, ValidationError, type ObservedDeposit } from '@cagnotte/domain';
 import { describeDeposit, type DepositFacts } from './deposit-decoding';
 import { ESCROW_SETUP_TIMEOUT_SECONDS, ESCROW_SIGNER_WEIGHT, ESCROW_THRESHOLD, depositTransaction, escrowSetupTransaction, settlementEffectsOf } from './escrow-transactions';
-import { LedgerRejectedError, type LedgerGateway, type Submitted } from './gateway';
+import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway, type Submitted } from './gateway';
 
 /** The escrow account as the settlement needs it (settlement.ts); `exists` is false once it is merged. */
 export interface EscrowState {

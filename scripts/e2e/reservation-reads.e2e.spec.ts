@@ -68,6 +68,7 @@ test('orders, one order, members, myReservations, organiser dashboard and spendi
     config: { units: [{ id: 'comte', label: 'Comté 1 kg', price: '18.50', quantity: 10 }], relais: [{ id: 'r1', name: 'Fromagerie', city: 'Lyon' }] },
   });
   const fundingId = await openPool(ctx, { type: 'FUNDING', title: 'Four à pain', targetAmount: '100.00', config: { pledge: { min: '5', max: '200' } } });
+  await ctx.api.list(ctx.organiser, fundingId); // a PRIVATE FUNDING pool is read, and so pledged in, by its organiser only
   const bea = await ctx.api.user(ctx.tenant, { wallet: true, name: 'Bea' });
   const cy = await ctx.api.user(ctx.tenant, { wallet: true, name: 'Cy' });
   const dan = await ctx.api.user(ctx.tenant, { wallet: true, name: 'Dan' });

@@ -119,6 +119,7 @@ test('GROUPS: reserve → sign → the buyer submits the deposit → pay with tx
 
 test('the signedXdr path: the service submits exactly this deposit; FUNDING pledges', async (ctx) => {
   const pool = await openPool(ctx, { type: 'FUNDING', title: 'Four à pain', targetAmount: '500.00', config: { pledge: { min: '5', max: '200' } } });
+  await ctx.api.list(ctx.organiser, pool.id); // a PRIVATE FUNDING pool is read, and so pledged in, by its organiser only
   const bob = await buyer(ctx, 'Bob');
   assert.is((await reserve(ctx, bob, pool.id, { pledge: '2.00' })).status, 400, 'under the minimum pledge');
   const placed = await reserve(ctx, bob, pool.id, { pledge: '25.5' });

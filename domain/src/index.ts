@@ -16,6 +16,7 @@ export * from './pools/listing-state';
 export * from './reservations/holdings';
 export * from './reservations/deposit';
 export * from './reservations/decide';
+export * from './reservations/buyer';
 export * from './reservations/evolve';
 export * from './escrow/split';
 export * from './escrow/state';

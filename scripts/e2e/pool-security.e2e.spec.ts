@@ -17,6 +17,7 @@ import { createApiServer, type Services } from '@cagnotte/infra';
 import { API_INFO } from '../src/api';
 import { call, fundingPool, groupsPool, listen, startApi, uniqueSlug, type TestApi, type TestUser } from './harness';
 import { TenantReadModel } from '@cagnotte/read-models';
+import { currentReservationTerms } from '@cagnotte/event-schemas';
 
 interface Ctx {
   api: TestApi;
@@ -509,6 +510,75 @@ test('no existence oracle: close, cancel, delivered, contest and refund answer a
   // Nothing was decided on those pools.
   const statusOf = async (id: string) => (await ctx.api.call('GET', `/api/pools/${id}`, { token: ctx.business.token, tenant: ctx.tenant })).body.data.status;
   assert.equal([await statusOf(draft), await statusOf(open)], ['DRAFT', 'OPEN']);
+});
+
+test('no existence oracle: reserve, quote, the commission and a buyer\'s reservation and dispute routes answer a pool the caller may not read or holds nothing in as a random id', async (ctx) => {
+  const as = (user: TestUser, tenant = ctx.tenant) => (path: string, body?: Record<string, unknown>) => ctx.api.call('POST', path, { token: user.token, tenant, ...(body ? { body } : {}) });
+  const create = async (user: TestUser, body: Record<string, unknown>, tenant = ctx.tenant, publish = true) => {
+    const res = await as(user, tenant)('/api/pools', body);
+    assert.is(res.status, 201, res.text);
+    const id = res.body.data.id as string;
+    if (publish) assert.is((await as(user, tenant)(`/api/pools/${id}/publish`)).status, 200);
+    return id;
+  };
+  const draft = await create(ctx.business, groupsPool(), ctx.tenant, false);
+  const privateFunding = await create(ctx.business, fundingPool());
+  const archived = await create(ctx.business, groupsPool());
+  assert.is((await as(ctx.business)(`/api/pools/${archived}/archive`)).status, 200);
+  const foreign = await create(ctx.foreigner, groupsPool(), ctx.otherTenant);
+  // An OPEN pool anyone may read, where someone else (the seller's account, as a buyer) holds a reservation.
+  const open = await create(ctx.business, groupsPool());
+  const theirs = await as(ctx.seller)(`/api/pools/${open}/reservations`, { lines: [{ unitId: 'panier-m', quantity: 1 }], relaisId: 'r1' });
+  assert.is(theirs.status, 201, theirs.text);
+  const rid = theirs.body.data.id as string;
+  const same = async (caller: TestUser, route: string, path: (poolId: string) => string, body: Record<string, unknown> | undefined, pools: Array<[string, string]>) => {
+    const none = await as(caller)(path(randomUUID()), body);
+    assert.is(none.status, 404, `${route} on no pool: ${none.text}`);
+    for (const [what, id] of pools) {
+      const res = await as(caller)(path(id), body);
+      assert.equal({ status: res.status, body: res.body }, { status: none.status, body: none.body }, `${route} on ${what}: the answer for no pool`);
+    }
+  };
+  // Reserving and quoting: a pool closed to buyers (another's DRAFT, archived, another tenant's) is no pool.
+  const closed: Array<[string, string]> = [
+    ['another organiser\'s DRAFT', draft],
+    ['an archived pool', archived],
+    ['another tenant\'s pool', foreign],
+  ];
+  for (const [, id] of closed) expectError(await ctx.api.call('GET', `/api/pools/${id}`, { token: ctx.viewer.token, tenant: ctx.tenant }), 404, 'pool_not_found');
+  const lines = [{ unitId: 'panier-m', quantity: 1 }];
+  await same(ctx.viewer, 'reserve', (id) => `/api/pools/${id}/reservations`, { lines, relaisId: 'r1' }, closed);
+  await same(ctx.viewer, 'quote', (id) => `/api/pools/${id}/quote`, { lines }, closed);
+  // A PRIVATE FUNDING pot is not read by others (not listed) but is shared by its link: whoever holds its id pledges.
+  expectError(await ctx.api.call('GET', `/api/pools/${privateFunding}`, { token: ctx.viewer.token, tenant: ctx.tenant }), 404, 'pool_not_found');
+  const friend = await ctx.api.user(ctx.tenant, { wallet: true, name: 'Friend with the link' });
+  const pledge = await as(friend)(`/api/pools/${privateFunding}/reservations`, { pledge: '10.00' });
+  assert.is(pledge.status, 201, `a pledge in a PRIVATE FUNDING pot by its link: ${pledge.text}`);
+  const unreadable: Array<[string, string]> = [...closed, ['a PRIVATE FUNDING pool', privateFunding]];
+  for (const caller of [ctx.viewer, ctx.organiser]) {
+    const none = await as(caller)('/api/fees/commission', { poolId: randomUUID(), amount: '10.00' });
+    expectError(none, 404, 'pool_not_found');
+    for (const [what, id] of [...unreadable, ['an OPEN pool of another organiser', open]]) {
+      const res = await as(caller)('/api/fees/commission', { poolId: id, amount: '10.00' });
+      assert.equal({ status: res.status, body: res.body }, { status: none.status, body: none.body }, `commission on ${what}: the answer for no pool`);
+    }
+  }
+  // A buyer's routes: a pool where the caller holds no reservation is no pool, whoever's reservation id they name.
+  const holdsNothing: Array<[string, string]> = [...unreadable, ['an OPEN pool where someone else holds the reservation', open]];
+  const terms = currentReservationTerms();
+  const BUYER_ROUTES: Array<[string, (poolId: string) => string, Record<string, unknown> | undefined]> = [
+    ['sign', (id) => `/api/pools/${id}/reservations/${rid}/sign`, { acceptTerms: true, termsVersion: terms.version, termsHash: terms.hash }],
+    ['pay', (id) => `/api/pools/${id}/reservations/${rid}/pay`, { txHash: 'ab'.repeat(32) }],
+    ['cancel', (id) => `/api/pools/${id}/reservations/${rid}/cancel`, undefined],
+    ['receipt', (id) => `/api/pools/${id}/reservations/${rid}/receipt`, undefined],
+    ['open dispute', (id) => `/api/pools/${id}/reservations/${rid}/disputes`, { reason: 'NOT_RECEIVED' }],
+    ['withdraw dispute', (id) => `/api/pools/${id}/disputes/${randomUUID()}/withdraw`, undefined],
+  ];
+  for (const [route, path, body] of BUYER_ROUTES) await same(ctx.viewer, route, path, body, holdsNothing);
+  // Nothing was decided: the reservation still holds, the DRAFT is a DRAFT.
+  const mine = await ctx.api.call('GET', `/api/pools/${open}`, { token: ctx.seller.token, tenant: ctx.tenant });
+  assert.equal(mine.body.data.myReservations.map((r: { id: string; status: string }) => [r.id, r.status]), [[rid, 'PENDING']]);
+  assert.is((await ctx.api.call('GET', `/api/pools/${draft}`, { token: ctx.business.token, tenant: ctx.tenant })).body.data.status, 'DRAFT');
 });
 
 test.run();

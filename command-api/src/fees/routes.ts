@@ -15,7 +15,7 @@ import { defineRoute, type RouteDef } from '@cagnotte/infra';
 import { loadAccount, poolStream } from '../shared/context';
 import { loadState, type CommandRuntime } from '../shared/run-command';
 import { poolAggregate, type TenantPolicy } from '../pools/handler';
-import { poolInTenant } from '../reservations/runtime';
+import { poolToReserveIn } from '../reservations/runtime';
 import { feePartyOf } from './parties';
 
 // Fees (docs/fees.md): the commission resolver and the escrow-deposit quote. White-label only: with the tenant's toggle
@@ -177,7 +177,7 @@ export const makeFeeRoutes = (deps: FeeRouteDeps): RouteDef[] => {
       const auth = ctx.auth!;
       const now = deps.clock();
       const state = await loadState(deps.store, poolStream(ctx.params.id), poolAggregate);
-      const pool = poolInTenant(state, auth.tenantId);
+      const pool = poolToReserveIn(state, auth.tenantId, auth.userId);
       if (pool.status === 'none') throw new NotFoundError('pool');
       const priced = quoteReservation(pool, { lines: ctx.body.lines, pledge: ctx.body.amount ?? null }, auth.userId, now.toISOString());
       const policy = await deps.tenantPolicy(auth.tenantId);

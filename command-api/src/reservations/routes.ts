@@ -79,7 +79,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     description: [
       'Bearer. Send an `Idempotency-Key`: a retry answers the first result. The reservation is PENDING until `expiresAt` (the tenant’s reservation TTL), then expires (lazily on read, and by a delayed job) and frees its units.',
       'No oversell: held and paid units never exceed a unit’s `quantity`; a refused reservation is a 409 `insufficient_stock` whose `errors` say what is left. Per-buyer `minPerBuyer`/`maxPerBuyer` count your holding reservations (400 `per_buyer_limit`). With price `tiers`, the unit price is the tier reached with your units included.',
-      'The pool must be OPEN, not archived, before its deadline (400 `pool_not_open`, `pool_deadline_passed`); an organiser does not reserve in their own pool (403). A pool with pick-up points needs `relaisId`.',
+      'The pool must be OPEN, not archived, before its deadline (400 `pool_not_open`, `pool_deadline_passed`); an organiser does not reserve in their own pool (403). A pool with pick-up points needs `relaisId`. A pool you may not read (GET /api/pools/{id} answers 404: another organiser’s DRAFT, an archived pool, a PRIVATE FUNDING pool) is a 404 `pool_not_found`, as an id that does not exist.',
     ].join('\n\n'),
     tags: ['Reservation'],
     auth: 'required',

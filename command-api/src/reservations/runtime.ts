@@ -1,9 +1,9 @@
 import type { QuoteSigner } from '../fees/quote-token';
 import { createHash } from 'node:crypto';
-import { NotFoundError, decideReservation, initialPool, type ReservationCommand } from '@cagnotte/domain';
+import { NotFoundError, decideReservation, initialPool, requireBuyerIn, type Pool, type ReservationCommand } from '@cagnotte/domain';
 import type { EventMetadata } from '@cagnotte/event-schemas';
 import { JOB_QUEUES, type AuthContext, type CheckpointWaiter, type EscrowLedger, type JobQueue, type LedgerGateway, type RouteAnswer } from '@cagnotte/infra';
-import { reservationView, type ReservationView } from '@cagnotte/read-models';
+import { isOpenToBuyers, reservationView, type ReservationView } from '@cagnotte/read-models';
 import { factsOf } from './facts';
 export { factsOf } from './facts';
 import { loadActor, metadataFor, poolStream } from '../shared/context';
@@ -43,15 +43,28 @@ export const reservationOf = (state: PoolCommandState, reservationId: string, no
 export const poolInTenant = (state: PoolCommandState, tenantId: string): PoolCommandState['pool'] =>
   state.pool.status !== 'none' && state.pool.tenantId !== tenantId ? initialPool() : state.pool;
 
+/**
+ * The pool a buyer may reserve in or ask a quote of: one open to buyers (the read side's rule, isOpenToBuyers: what
+ * anyone may read, and a PRIVATE FUNDING pot shared by its link) or their own. Any other (another organiser's DRAFT,
+ * an archived pool, another tenant's) is handed as none: the same 404 pool_not_found as a random id. Its organiser
+ * keeps the informative answers (pool_not_open, organiser_cannot_reserve).
+ */
+export const poolToReserveIn = (state: PoolCommandState, tenantId: string, userId: string): Pool => {
+  const pool = poolInTenant(state, tenantId);
+  if (pool.status === 'none' || pool.organiserId === userId) return pool;
+  const facts = { type: pool.type, status: pool.status, marketplaceVisibility: pool.fields.marketplaceVisibility, archived: pool.archivedAt !== null };
+  return isOpenToBuyers(facts) ? pool : initialPool();
+};
+
 export const loadPool = async (deps: ReservationDeps, poolId: string, tenantId: string) => poolInTenant(await loadState(deps.store, poolStream(poolId), poolAggregate), tenantId);
 
 export const tenantOf = (ctx: CommandCtx): string => ctx.tenant?.id ?? ctx.auth!.tenantId;
 
-/** The caller's own reservation in the pool, as the pool's stream says; anyone else's (or none) is not found. */
+/** The caller's own reservation in the pool, as the pool's stream says: a pool they hold nothing in is none (requireBuyerIn), anyone else's reservation is not found. */
 export const ownReservation = async (deps: ReservationDeps, ctx: CommandCtx, poolId: string, reservationId: string) => {
-  const pool = await loadPool(deps, poolId, tenantOf(ctx));
-  const r = pool.status === 'none' ? undefined : pool.holdings.byId.get(reservationId);
-  if (pool.status === 'none' || !r || r.buyerId !== ctx.auth!.userId) throw new NotFoundError('reservation');
+  const pool = requireBuyerIn(await loadPool(deps, poolId, tenantOf(ctx)), ctx.auth!.userId);
+  const r = pool.holdings.byId.get(reservationId);
+  if (!r || r.buyerId !== ctx.auth!.userId) throw new NotFoundError('reservation');
   return { pool, r };
 };
 
@@ -76,7 +89,7 @@ export const runReservationCommand = async (
     deps,
     poolStream(poolId),
     poolAggregate,
-    (state) => decideReservation(command, poolInTenant(state, tenantId)),
+    (state) => decideReservation(command, command.type === 'PlaceReservation' ? poolToReserveIn(state, tenantId, actor.userId) : poolInTenant(state, tenantId)),
     metadata ? metadata(now) : metadataFor(ctx, tenantId, now),
     { respond, idempotency: ctx.idempotency },
   );

@@ -2,6 +2,7 @@ import type { DisputeReason, FeeRule, PoolEvent, SettlementFees } from '@cagnott
 import { percentRule } from '../fees/schedule';
 import { IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
 import { requireOrganiserOf } from '../pools/organiser';
+import { requireBuyerIn } from '../reservations/buyer';
 import { formatAmount, parseAmount } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
 import { goodsPaid, tierPrice, type Reservation } from '../reservations/holdings';
@@ -40,22 +41,23 @@ const DAY_MS = 86_400_000;
 const plusDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * DAY_MS).toISOString();
 const reached = (deadline: string | null, now: string) => deadline !== null && Date.parse(deadline) <= Date.parse(now);
 
-/** The commands only the pool's organiser gives (requireOrganiserOf); the others are a buyer's, on their own reservation, or a job's. */
-const byOrganiser = (command: EscrowCommand): boolean => {
+/** Who gives a command: the pool's organiser (requireOrganiserOf), a buyer on a reservation of theirs (requireBuyerIn), or a job. */
+const giverOf = (command: EscrowCommand): 'organiser' | 'buyer' | 'system' => {
   switch (command.type) {
     case 'ClosePool':
-      return command.data.reason === 'ORGANISER';
+      return command.data.reason === 'ORGANISER' ? 'organiser' : 'system';
     case 'CancelPool':
     case 'MarkDelivered':
     case 'ContestDispute':
     case 'RefundDispute':
-      return true;
+      return 'organiser';
     case 'ConfirmReceipt':
     case 'OpenDispute':
     case 'WithdrawDispute':
+      return 'buyer';
     case 'EndInspection':
     case 'LapseDisputes':
-      return false;
+      return 'system';
     default:
       return assertNever(command);
   }
@@ -265,8 +267,10 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
 };
 
 export const decideEscrow = (command: EscrowCommand, state: Pool): PoolEvent[] => {
-  // Who may give an organiser's command is decided before the pool is looked at: one answer for another's pool and none.
-  if (byOrganiser(command)) requireOrganiserOf(state, command.metadata.actor);
+  // Who may give the command is decided before the pool is looked at: one answer for another's pool, one held nothing in, and none.
+  const giver = giverOf(command);
+  if (giver === 'organiser') requireOrganiserOf(state, command.metadata.actor);
+  if (giver === 'buyer') requireBuyerIn(state, command.metadata.actor?.userId ?? null);
   if (state.status === 'none') throw new NotFoundError('pool');
   const pool = state;
   const meta = command.metadata;

@@ -159,10 +159,11 @@ withdrawing('until the dispute lapses: lapsesAt once contested, respondBy while 
   given(...disputed()).when(withdrawDispute(RESPOND_BY)).thenThrows(IllegalStateError, 'dispute_lapsed');
 });
 
-withdrawing('only its buyer: anyone else (the organiser too) 404 dispute_not_found; an ended dispute 400 dispute_not_open', () => {
+withdrawing('only its buyer: another buyer in the pool (the organiser too) 404 dispute_not_found, anyone holding nothing in it 404 pool_not_found; an ended dispute 400 dispute_not_open', () => {
   given(...disputed()).when(withdrawDispute(CONTESTED_AT, asBuyer(bob))).thenThrows(NotFoundError, 'dispute_not_found');
   given(...disputed()).when(withdrawDispute(CONTESTED_AT, organiser)).thenThrows(NotFoundError, 'dispute_not_found');
-  given(...disputed()).when(withdrawDispute(CONTESTED_AT, null)).thenThrows(NotFoundError, 'dispute_not_found');
+  given(...disputed()).when(withdrawDispute(CONTESTED_AT, asBuyer({ userId: 'd0000000-0000-4000-8000-00000000000d', displayName: 'Dave' }))).thenThrows(NotFoundError, 'pool_not_found');
+  given(...disputed()).when(withdrawDispute(CONTESTED_AT, null)).thenThrows(NotFoundError, 'pool_not_found');
   given(...disputed(), disputeResolvedEvent('REFUNDED', '3.00', CONTESTED_AT)).when(withdrawDispute(at(CONTESTED_AT, 60))).thenThrows(IllegalStateError, 'dispute_not_open');
 });
 

@@ -83,9 +83,12 @@ receipts('confirmed again: nothing (idempotent, the first confirmation stands)',
   given(...deliveredPool(), autoAcceptedEvent(R1, alice)).when(confirmReceipt(R1, alice, at(INSPECTION_ENDS, 60))).then([]);
 });
 
-receipts('only their own reservation: someone else’s or an unknown one is 404 reservation_not_found', () => {
+receipts('only their own reservation: someone else’s or an unknown one is 404 reservation_not_found; to a caller holding nothing in the pool, 404 pool_not_found as for no pool', () => {
   given(...deliveredPool()).when(confirmReceipt(R1, bob)).thenThrows(NotFoundError, 'reservation_not_found');
   given(...deliveredPool()).when(confirmReceipt(R4, alice)).thenThrows(NotFoundError, 'reservation_not_found');
+  const dave = { userId: 'd0000000-0000-4000-8000-00000000000d', displayName: 'Dave' };
+  given(...deliveredPool()).when(confirmReceipt(R1, dave)).thenThrows(NotFoundError, 'pool_not_found');
+  given().when(confirmReceipt(R1, dave)).thenThrows(NotFoundError, 'pool_not_found');
 });
 
 receipts('only a PAID reservation still in escrow: expired 400 reservation_not_paid, settled 400 reservation_settled', () => {

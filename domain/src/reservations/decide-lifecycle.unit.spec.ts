@@ -36,6 +36,8 @@ import { unitCounts } from './holdings';
 
 const { given, fold } = reservationSpec();
 const placed = placedEvent({});
+/** Bob's own reservation in the pool: he knows the pool, not Alice's reservation. */
+const bobs = placedEvent({ id: 'b1000000-0000-4000-8000-0000000000b1', buyer: bob });
 const B = ALICE_ACCOUNT;
 const E = ESCROW.accountId;
 const RECLAIM = Math.floor(Date.parse(ESCROW.reclaimAfter) / 1000);
@@ -57,9 +59,10 @@ signing('the buyer accepts the terms: the deposit is bound to the escrow, the me
   given(...openPool(), placed).when(sign()).then([signedEvent()]);
 });
 
-signing('someone else’s reservation, or an unknown one, is not found', () => {
-  given(...openPool(), placed).when(sign({ buyer: bob })).thenThrows(NotFoundError, 'reservation_not_found');
-  given(...openPool()).when(sign()).thenThrows(NotFoundError, 'reservation_not_found');
+signing('someone else’s reservation, or an unknown one, is not found; to a caller holding nothing in the pool, the pool is not', () => {
+  given(...openPool(), placed, bobs).when(sign({ buyer: bob })).thenThrows(NotFoundError, 'reservation_not_found');
+  given(...openPool(), placed).when(sign({ buyer: bob })).thenThrows(NotFoundError, 'pool_not_found');
+  given(...openPool()).when(sign()).thenThrows(NotFoundError, 'pool_not_found');
 });
 
 signing('the same terms from the same account again: nothing new; other terms: recorded again', () => {
@@ -92,7 +95,8 @@ paying('landed before expiry but reported after it: still PAID (the ledger’s c
 
 paying('not signed: 400 reservation_not_signed; someone else’s: 404', () => {
   given(...openPool(), placed).when(pay()).thenThrows(IllegalStateError, 'reservation_not_signed');
-  given(...signedPool()).when(pay(deposit(), { buyer: bob })).thenThrows(NotFoundError, 'reservation_not_found');
+  given(...signedPool(), bobs).when(pay(deposit(), { buyer: bob })).thenThrows(NotFoundError, 'reservation_not_found');
+  given(...signedPool()).when(pay(deposit(), { buyer: bob })).thenThrows(NotFoundError, 'pool_not_found');
 });
 
 paying('every forgery is 400 payment_mismatch and names what is wrong', () => {
@@ -191,7 +195,8 @@ ending('paid or expired reservations are not cancelled; someone else’s is not 
   given(...signedPool(), paid()).when(cancel()).thenThrows(IllegalStateError, 'reservation_paid');
   given(...openPool(), placed).when(cancel({ now: EXPIRES })).thenThrows(IllegalStateError, 'reservation_expired');
   given(...openPool(), placed, expiredEvent(LATER)).when(cancel()).thenThrows(IllegalStateError, 'reservation_expired');
-  given(...openPool(), placed).when(cancel({ buyer: bob })).thenThrows(NotFoundError, 'reservation_not_found');
+  given(...openPool(), placed, bobs).when(cancel({ buyer: bob })).thenThrows(NotFoundError, 'reservation_not_found');
+  given(...openPool(), placed).when(cancel({ buyer: bob })).thenThrows(NotFoundError, 'pool_not_found');
 });
 
 ending('the job expires only stale PENDING reservations', () => {

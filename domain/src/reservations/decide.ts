@@ -3,6 +3,7 @@ import { quoteDeposit } from '../fees/quote';
 import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError, assertNever, type FieldErrors } from '../errors';
 import { formatAmount, parseAmount } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
+import { requireBuyerIn } from './buyer';
 import type { ObservedDeposit } from './deposit';
 import { decideExpire, decidePay } from './decide-deposit';
 import { isStale, linesAmount, tierPrice, totalOf, unitCounts, unitOf, type Reservation } from './holdings';
@@ -284,8 +285,25 @@ const decideSign = (pool: ExistingPool, command: Extract<ReservationCommand, { t
   ];
 };
 
+/** Who gives a command on a reservation of theirs (requireBuyerIn); none for placing (the route hands no pool the buyer may not read) and the expiry job. */
+const buyerOnOwnReservation = (command: ReservationCommand): string | null => {
+  switch (command.type) {
+    case 'SignReservation':
+    case 'PayReservation':
+    case 'CancelReservation':
+      return command.metadata.actor.userId;
+    case 'PlaceReservation':
+    case 'ExpireReservation':
+      return null;
+    default:
+      return assertNever(command);
+  }
+};
+
 /** Reservation commands, decided by the pool (it owns the capacity). The route hides pools of other tenants. */
 export const decideReservation = (command: ReservationCommand, state: Pool): PoolEvent[] => {
+  const buyerId = buyerOnOwnReservation(command);
+  if (buyerId !== null) requireBuyerIn(state, buyerId);
   if (state.status === 'none') throw new NotFoundError('pool');
   const pool = state;
   switch (command.type) {

@@ -131,11 +131,12 @@ reserve.run();
 
 const payment = suite('reservations: sign, pay, cancel, expire');
 
-payment('sign records the terms once; another buyer’s reservation is not found; a paid or expired one is refused', () => {
+payment('sign records the terms once; another buyer’s reservation is not found (the pool, to a buyer holding nothing in it); a paid or expired one is refused', () => {
   const sign: ReservationCommand = { type: 'SignReservation', data: { reservationId: R1, terms: { version: 'v', hash: '12'.repeat(32) }, source: ANN_ACCOUNT, memoHash: MEMO }, metadata: { ...meta(), now: T0 } };
   given(...open(), placed(2)).when(sign).then([signed()]);
   given(...open(), placed(2), signed()).when(sign).then([]);
-  given(...open(), placed(2)).when({ ...sign, metadata: meta(BOB) }).thenThrows(NotFoundError, 'reservation_not_found');
+  given(...open(), placed(2), placed(1, { id: R2, buyer: BOB })).when({ ...sign, metadata: meta(BOB) }).thenThrows(NotFoundError, 'reservation_not_found');
+  given(...open(), placed(2)).when({ ...sign, metadata: meta(BOB) }).thenThrows(NotFoundError, 'pool_not_found');
   given(...open(), placed(2), signed(), paidEvent).when(sign).thenThrows(IllegalStateError, 'reservation_paid');
   given(...open(), placed(2)).when({ ...sign, metadata: meta(ANN, LATER) }).thenThrows(IllegalStateError, 'reservation_expired');
 });

@@ -18,6 +18,13 @@ const marketed = (v: string) => v === 'LISTED' || v === 'FEATURED';
 export const isPubliclyReadable = (p: VisibilityFacts): boolean =>
   !p.archived && ((p.type === 'GROUPS' && p.status !== 'DRAFT') || (p.type === 'FUNDING' && marketed(p.marketplaceVisibility)));
 
+/**
+ * Who may act on a pool without owning it (reserve, pledge, ask a quote): every pool anyone may read, and a PRIVATE
+ * FUNDING pool too, a pot shared by its link (whoever holds its id may pledge; it is not listed, so it is not read).
+ * Another organiser's DRAFT and an archived pool are as no pool.
+ */
+export const isOpenToBuyers = (p: VisibilityFacts): boolean => isPubliclyReadable(p) || (!p.archived && p.type === 'FUNDING' && p.status !== 'DRAFT');
+
 /** In the tenant's catalogue of group-buys: GROUPS pools that are LISTED or FEATURED, published and not archived. */
 export const isCatalogued = (p: VisibilityFacts): boolean =>
   p.type === 'GROUPS' && p.status !== 'DRAFT' && !p.archived && marketed(p.marketplaceVisibility);

@@ -1,5 +1,5 @@
-import { IllegalStateError, ValidationError, parseAmount, formatAmount, jsonEqual, type DueSettlement, type ExistingPool, type PreparedSettlement, type SettlementAccounts, type SettlementWindows } from '@cagnotte/domain';
-import type { SettlementItem } from '@cagnotte/event-schemas';
+import { IllegalStateError, ValidationError, parseAmount, formatAmount, jsonEqual, strayReturnsFor, type DueSettlement, type ExistingPool, type PreparedSettlement, type SettlementAccounts, type SettlementWindows } from '@cagnotte/domain';
+import type { SettlementItem, StrayReturn } from '@cagnotte/event-schemas';
 import { ledgerCall, planSettlement, type EscrowLedger, type EventStore, type LedgerGateway, type SettlementRound } from '@cagnotte/infra';
 import { loadAccount } from '../shared/context';
 
@@ -9,7 +9,7 @@ import { loadAccount } from '../shared/context';
 /** What a settlement's plan is built from: its recorded event, or what a new one is about to record. */
 export type PlanInputs = Pick<
   PreparedSettlement,
-  'escrowAccount' | 'escrowSequence' | 'strayBalance' | 'hadTrustline' | 'deadPreAuthSigners' | 'items' | 'final' | 'releaseUntil' | 'recoveryFrom' | 'recoveryUntil'
+  'escrowAccount' | 'escrowSequence' | 'strayBalance' | 'strayReturns' | 'hadTrustline' | 'deadPreAuthSigners' | 'items' | 'final' | 'releaseUntil' | 'recoveryFrom' | 'recoveryUntil'
 >;
 
 const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);
@@ -22,11 +22,15 @@ export interface EscrowLedgerState {
   signers: Array<{ key: string; type: string }>;
 }
 
-/** The inputs of a new plan: what is due, on the escrow as the ledger shows it now, within these windows. */
-export const planInputsFor = (pool: ExistingPool, due: DueSettlement, state: EscrowLedgerState, windows: SettlementWindows): PlanInputs => ({
+/**
+ * The inputs of a new plan: what is due, on the escrow as the ledger shows it now, within these windows; its first
+ * lock pays every stray payment owed back to its sender (the pool's stray payments must be recorded first).
+ */
+export const planInputsFor = (pool: ExistingPool, due: DueSettlement, state: EscrowLedgerState, windows: SettlementWindows): PlanInputs & { strayReturns: StrayReturn[] } => ({
   escrowAccount: pool.escrow!.accountId,
   escrowSequence: state.sequence.toString(),
   strayBalance: formatAmount(state.strayBalance),
+  strayReturns: strayReturnsFor(pool, state),
   hadTrustline: state.hasTrustline,
   // On the 2-of-2 layout every pre-authorised signer left is a dead one (its round's twin ran).
   deadPreAuthSigners: state.signers.filter((x) => x.type === 'preauth_tx').map((x) => x.key),
@@ -34,6 +38,13 @@ export const planInputsFor = (pool: ExistingPool, due: DueSettlement, state: Esc
   final: due.final,
   ...windows,
 });
+
+/** Where the first lock pays the escrow's own balance: back to each stray's sender; a v1 settlement (null) swept it to the platform. */
+const strayPayouts = (ledger: LedgerGateway, inputs: PlanInputs) => {
+  const balance = parseAmount(inputs.strayBalance);
+  if (inputs.strayReturns !== null) return inputs.strayReturns.map((r) => ({ destination: r.destination, amount: parseAmount(r.amount) }));
+  return balance > 0n ? [{ destination: ledger.settings.platformAccount, amount: balance }] : [];
+};
 
 export const planOf = (ledger: LedgerGateway, inputs: PlanInputs): SettlementRound[] =>
   planSettlement({
@@ -43,6 +54,7 @@ export const planOf = (ledger: LedgerGateway, inputs: PlanInputs): SettlementRou
     escrowSequence: BigInt(inputs.escrowSequence),
     platform: ledger.settings.platformAccount,
     strayBalance: parseAmount(inputs.strayBalance),
+    strayReturns: strayPayouts(ledger, inputs),
     hasTrustline: inputs.hadTrustline,
     deadPreAuthSigners: inputs.deadPreAuthSigners,
     items: inputs.items.map((i: SettlementItem) => ({

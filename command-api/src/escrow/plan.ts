@@ -123,15 +123,16 @@ export const dueChangedSince = (s: PreparedSettlement, due: DueSettlement | null
 
 /**
  * Whether the current settlement may be replaced by a new one. While the escrow's sequence has not reached its next
- * round's lock: when it cannot land any more (a round of it was recovered, or its window is over) or what is due
- * changed. Once the sequence reached it: only when that lock is not a success on the ledger (`nextLock`, null when
+ * round's lock: when it cannot land any more (a round of it was recovered, its window is over, or money was paid
+ * straight into the escrow since it was planned: its first lock could not empty the balance, and fails once applied)
+ * or what is due changed. Once the sequence reached it: only when that lock is not a success on the ledger (`nextLock`, null when
  * absent), for then nothing of it can ever land: another transaction took the sequence (an older plan the organiser
  * had cosigned, submitted after this one replaced it) or the lock failed once applied, and a new plan starts from
  * the escrow's sequence now. `now` in milliseconds.
  */
 export const replaceablePlan = (
   s: PreparedSettlement,
-  escrow: { exists: boolean; sequence: bigint },
+  escrow: { exists: boolean; sequence: bigint; strayBalance: bigint },
   nextLock: { successful: boolean } | null,
   dueChanged: boolean,
   now: number,
@@ -139,7 +140,9 @@ export const replaceablePlan = (
   if (!escrow.exists) return false;
   if (escrow.sequence >= nextLockSequence(s)) return !nextLock?.successful;
   const recovered = [...s.settledRounds.values()].some((r) => r.path === 'RECOVERY');
-  return recovered || dueChanged || Date.parse(s.releaseUntil) <= now;
+  // Only the first lock touches the escrow's own balance (it closes the trustline: none can arrive after it).
+  const strayArrived = s.settledRounds.size === 0 && escrow.strayBalance !== parseAmount(s.strayBalance);
+  return recovered || strayArrived || dueChanged || Date.parse(s.releaseUntil) <= now;
 };
 
 /** The next round of a settlement not yet on the ledger (a current settlement always has one). */

@@ -98,6 +98,11 @@ test('a buyer pays 10 EURC straight to the escrow: /pay refuses it, it is record
   const refused = await as(ctx, bob).post(`/api/pools/${poolId}/reservations/${bobs.reservationId}/pay`, { txHash: straight });
   assert.is(refused.status, 400, refused.text);
   assert.is(refused.body.code, 'payment_mismatch');
+  assert.equal(
+    (await poolEvents(ctx, poolId)).filter((e) => e.type === 'EscrowStrayPaymentRecorded').map((e) => (e.data as { from: string }).from),
+    [bobAccount],
+    '/pay, handed a payment that is no deposit, records what it paid the escrow as owed back to its sender',
+  );
 
   const platform = ctx.api.services.ledger.settings.platformAccount;
   const seller = ctx.organiser.wallet!.keypair.publicKey();

@@ -61,7 +61,7 @@ test('the settlement must pay every stray back (else settlement_changed); once i
   const balance = { ...without, data: { ...without.data, strayBalance: '10.00' } } as typeof without;
   assert.throws(() => decideSettlement(balance, pool), (e: unknown) => e instanceof ConflictError && e.code === 'settlement_changed', 'a plan that keeps the stray');
   const returns = [{ operationId: payment(1, BOB, '10').operationId, destination: BOB, amount: '10.00' }];
-  const settled = thenSettle(history, () => ({ ...balance, data: { ...balance.data, strayReturns: returns } }), () => recordRound());
+  const settled = thenSettle(history, () => ({ ...balance, data: { ...balance.data, strayReturns: returns } }) as typeof balance, () => recordRound());
   const returned = settled.filter((e) => e.type === 'EscrowStrayPaymentReturned');
   assert.equal(
     returned.map((e) => e.type === 'EscrowStrayPaymentReturned' && [e.data.to, e.data.amount, e.data.txHash]),

@@ -206,7 +206,7 @@ test('stray balance and trustline: paid back to its senders (never to the platfo
   const first = ops(rounds[0]!.lock);
   assert.equal(kinds(rounds[0]!.lock), ['setOptions', 'payment', 'payment', 'changeTrust', 'setOptions', 'setOptions', 'setOptions']);
   assert.equal([preAuthOf(first[0]!), (first[0] as Operation.SetOptions).signer!.weight], [sha('an old release').toString('hex'), 0]);
-  assert.equal(payments(rounds[0]!.lock), [[account('sender-1'), '3'], [account('sender-2'), '0.0000001']]);
+  assert.equal(payments(rounds[0]!.lock), [[account('sender-1'), '3.0000000'], [account('sender-2'), '0.0000001']]);
   throws(() => planSettlement(input({ strayBalance: 30_000_001n, strayReturns: [{ destination: P, amount: 30_000_000n }] })), /stray returns pay 30000000 stroops/);
   throws(() => planSettlement(input({ strayBalance: 0n, strayReturns: [{ destination: account('sender-1'), amount: 1n }] })), /stray returns pay 1 stroops/);
   assert.equal(kinds(rounds[1]!.lock), ['setOptions', 'setOptions', 'setOptions'], 'later locks: no sweep, no trustline, no clean-up');

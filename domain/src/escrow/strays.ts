@@ -1,5 +1,5 @@
 import type { PoolEvent, StrayReturn } from '@cagnotte/event-schemas';
-import { ConflictError, NotFoundError } from '../errors';
+import { ConflictError, IllegalStateError, NotFoundError } from '../errors';
 import { formatAmount, parseAmount, type Minor } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
 import { owedStrays } from './state';
@@ -61,9 +61,15 @@ export const decideStrays = (command: StrayCommand, state: Pool): PoolEvent[] =>
  * someone's money to whoever the balance went to). Without a trustline the escrow holds nothing of its own (an earlier
  * lock closed it): nothing to pay back from it.
  */
+/** What one lock can pay back next to its other operations (dead signers, trustline, the three setOptions): within 100. */
+export const MAX_STRAY_RETURNS = 70;
+
 export const strayReturnsFor = (pool: ExistingPool, escrow: { strayBalance: Minor; hasTrustline: boolean }): StrayReturn[] => {
   if (!escrow.hasTrustline) return [];
   const owed = owedStrays(pool.settlement);
+  if (owed.length > MAX_STRAY_RETURNS) {
+    throw new IllegalStateError('too_many_stray_payments', `${owed.length} payments were made straight to the escrow; one settlement pays back at most ${MAX_STRAY_RETURNS}`);
+  }
   const total = owed.reduce((sum, s) => sum + parseAmount(s.amount), 0n);
   if (total !== escrow.strayBalance) {
     throw new ConflictError(

@@ -162,7 +162,7 @@ test('success and release: the organiser closes early, cosigns the release; the 
   // The auditor's check: the stream replayed against the ledger, round by round, to the stroop.
   const report = (await reconcilePool({ ...ctx.api.services, escrow: new EscrowLedger(ctx.api.services.ledger) }, poolId))!;
   assert.is(report.ok, true, JSON.stringify(report, null, 1));
-  assert.equal(report.events, { held: '0.00', owedBack: '0.00', released: '64.00', refunded: '5.00', merged: true });
+  assert.equal(report.events, { held: '0.00', owedBack: '0.00', released: '64.00', refunded: '5.00', merged: true, straysOwed: '0.00' });
   assert.equal(report.rounds.map((r) => [r.path, r.ok]), [['RELEASE', true]]);
 });
 

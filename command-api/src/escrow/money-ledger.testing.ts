@@ -144,7 +144,9 @@ export const escrowPaymentsOf = (ledger: MemoryLedger): LedgerPayment[] => {
   const out: LedgerPayment[] = [];
   for (const t of ledger.transactions()) {
     if (!t.successful) continue;
-    let list = paymentsByTx.get(t.hash);
+    // The same transaction (fixed keys, the same sequence) recurs across runs at another ledger: keyed by where it closed.
+    const key = `${t.hash}|${t.ledger}|${t.closeTime}`;
+    let list = paymentsByTx.get(key);
     if (!list) {
       const tx = TransactionBuilder.fromXDR(t.envelopeXdr, PASSPHRASE) as Transaction;
       const at = new Date(Number(t.closeTime) * 1000).toISOString();
@@ -153,7 +155,7 @@ export const escrowPaymentsOf = (ledger: MemoryLedger): LedgerPayment[] => {
           ? [{ operationId: operationId(t.ledger, i), txHash: t.hash, from: op.source ?? tx.source, to: op.destination, amount: op.amount, at }]
           : [],
       );
-      paymentsByTx.set(t.hash, list);
+      paymentsByTx.set(key, list);
     }
     out.push(...list.filter((p) => p.to === ESCROW || p.from === ESCROW));
   }

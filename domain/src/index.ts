@@ -22,6 +22,7 @@ export * from './escrow/split';
 export * from './escrow/state';
 export * from './escrow/decide';
 export * from './escrow/settlement';
+export * from './escrow/strays';
 export * from './invoicing/model';
 export * from './invoicing/compute';
 export * from './invoicing/vat-rates';

@@ -8,7 +8,7 @@ import { MandateAccepted, MandateRevoked } from './mandates/events';
 import { catalogueEvents } from './catalogue';
 import { escrowEvents, listingEvents, reservationEvents, reservationUpcasters } from './reservations/events';
 import { TenantAuditorGranted, TenantAuditorRevoked, TenantSettingsChanged } from './identity/events';
-import { closingUpcasters, escrowFeatureEvents } from './escrow/events';
+import { closingUpcasters, escrowFeatureEvents, settlementUpcasters } from './escrow/events';
 import { invoicingEvents } from './invoicing/events';
 import { feeEvents } from './fees/events';
 
@@ -71,7 +71,7 @@ export type EventData<T extends DomainEventType> = Extract<DomainEvent, { type: 
 export type ParsedEvent<E = DomainEvent> = E & { schemaVersion: number; metadata: EventMetadata };
 
 /** Upcasters for every schema version ever published. */
-export const upcasters: Upcaster[] = [...poolUpcasters, { type: 'TenantSettingsChanged', fromVersion: 1, up: (data) => data }, ...closingUpcasters, ...reservationUpcasters];
+export const upcasters: Upcaster[] = [...poolUpcasters, { type: 'TenantSettingsChanged', fromVersion: 1, up: (data) => data }, ...closingUpcasters, ...settlementUpcasters, ...reservationUpcasters];
 
 export interface EventRegistry<E> {
   /** Upcasts stored data to the current version and validates it: the one parser every reader shares. */

@@ -160,9 +160,9 @@ test('success and release: the organiser closes early, cosigns the release; the 
   assert.equal((await ctx.api.services.store.readStream(`pool-${poolId}`)).length, events.length);
 
   // The auditor's check: the stream replayed against the ledger, round by round, to the stroop.
-  const report = (await reconcilePool({ store: ctx.api.services.store, escrow: new EscrowLedger(ctx.api.services.ledger) }, poolId))!;
+  const report = (await reconcilePool({ ...ctx.api.services, escrow: new EscrowLedger(ctx.api.services.ledger) }, poolId))!;
   assert.is(report.ok, true, JSON.stringify(report, null, 1));
-  assert.equal(report.events, { held: '0.00', owedBack: '0.00', released: '64.00', refunded: '5.00', merged: true });
+  assert.equal(report.events, { held: '0.00', owedBack: '0.00', released: '64.00', refunded: '5.00', merged: true, straysOwed: '0.00' });
   assert.equal(report.rounds.map((r) => [r.path, r.ok]), [['RELEASE', true]]);
 });
 
@@ -424,7 +424,7 @@ test('recovery and release are mutually exclusive; the buyer’s own reclaim is 
   assert.ok(['tx_bad_seq', 'tx_too_late', 'tx_no_source_account'].includes(codes.transaction), JSON.stringify(codes));
   const events = (await ctx.api.services.store.readStream(`pool-${poolId}`)).map((e) => e.data as { path?: string });
   assert.ok(events.some((d) => d.path === 'RECOVERY'));
-  const report = (await reconcilePool({ store: ctx.api.services.store, escrow: new EscrowLedger(ctx.api.services.ledger) }, poolId))!;
+  const report = (await reconcilePool({ ...ctx.api.services, escrow: new EscrowLedger(ctx.api.services.ledger) }, poolId))!;
   assert.is(report.ok, true, JSON.stringify(report, null, 1));
   assert.equal([report.events.released, report.events.refunded, report.events.merged], ['0.00', '55.50', true]);
 

@@ -329,7 +329,7 @@ test('reconciliation: every published pool’s escrow holds exactly its PAID dep
   const placed = await reserve(ctx, fay, pool.id, { lines: [{ unitId: 'comte', quantity: 3 }], relaisId: 'r1' });
   const signed = await sign(ctx, fay, pool.id, placed.body.data.id);
   assert.is((await pay(ctx, fay, pool.id, placed.body.data.id, { signedXdr: signXdr(fay.wallet!, signed.payment.xdr).toXDR() })).body.data.paid, true);
-  const deps = { store: ctx.api.services.store, escrow: ctx.escrow, knex: ctx.api.services.knex };
+  const deps = { ...ctx.api.services, escrow: ctx.escrow };
   const one = await reconcileAll(deps, { poolId: pool.id });
   assert.is(one.ok, true, JSON.stringify(one));
   assert.equal(one.pools[0]!.paid, { count: 1, amount: '55.50' });

@@ -347,7 +347,7 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
         if (process.stderr.isTTY) process.stderr.write(`\rreconciling ${done}/${total} pools ${'█'.repeat(Math.round((20 * done) / Math.max(1, total))).padEnd(20, '·')}`);
         if (done === total && process.stderr.isTTY) process.stderr.write('\n');
       };
-      const report = await reconcileAll({ store: s.store, escrow: new EscrowLedger(s.ledger), knex: s.knex }, { poolId: values.pool, onProgress: progress });
+      const report = await reconcileAll({ ...s, escrow: new EscrowLedger(s.ledger) }, { poolId: values.pool, onProgress: progress });
       print(report);
       if (!report.ok) process.exitCode = 1;
     } finally {

@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, sign as ed25519Sign, type KeyObject } from 'node:crypto';
 import { Account, Asset, Keypair, Operation, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
-import { formatAmount } from '@cagnotte/domain';
+import { formatAmount, type LedgerPayment } from '@cagnotte/domain';
 import { EscrowLedger, LedgerGateway, MemoryLedger, escrowSetupTransaction, settlementEffectsOf, type EscrowState } from '@cagnotte/infra';
 import type { LedgerFacts } from '@cagnotte/read-models';
 
@@ -21,6 +21,8 @@ export const KEYS = {
   /** The escrow's key: only ever used by the setup (docs/escrow.md derives it from the platform's secret). */
   escrow: keyOf('escrow'),
   buyers: [keyOf('buyer-0'), keyOf('buyer-1'), keyOf('buyer-2')],
+  /** Someone who is no buyer and pays the escrow straight (a stray payment). */
+  stranger: keyOf('stranger'),
 };
 export const ESCROW = KEYS.escrow.publicKey();
 export const PLATFORM = KEYS.platform.publicKey();
@@ -83,7 +85,7 @@ export const newNetwork = (closeTime: bigint): MemoryLedger => {
     ledger.createAccount(kp.publicKey(), xlm(kp === KEYS.platform ? 10_000n : 100n));
     ledger.fundAsset(kp.publicKey(), ASSET, 0n);
   }
-  for (const kp of KEYS.buyers) {
+  for (const kp of [...KEYS.buyers, KEYS.stranger]) {
     ledger.createAccount(kp.publicKey(), xlm(100n));
     ledger.fundAsset(kp.publicKey(), ASSET, BUYER_FUNDS);
   }
@@ -129,6 +131,36 @@ export const escrowDeposits = (ledger: MemoryLedger): Array<{ balanceId: string;
     .map((b) => ({ balanceId: b.balanceId, amount: formatAmount(b.amount, 7) }));
 
 const effects = new Map<string, LedgerFacts['transactions'][string]>();
+const paymentsByTx = new Map<string, LedgerPayment[]>();
+
+/** Horizon's operation id (a TOID): the ledger, the transaction's order in it (one per ledger here), the operation's. */
+const operationId = (ledger: number, index: number) => ((BigInt(ledger) << 32n) | (1n << 12n) | BigInt(index + 1)).toString();
+
+/**
+ * EscrowLedger.escrowPayments, from the memory ledger: every successful payment of the stablecoin into or out of the
+ * escrow, oldest first, decoded from the envelopes (Horizon lists the same operations).
+ */
+export const escrowPaymentsOf = (ledger: MemoryLedger): LedgerPayment[] => {
+  const out: LedgerPayment[] = [];
+  for (const t of ledger.transactions()) {
+    if (!t.successful) continue;
+    // The same transaction (fixed keys, the same sequence) recurs across runs at another ledger: keyed by where it closed.
+    const key = `${t.hash}|${t.ledger}|${t.closeTime}`;
+    let list = paymentsByTx.get(key);
+    if (!list) {
+      const tx = TransactionBuilder.fromXDR(t.envelopeXdr, PASSPHRASE) as Transaction;
+      const at = new Date(Number(t.closeTime) * 1000).toISOString();
+      list = tx.operations.flatMap((op, i) =>
+        op.type === 'payment' && !op.asset.isNative() && op.asset.getCode() === ASSET.code && op.asset.getIssuer() === ASSET.issuer
+          ? [{ operationId: operationId(t.ledger, i), txHash: t.hash, from: op.source ?? tx.source, to: op.destination, amount: op.amount, at }]
+          : [],
+      );
+      paymentsByTx.set(key, list);
+    }
+    out.push(...list.filter((p) => p.to === ESCROW || p.from === ESCROW));
+  }
+  return out;
+};
 
 /** What reconcilePool's ledgerFactsFor reads, from the memory ledger: the same decoding of each round's transaction. */
 export const ledgerFactsOf = (ledger: MemoryLedger, txHashes: string[]): LedgerFacts => {
@@ -145,5 +177,8 @@ export const ledgerFactsOf = (ledger: MemoryLedger, txHashes: string[]): LedgerF
     if (!e) effects.set(key, (e = settlementEffectsOf(TransactionBuilder.fromXDR(found.envelopeXdr, PASSPHRASE) as Transaction, found.successful, ASSET)));
     transactions[hash] = e;
   }
-  return { accountExists: state.exists, balance: formatAmount(state.strayBalance), deposits: escrowDeposits(ledger), transactions };
+  const paidOut = escrowPaymentsOf(ledger)
+    .filter((p) => p.from === ESCROW)
+    .map((p) => ({ destination: p.to, amount: p.amount, txHash: p.txHash }));
+  return { accountExists: state.exists, balance: formatAmount(state.strayBalance), deposits: escrowDeposits(ledger), transactions, platform: PLATFORM, paidOut };
 };

@@ -56,7 +56,10 @@ const dueOrNothing = (w: MoneyWorld, pool: ExistingPool) => {
   }
 };
 
-const prepareNew = (w: MoneyWorld, read: ExistingPool, supersedes: string | null, stale: number): string | null => {
+const prepareNew = (w: MoneyWorld, staleRead: ExistingPool, supersedes: string | null, stale: number): string | null => {
+  // recordStrayPayments first: the plan's first lock pays every stray back (the route then reads the pool again).
+  const strays = w.recordStrays(0);
+  const read = 'events' in strays && strays.events.length > 0 ? w.existing : staleRead;
   const accounts = w.accounts();
   const due = dueSettlement(read, accounts);
   const windows = settlementWindows(w.iso, read.escrow!.reclaimAfter, RELEASE_WINDOW_HOURS);

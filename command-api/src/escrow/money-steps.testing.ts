@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { decideEscrow, decideReservation, formatAmount, parseAmount } from '@cagnotte/domain';
 import { alone, prepare, recover, settle, submit } from './money-settlement.testing';
+import { KEYS } from './money-ledger.testing';
 import { MoneyWorld, disputeId, reservationId, type PoolSpec } from './money-world.testing';
 
 // The money property's commands (money.property.int.spec.ts): what is generated (a pool, its buyers, each party's
@@ -55,7 +56,9 @@ type BuyerCmd =
   | { kind: 'reserve'; slot: number; lines: Array<{ unit: number; qty: number }>; pledge: bigint; stale: number }
   | { kind: 'sign' | 'cancel' | 'receipt' | 'dispute' | 'withdraw'; slot: number; stale: number }
   | { kind: 'deposit'; slot: number; pay: boolean }
-  | { kind: 'pay'; slot: number; which: number; stale: number };
+  | { kind: 'pay'; slot: number; which: number; stale: number }
+  /** The buyer pays the escrow straight (not their deposit); `record`: the service learns it at once (their app calls /pay). */
+  | { kind: 'stray'; amount: bigint; record: boolean };
 type OrganiserCmd =
   | { kind: 'close' | 'cancelPool' | 'deliver' | 'prepare'; stale: number }
   | { kind: 'contest'; buyer: number; slot: number; stale: number }
@@ -72,7 +75,12 @@ type SystemCmd =
   /** The ending's waits: just past the deadline, the inspection period, every open dispute's time, the latest release window. */
   | { kind: 'toDeadline' | 'toInspectionEnd' | 'toLapse' | 'toRecovery' }
   /** Every buyer's app pays what it deposited and never recorded (late, most of them). */
-  | { kind: 'payAll' };
+  | { kind: 'payAll' }
+  /** Someone who is no buyer pays the escrow straight. */
+  | { kind: 'stray'; amount: bigint; record: boolean };
+
+const strayAmount = fc.oneof(fc.bigInt({ min: 1n, max: 20n * UNIT }), fc.constantFrom(10n * UNIT, 1n));
+const stray = fc.record({ kind: fc.constant('stray' as const), amount: strayAmount, record: fc.boolean() });
 
 const buyerCmd: fc.Arbitrary<BuyerCmd> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('buy' as const), slot, lines, pledge, pay: fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }) }) },
@@ -84,6 +92,7 @@ const buyerCmd: fc.Arbitrary<BuyerCmd> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('receipt' as const), slot, stale }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('dispute' as const), slot, stale }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), slot, stale }) },
+  { weight: 1, arbitrary: stray },
 );
 /** Most buyers start by buying (their own stream still interleaves with everyone else's). */
 const firstBuy: fc.Arbitrary<BuyerCmd> = fc.record({ kind: fc.constant('buy' as const), slot: fc.constant(0), lines, pledge, pay: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }) });
@@ -107,6 +116,7 @@ const systemCmd: fc.Arbitrary<SystemCmd> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('inspectionEnd' as const), stale }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('lapse' as const), stale }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('recovery' as const) }) },
+  { weight: 1, arbitrary: stray },
 );
 
 export type Step = ({ actor: 'organiser' } & OrganiserCmd) | ({ actor: 'system' } & SystemCmd) | ({ actor: 'buyer'; buyer: number } & BuyerCmd);
@@ -224,6 +234,7 @@ const place = (w: MoneyWorld, b: number, c: { slot: number; lines: Array<{ unit:
 };
 
 const runBuyer = (w: MoneyWorld, b: number, c: BuyerCmd): void => {
+  if (c.kind === 'stray') return w.payStraight(KEYS.buyers[b]!, c.amount, c.record);
   const rid = reservationId(b, c.slot);
   const escrow = (command: Parameters<typeof decideEscrow>[0], stale: number) => w.decide((p) => decideEscrow(command, p), stale);
   switch (c.kind) {
@@ -326,6 +337,8 @@ const runSystem = (w: MoneyWorld, c: SystemCmd): void => {
         w.pay(b, slotOf, mine.indexOf(l), 0);
       }
       return;
+    case 'stray':
+      return w.payStraight(KEYS.stranger, c.amount, c.record);
     default:
       c satisfies never;
   }

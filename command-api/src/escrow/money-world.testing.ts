@@ -1,10 +1,11 @@
 import * as assert from 'uvu/assert';
-import { Account, type Transaction } from '@stellar/stellar-sdk';
+import { Account, Operation, TransactionBuilder, type Keypair, type Transaction } from '@stellar/stellar-sdk';
 import {
   AppError,
   NotFoundError,
   decidePool,
   decideReservation,
+  decideStrays,
   evolvePool,
   foldPool,
   formatAmount,
@@ -18,7 +19,7 @@ import {
 import { eventRegistry, type FeeRule, type PoolDraftFields, type PoolEvent, type PoolType } from '@cagnotte/event-schemas';
 import { depositTransaction, type MemoryLedger } from '@cagnotte/infra';
 import { reservationMemoHash } from '../reservations/runtime';
-import { ASSET, ESCROW, EURC, KEYS, PASSPHRASE, PLATFORM, escrowLedger, newNetwork, openEscrowOn, signedCopy } from './money-ledger.testing';
+import { ASSET, ESCROW, EURC, KEYS, PASSPHRASE, PLATFORM, escrowLedger, escrowPaymentsOf, newNetwork, openEscrowOn, signWith, signedCopy } from './money-ledger.testing';
 
 // One pool's life on the memory ledger, driven the way the service drives it: each command is decided by the domain's
 // deciders on the pool's stream (with runCommand's conflict retry when it was read stale), every deposit is built by
@@ -94,6 +95,14 @@ export interface Landed {
   closedAt: string;
 }
 
+/** A payment straight into the escrow that landed on the ledger (a stray: never a deposit). */
+export interface LandedStray {
+  operationId: string;
+  txHash: string;
+  from: string;
+  amount: bigint;
+}
+
 export class MoneyWorld {
   readonly ledger: MemoryLedger;
   readonly events: PoolEvent[] = [];
@@ -103,6 +112,8 @@ export class MoneyWorld {
   /** The deposit the sign route handed out last, per reservation. */
   private readonly handedOut = new Map<string, Transaction>();
   readonly landed = new Map<string, Landed>();
+  /** Stray payments that landed, by operation id. */
+  readonly strays = new Map<string, LandedStray>();
   private settlements = 0;
   readonly refusals = new Map<string, number>();
   /** What the acting party has seen for sure (its own last command's outcome): a stale read never goes behind it. */
@@ -338,6 +349,30 @@ export class MoneyWorld {
     if (!l) return { events: [] };
     const deposit = escrowLedger.describeDeposit(l.tx, { txHash: l.txHash, ledger: l.ledger, successful: true, closedAt: l.closedAt });
     return this.decide((p) => decideReservation({ type: 'PayReservation', data: { reservationId: rid, deposit, via: 'txHash', asset: ASSET }, metadata: this.buyerMeta(b) }, p), stale);
+  }
+
+  /**
+   * Someone pays the escrow straight (not a deposit): it lands while the escrow trusts the stablecoin (before the first
+   * lock), else the ledger fails it (op_no_trust). With `record`, the service then learns it (the sender's app hands
+   * the hash to /pay, or the reconciliation runs).
+   */
+  payStraight(sender: Keypair, amount: bigint, record: boolean): void {
+    const account = this.ledger.account(sender.publicKey())!;
+    const tx = new TransactionBuilder(new Account(sender.publicKey(), account.seqNum.toString()), { fee: '100', networkPassphrase: PASSPHRASE, timebounds: { minTime: 0, maxTime: 0 } })
+      .addOperation(Operation.payment({ destination: ESCROW, asset: EURC, amount: formatAmount(amount, 0) }))
+      .build();
+    const result = this.ledger.submit(signWith(tx, sender));
+    if (!result.applied || !result.successful) return;
+    for (const p of escrowPaymentsOf(this.ledger).filter((x) => x.txHash === result.hash)) {
+      this.strays.set(p.operationId, { operationId: p.operationId, txHash: p.txHash, from: p.from, amount: toStroops(p.amount) });
+    }
+    if (record) this.recordStrays(0);
+  }
+
+  /** recordStrayPayments: the escrow's payments on the ledger, the strays not recorded yet recorded. */
+  recordStrays(stale: number): Outcome {
+    const payments = escrowPaymentsOf(this.ledger);
+    return this.decide((p) => decideStrays({ type: 'RecordStrayPayments', data: { payments }, metadata: { now: this.iso } }, p), stale);
   }
 
   /** settlementAccounts: the payout account (a brokered pool), else the organiser's; the organiser's cosigning account; the platform. */

@@ -1,5 +1,5 @@
-import { IllegalStateError, ValidationError, parseAmount, formatAmount, jsonEqual, type DueSettlement, type ExistingPool, type PreparedSettlement, type SettlementAccounts, type SettlementWindows } from '@cagnotte/domain';
-import type { SettlementItem } from '@cagnotte/event-schemas';
+import { IllegalStateError, ValidationError, parseAmount, formatAmount, jsonEqual, strayReturnsFor, type DueSettlement, type ExistingPool, type PreparedSettlement, type SettlementAccounts, type SettlementWindows } from '@cagnotte/domain';
+import type { SettlementItem, StrayReturn } from '@cagnotte/event-schemas';
 import { ledgerCall, planSettlement, type EscrowLedger, type EventStore, type LedgerGateway, type SettlementRound } from '@cagnotte/infra';
 import { loadAccount } from '../shared/context';
 
@@ -9,7 +9,7 @@ import { loadAccount } from '../shared/context';
 /** What a settlement's plan is built from: its recorded event, or what a new one is about to record. */
 export type PlanInputs = Pick<
   PreparedSettlement,
-  'escrowAccount' | 'escrowSequence' | 'strayBalance' | 'hadTrustline' | 'deadPreAuthSigners' | 'items' | 'final' | 'releaseUntil' | 'recoveryFrom' | 'recoveryUntil'
+  'escrowAccount' | 'escrowSequence' | 'strayBalance' | 'strayReturns' | 'hadTrustline' | 'deadPreAuthSigners' | 'items' | 'final' | 'releaseUntil' | 'recoveryFrom' | 'recoveryUntil'
 >;
 
 const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);
@@ -22,11 +22,15 @@ export interface EscrowLedgerState {
   signers: Array<{ key: string; type: string }>;
 }
 
-/** The inputs of a new plan: what is due, on the escrow as the ledger shows it now, within these windows. */
-export const planInputsFor = (pool: ExistingPool, due: DueSettlement, state: EscrowLedgerState, windows: SettlementWindows): PlanInputs => ({
+/**
+ * The inputs of a new plan: what is due, on the escrow as the ledger shows it now, within these windows; its first
+ * lock pays every stray payment owed back to its sender (the pool's stray payments must be recorded first).
+ */
+export const planInputsFor = (pool: ExistingPool, due: DueSettlement, state: EscrowLedgerState, windows: SettlementWindows): PlanInputs & { strayReturns: StrayReturn[] } => ({
   escrowAccount: pool.escrow!.accountId,
   escrowSequence: state.sequence.toString(),
   strayBalance: formatAmount(state.strayBalance),
+  strayReturns: strayReturnsFor(pool, state),
   hadTrustline: state.hasTrustline,
   // On the 2-of-2 layout every pre-authorised signer left is a dead one (its round's twin ran).
   deadPreAuthSigners: state.signers.filter((x) => x.type === 'preauth_tx').map((x) => x.key),
@@ -34,6 +38,13 @@ export const planInputsFor = (pool: ExistingPool, due: DueSettlement, state: Esc
   final: due.final,
   ...windows,
 });
+
+/** Where the first lock pays the escrow's own balance: back to each stray's sender; a v1 settlement (null) swept it to the platform. */
+const strayPayouts = (ledger: LedgerGateway, inputs: PlanInputs) => {
+  const balance = parseAmount(inputs.strayBalance);
+  if (inputs.strayReturns !== null) return inputs.strayReturns.map((r) => ({ destination: r.destination, amount: parseAmount(r.amount) }));
+  return balance > 0n ? [{ destination: ledger.settings.platformAccount, amount: balance }] : [];
+};
 
 export const planOf = (ledger: LedgerGateway, inputs: PlanInputs): SettlementRound[] =>
   planSettlement({
@@ -43,6 +54,7 @@ export const planOf = (ledger: LedgerGateway, inputs: PlanInputs): SettlementRou
     escrowSequence: BigInt(inputs.escrowSequence),
     platform: ledger.settings.platformAccount,
     strayBalance: parseAmount(inputs.strayBalance),
+    strayReturns: strayPayouts(ledger, inputs),
     hasTrustline: inputs.hadTrustline,
     deadPreAuthSigners: inputs.deadPreAuthSigners,
     items: inputs.items.map((i: SettlementItem) => ({
@@ -111,15 +123,16 @@ export const dueChangedSince = (s: PreparedSettlement, due: DueSettlement | null
 
 /**
  * Whether the current settlement may be replaced by a new one. While the escrow's sequence has not reached its next
- * round's lock: when it cannot land any more (a round of it was recovered, or its window is over) or what is due
- * changed. Once the sequence reached it: only when that lock is not a success on the ledger (`nextLock`, null when
+ * round's lock: when it cannot land any more (a round of it was recovered, its window is over, or money was paid
+ * straight into the escrow since it was planned: its first lock could not empty the balance, and fails once applied)
+ * or what is due changed. Once the sequence reached it: only when that lock is not a success on the ledger (`nextLock`, null when
  * absent), for then nothing of it can ever land: another transaction took the sequence (an older plan the organiser
  * had cosigned, submitted after this one replaced it) or the lock failed once applied, and a new plan starts from
  * the escrow's sequence now. `now` in milliseconds.
  */
 export const replaceablePlan = (
   s: PreparedSettlement,
-  escrow: { exists: boolean; sequence: bigint },
+  escrow: { exists: boolean; sequence: bigint; strayBalance: bigint },
   nextLock: { successful: boolean } | null,
   dueChanged: boolean,
   now: number,
@@ -127,7 +140,9 @@ export const replaceablePlan = (
   if (!escrow.exists) return false;
   if (escrow.sequence >= nextLockSequence(s)) return !nextLock?.successful;
   const recovered = [...s.settledRounds.values()].some((r) => r.path === 'RECOVERY');
-  return recovered || dueChanged || Date.parse(s.releaseUntil) <= now;
+  // Only the first lock touches the escrow's own balance (it closes the trustline: none can arrive after it).
+  const strayArrived = s.settledRounds.size === 0 && escrow.strayBalance !== parseAmount(s.strayBalance);
+  return recovered || strayArrived || dueChanged || Date.parse(s.releaseUntil) <= now;
 };
 
 /** The next round of a settlement not yet on the ledger (a current settlement always has one). */

@@ -14,9 +14,10 @@ const plan = (overrides: Partial<PreparedSettlement> = {}): PreparedSettlement =
     rounds: [{ index: 0, refs: ['r1'], lockHash: 'aa'.repeat(32), releaseHash: 'bb'.repeat(32), recoveryHash: 'cc'.repeat(32) }],
     settledRounds: new Map(),
     releaseUntil: '2026-03-17T12:00:00.000Z',
+    strayBalance: '0.00',
     ...overrides,
   }) as PreparedSettlement;
-const escrowAt = (sequence: bigint) => ({ exists: true, sequence });
+const escrowAt = (sequence: bigint, strayBalance = 0n) => ({ exists: true, sequence, strayBalance });
 
 const test = suite('replaceablePlan');
 
@@ -24,6 +25,17 @@ test('not locked yet: replaced when what is due changed or its window is over, k
   assert.is(replaceablePlan(plan(), escrowAt(100n), null, false, NOW), false);
   assert.is(replaceablePlan(plan(), escrowAt(100n), null, true, NOW), true);
   assert.is(replaceablePlan(plan(), escrowAt(100n), null, false, Date.parse('2026-03-17T12:00:00.000Z')), true);
+});
+
+test('not locked yet: replaced when money was paid straight into the escrow since it was planned (its first lock could not empty the balance)', () => {
+  assert.is(replaceablePlan(plan(), escrowAt(100n, 1n), null, false, NOW), true);
+  assert.is(replaceablePlan(plan({ strayBalance: '10.00' }), escrowAt(100n, 100_000_000n), null, false, NOW), false, 'the balance it pays back');
+  const secondRound = plan({
+    strayBalance: '10.00',
+    rounds: [...plan().rounds, { index: 1, refs: ['r2'], lockHash: 'dd'.repeat(32), releaseHash: 'ee'.repeat(32), recoveryHash: 'ff'.repeat(32) }],
+    settledRounds: new Map([[0, { path: 'RELEASE' as const, txHash: 'bb'.repeat(32), merged: false }]]),
+  });
+  assert.is(replaceablePlan(secondRound, escrowAt(102n), null, false, NOW), false, 'its first lock emptied the balance: later rounds never touch it');
 });
 
 test('its lock landed: being carried out (its release or its keyless recovery is next), never replaced', () => {
@@ -38,7 +50,7 @@ test('its lock’s sequence taken by another transaction (an older cosigned plan
 });
 
 test('the escrow merged: nothing to replace', () => {
-  assert.is(replaceablePlan(plan(), { exists: false, sequence: 0n }, null, true, NOW), false);
+  assert.is(replaceablePlan(plan(), { exists: false, sequence: 0n, strayBalance: 0n }, null, true, NOW), false);
 });
 
 test('lockCandidates: the settlements whose next lock takes the escrow’s sequence now (an older cosigned plan among them)', () => {

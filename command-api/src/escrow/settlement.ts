@@ -22,6 +22,7 @@ import { tenantOf } from '../reservations/runtime';
 import { existingPool, loadPoolIn, runPoolDecision, type EscrowDeps } from './runtime';
 import { dueChangedSince, lockCandidates, nextRound, planInputsFor, planOf, rebuiltPlan, replaceablePlan, requireTrustlines, settlementAccounts } from './plan';
 import { submitRecoveries, syncSettlements, unsettled } from './sync';
+import { recordStrayPayments } from './strays';
 
 // The organiser's side of the escrow's release: prepare the settlement (lock, release and recovery per round,
 // docs/escrow.md), cosign, submit. The service verifies each transaction against the recorded plan and the outcome
@@ -55,6 +56,7 @@ export const SettlementPlanSchema = z
         settled: z.object({ path: z.enum(['RELEASE', 'RECOVERY']), txHash: z.string() }).nullable(),
       }),
     ),
+    strayReturns: z.array(Payment).describe('What the first lock pays back: money paid straight into the escrow account (not a deposit), to each sender'),
     toSign: z.array(z.string()).describe('The hashes to sign, in the order to submit them: lock 0, release 0, lock 1, …'),
   })
   .describe('SettlementPlan');
@@ -87,6 +89,7 @@ const planAnswer = (deps: EscrowDeps, s: PreparedSettlement, rounds: SettlementR
         settled: settled ? { path: settled.path, txHash: settled.txHash } : null,
       };
     }),
+    strayReturns: (s.strayReturns ?? []).map((r) => ({ destination: r.destination, amount: r.amount })),
     toSign: rounds.filter((r) => !s.settledRounds.has(r.index)).flatMap((r) => [hex(r.lock), hex(r.release)]),
   };
 };
@@ -110,7 +113,10 @@ export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
   };
 
   /** Prepares (records) a new settlement of what is due now, and answers its plan. */
-  const prepareNew = async (ctx: CommandCtx, pool: ExistingPool, supersedes: string | null) => {
+  const prepareNew = async (ctx: CommandCtx, read: ExistingPool, supersedes: string | null) => {
+    // Money paid straight into the escrow is recorded first (with its sender): the plan's first lock pays it back.
+    const recorded = await recordStrayPayments(deps, read.id, metadataFor(ctx, tenantOf(ctx), clock().toISOString()));
+    const pool = recorded > 0 ? existingPool(await loadPoolIn(deps, read.id, tenantOf(ctx))) : read;
     const accounts = await settlementAccounts(deps.store, ledger, pool);
     const due = dueSettlement(pool, accounts);
     const now = clock();
@@ -121,13 +127,13 @@ export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
     const rounds = planOf(ledger, inputs);
     await requireTrustlines(escrow, rounds);
     const settlementId = randomUUID();
-    const recorded = rounds.map((r) => ({ index: r.index, refs: r.refs, lockHash: hex(r.lock), releaseHash: hex(r.release), recoveryHash: hex(r.recovery) }));
+    const planned = rounds.map((r) => ({ index: r.index, refs: r.refs, lockHash: hex(r.lock), releaseHash: hex(r.release), recoveryHash: hex(r.recovery) }));
     return runPoolDecision(
       deps,
       ctx,
       pool.id,
       (p, metadata) =>
-        decideSettlement({ type: 'PrepareSettlement', data: { settlementId, accounts, kind: due.kind, ...inputs, rounds: recorded, supersedes }, metadata }, p),
+        decideSettlement({ type: 'PrepareSettlement', data: { settlementId, accounts, kind: due.kind, ...inputs, rounds: planned, supersedes }, metadata }, p),
       (outcome) => {
         const s = outcome.state.pool.status === 'none' ? undefined : outcome.state.pool.settlement.byId.get(settlementId);
         return { status: 201, data: planAnswer(deps, s!, rounds), headers: positionHeaders(outcome.position) };

@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { formatAmount, parseAmount, type ExistingPool } from '@cagnotte/domain';
-import type { EscrowLedger, EventStore } from '@cagnotte/infra';
+import type { EscrowLedger } from '@cagnotte/infra';
 import { POOL_TABLES, reconcileEscrow, type EscrowFacts, type EscrowReconciliation, type LedgerFacts } from '@cagnotte/read-models';
 import { poolStream } from '../shared/context';
 import { loadState } from '../shared/run-command';
 import { poolAggregate } from '../pools/handler';
+import { recordStrayPayments, type StrayDeps } from '../escrow/strays';
 
 export type PoolReconciliation = EscrowReconciliation;
 
@@ -47,6 +49,14 @@ export const escrowFactsOf = (pool: ExistingPool): EscrowFacts => {
     settled,
     rounds,
     merged: pool.settlement.mergedAt !== null,
+    strays: [...pool.settlement.strays.values()].map((s) => ({
+      operationId: s.operationId,
+      txHash: s.txHash,
+      from: s.from,
+      amount: s.amount,
+      status: s.returned ? ('RETURNED' as const) : ('OWED' as const),
+      returnedTxHash: s.returned?.txHash ?? null,
+    })),
   };
 };
 
@@ -57,12 +67,16 @@ export const ledgerFactsFor = (escrow: EscrowLedger, facts: EscrowFacts): Promis
     facts.rounds.map((r) => r.txHash),
   );
 
+const operatorMetadata = () => ({ tenantId: null, actor: { kind: 'system' as const, id: 'escrow-reconcile' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() });
+
 /**
- * Replays a pool's stream and compares it with the ledger: every held deposit stands, exactly; every settled deposit
- * is gone; every recorded round's transaction exists, succeeded and paid exactly what its events say, to whom; the
- * escrow account exists until the events say it was merged back.
+ * Records the stray payments the ledger shows (each once), then replays a pool's stream and compares it with the
+ * ledger: every held deposit stands, exactly; every settled deposit is gone; every recorded round's transaction
+ * exists, succeeded and paid exactly what its events say, to whom; the platform received no more than its fee lines;
+ * the escrow's own balance is stray payments owed back; the escrow account exists until the events say it was merged.
  */
-export const reconcilePool = async (deps: { store: EventStore; escrow: EscrowLedger }, poolId: string): Promise<PoolReconciliation | null> => {
+export const reconcilePool = async (deps: StrayDeps, poolId: string): Promise<PoolReconciliation | null> => {
+  await recordStrayPayments(deps, poolId, operatorMetadata());
   const { pool } = await loadState(deps.store, poolStream(poolId), poolAggregate);
   if (pool.status === 'none' || !pool.escrow) return null;
   const facts = escrowFactsOf(pool);
@@ -71,7 +85,7 @@ export const reconcilePool = async (deps: { store: EventStore; escrow: EscrowLed
 
 /** Every published pool (the pools read model lists them; each is then replayed from its own stream), or one. */
 export const reconcileAll = async (
-  deps: { store: EventStore; escrow: EscrowLedger; knex: Knex },
+  deps: StrayDeps & { knex: Knex },
   options: { poolId?: string; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<{ ok: boolean; pools: PoolReconciliation[]; failed?: Array<{ poolId: string; error: string }> }> => {
   const ids = options.poolId

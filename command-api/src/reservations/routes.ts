@@ -5,7 +5,8 @@ import { DecimalAmount, currentReservationTerms } from '@cagnotte/event-schemas'
 import { defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
 import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 import { ReservationSchema } from '@cagnotte/read-models';
-import { loadAccount } from '../shared/context';
+import { loadAccount, metadataFor } from '../shared/context';
+import { recordStrayPayments } from '../escrow/strays';
 import { reservationOf, answerWith, ownReservation, reservationMemoHash, runReservationCommand, tenantOf, RESERVATION_EXPIRY_QUEUE, type ReservationDeps } from './runtime';
 
 // The buyer's checkout: reserve, sign (terms + the deposit to sign), pay (verified on the ledger), cancel. The terms and
@@ -177,7 +178,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     description: [
       'Bearer, the reservation’s buyer only. Primary path: you submitted the signed deposit yourself; send `txHash`. Fallback: send `signedXdr` and the service submits it (only if it is exactly this reservation’s deposit).',
       'The service reads the transaction back from the ledger and checks that it succeeded and holds exactly one claimable balance: from your linked account, in the stablecoin (code **and** issuer), of exactly the reservation’s amount, with this reservation’s memo, claimable by the escrow before `reclaimAfter` and by you from then on, and by no one else. Then the reservation is PAID.',
-      'Answers `{paid: true, reservation}`; `{pending: true}` while the ledger does not show the transaction (call again); `{idempotent: true}` on a repeat. When the deposit came is the ledger’s close time, not the time of this call: one the ledger closed before `expiresAt` is PAID even after the reservation expired, if its units are still free. One that landed after, on a cancelled reservation, a second one, or one whose units went to another buyer since the expiry is recorded as owed back: `{paid: false, latePayment: true}`; its `refund` is due at once (a settlement the organiser can prepare even while the pool is open), and `reclaim` lists it for `reclaimAfter`. A forged, short, wrong-asset, wrong-memo or another reservation’s deposit is a 400 `payment_mismatch` and never marks anything paid.',
+      'Answers `{paid: true, reservation}`; `{pending: true}` while the ledger does not show the transaction (call again); `{idempotent: true}` on a repeat. When the deposit came is the ledger’s close time, not the time of this call: one the ledger closed before `expiresAt` is PAID even after the reservation expired, if its units are still free. One that landed after, on a cancelled reservation, a second one, or one whose units went to another buyer since the expiry is recorded as owed back: `{paid: false, latePayment: true}`; its `refund` is due at once (a settlement the organiser can prepare even while the pool is open), and `reclaim` lists it for `reclaimAfter`. A forged, short, wrong-asset, wrong-memo or another reservation’s deposit is a 400 `payment_mismatch` and never marks anything paid; money the transaction paid straight into the escrow account is recorded as owed back to its sender (the next settlement pays it back).',
     ].join('\n\n'),
     tags: ['Reservation'],
     auth: 'required',
@@ -209,6 +210,9 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
       }
       const observed: ObservedDeposit | null = await ledgerCall(() => escrow.observeDeposit(txHash!));
       if (!observed) return { data: { paid: false, pending: true, reason: 'not_on_ledger_yet', txHash: txHash! } };
+      // Not a deposit at all (a payment straight to the escrow, say): whatever it paid the escrow is recorded as owed
+      // back to its sender; the reservation still refuses it below (payment_mismatch).
+      if (observed.successful && !observed.isClaimableBalance) await recordStrayPayments(deps, poolId, metadataFor(ctx, tenantOf(ctx), clock().toISOString()));
       return runReservationCommand(
         deps,
         ctx,

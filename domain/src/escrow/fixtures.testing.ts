@@ -274,6 +274,7 @@ export const prepareSettlement = (
       escrowSequence: '123456789012',
       strayBalance: '0.00',
       hadTrustline: true,
+      strayReturns: [],
       deadPreAuthSigners: [],
       rounds,
       supersedes: o.supersedes ?? null,

@@ -200,7 +200,7 @@ export class Run {
       for (let i = 0; i === 0 || i * perRound < due.items.length; i++) rounds.push({ index: i, refs: due.items.slice(i * perRound, (i + 1) * perRound).map((x) => x.ref), ...roundHashes(k, i) });
       const command: SettlementCommand = {
         type: 'PrepareSettlement',
-        data: { settlementId: sid(k), accounts: ACCOUNTS, ...due, escrowSequence: '4242', strayBalance: '0.00', hadTrustline: true, deadPreAuthSigners: [], rounds, supersedes, ...settlementWindows(this.now, ESCROW.reclaimAfter, 48) },
+        data: { settlementId: sid(k), accounts: ACCOUNTS, ...due, escrowSequence: '4242', strayBalance: '0.00', hadTrustline: true, strayReturns: [], deadPreAuthSigners: [], rounds, supersedes, ...settlementWindows(this.now, ESCROW.reclaimAfter, 48) },
         metadata: { actor: organiser, now: this.now },
       };
       // What dueSettlement planned must be prepared: any refusal fails the property (with its code).

@@ -1,4 +1,4 @@
-import type { PayoutRole, PoolEvent, SettlementItem } from '@cagnotte/event-schemas';
+import type { PayoutRole, PoolEvent, SettlementItem, StrayReturn } from '@cagnotte/event-schemas';
 import { ConflictError, IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
 import { jsonEqual } from '../equal';
 import { formatAmount, parseAmount, type Minor } from '../money';
@@ -7,6 +7,7 @@ import { requireOrganiserOf } from '../pools/organiser';
 import { goodsPaid, type Reservation } from '../reservations/holdings';
 import { dueOf, splitDeposit } from './split';
 import type { PreparedSettlement } from './state';
+import { strayReturnsFor } from './strays';
 
 /** Where each role is paid: resolved by the route (the seller's payout account, the organiser's linked account, the platform). */
 export interface SettlementAccounts {
@@ -148,6 +149,8 @@ export interface PreparedInput extends SettlementWindows {
   escrowSequence: string;
   strayBalance: string;
   hadTrustline: boolean;
+  /** What the first lock pays back (strayReturnsFor): every stray payment owed, exactly the escrow's own balance. */
+  strayReturns: StrayReturn[];
   deadPreAuthSigners: string[];
   rounds: Array<{ index: number; refs: string[]; lockHash: string; releaseHash: string; recoveryHash: string }>;
   /** An earlier settlement that never reached the ledger, which this one replaces. */
@@ -179,6 +182,10 @@ const decidePrepare = (pool: ExistingPool, command: Extract<SettlementCommand, {
   // Decided on the state as it is now: what the route planned must still be exactly what is due.
   if (due.kind !== input.kind || due.final !== input.final || !jsonEqual(due.items, input.items)) {
     throw new ConflictError('settlement_changed', 'What is due changed while the settlement was being prepared: prepare it again');
+  }
+  // Every stray payment owed goes back to its sender, and nothing of the escrow's own balance goes anywhere else.
+  if (!jsonEqual(input.strayReturns, strayReturnsFor(pool, { strayBalance: parseAmount(input.strayBalance), hasTrustline: input.hadTrustline }))) {
+    throw new ConflictError('settlement_changed', 'A stray payment was recorded while the settlement was being prepared: prepare it again');
   }
   if (Date.parse(input.releaseUntil) <= Date.parse(now)) throw new IllegalStateError('settlement_expired', 'The release window is already over');
   // Every item in exactly one round, and nothing else: the books settle exactly what the ledger will claim.
@@ -225,6 +232,13 @@ const decideRecord = (pool: ExistingPool, command: Extract<SettlementCommand, { 
   if (twice) throw new ConflictError('deposit_already_settled', `Deposit ${twice.balanceId} is already settled`);
   const merged = s.final && round === s.rounds.length - 1;
   const events: PoolEvent[] = [{ type: 'EscrowRoundSettled', data: { poolId: pool.id, settlementId, round, path, txHash, ledger, merged, settledAt: now } }];
+  // Round 0's release or recovery ran, so its lock did: the lock paid every stray of the plan back to its sender.
+  if (round === 0) {
+    for (const r of s.strayReturns ?? []) {
+      if (pool.settlement.strays.get(r.operationId)?.returned) continue;
+      events.push({ type: 'EscrowStrayPaymentReturned', data: { poolId: pool.id, operationId: r.operationId, to: r.destination, amount: r.amount, settlementId, txHash: planned.lockHash, returnedAt: now } });
+    }
+  }
   for (const t of roleTotals(items, path)) {
     events.push({ type: 'EscrowPayoutSettled', data: { poolId: pool.id, settlementId, round, role: t.role, destination: t.destination, amount: money(t.amount), txHash, settledAt: now } });
   }

@@ -23,8 +23,21 @@ export type PreparedSettlement = EventData<'EscrowSettlementPrepared'> & {
   settledRounds: Map<number, { path: 'RELEASE' | 'RECOVERY'; txHash: string; merged: boolean }>;
 };
 
+/** Money paid straight into the escrow account (EscrowStrayPaymentRecorded): its sender's, owed back until returned. */
+export interface StrayPayment {
+  operationId: string;
+  txHash: string;
+  from: string;
+  amount: string;
+  receivedAt: string;
+  /** The settlement whose first lock paid it back, once one of its rounds is on the ledger. */
+  returned: { settlementId: string; txHash: string; returnedAt: string } | null;
+}
+
 export interface SettlementBook {
   byId: Map<string, PreparedSettlement>;
+  /** Stray payments by ledger operation id, in the order they were recorded. */
+  strays: Map<string, StrayPayment>;
   /** The settlement being carried out (prepared, not every round settled), or null. */
   currentId: string | null;
   /** When the escrow account was merged back (nothing left in escrow). */
@@ -33,7 +46,10 @@ export interface SettlementBook {
   refunded: Minor;
 }
 
-export const emptySettlementBook = (): SettlementBook => ({ byId: new Map(), currentId: null, mergedAt: null, released: 0n, refunded: 0n });
+export const emptySettlementBook = (): SettlementBook => ({ byId: new Map(), strays: new Map(), currentId: null, mergedAt: null, released: 0n, refunded: 0n });
+
+/** The stray payments still owed back to their senders, in the order they were recorded. */
+export const owedStrays = (book: SettlementBook): StrayPayment[] => [...book.strays.values()].filter((s) => s.returned === null);
 
 /** Whether every round of a prepared settlement is on the ledger. */
 export const isComplete = (s: PreparedSettlement): boolean => s.settledRounds.size === s.rounds.length;
@@ -150,6 +166,19 @@ export const evolveEscrowFeature = <S extends EscrowFeatureState>(state: S, even
     }
     case 'PoolSettled':
       return { ...state, settlement: { ...state.settlement, mergedAt: state.settlement.mergedAt ?? event.data.settledAt } };
+    case 'EscrowStrayPaymentRecorded': {
+      const { operationId, txHash, from, amount, receivedAt } = event.data;
+      if (state.settlement.strays.has(operationId)) return state;
+      const strays = new Map(state.settlement.strays).set(operationId, { operationId, txHash, from, amount, receivedAt, returned: null });
+      return { ...state, settlement: { ...state.settlement, strays } };
+    }
+    case 'EscrowStrayPaymentReturned': {
+      const { operationId, settlementId, txHash, returnedAt } = event.data;
+      const stray = state.settlement.strays.get(operationId);
+      if (!stray) return state;
+      const strays = new Map(state.settlement.strays).set(operationId, { ...stray, returned: { settlementId, txHash, returnedAt } });
+      return { ...state, settlement: { ...state.settlement, strays } };
+    }
     default:
       return assertNever(event);
   }

@@ -425,6 +425,8 @@ export const evolvePool = (state: Pool, event: PoolEvent): Pool => {
     case 'EscrowRoundSettled':
     case 'EscrowPayoutSettled':
     case 'ReservationSettled':
+    case 'EscrowStrayPaymentRecorded':
+    case 'EscrowStrayPaymentReturned':
       return evolveEscrowFeature(state, event);
     default:
       return unknownEvent(event, state);

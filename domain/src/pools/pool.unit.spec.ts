@@ -742,7 +742,7 @@ evolve('PoolCreated folds to a DRAFT pool with its fields', () => {
     listing: { prepared: [], listedAt: null, listingId: null, source: null, owed: null, refunded: [] },
     closing: null,
     cancelledAt: null,
-    settlement: { byId: new Map(), currentId: null, mergedAt: null, released: 0n, refunded: 0n },
+    settlement: { byId: new Map(), strays: new Map(), currentId: null, mergedAt: null, released: 0n, refunded: 0n },
     commissionMandate: false,
     createdAt: T0,
     updatedAt: T0,

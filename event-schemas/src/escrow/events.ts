@@ -190,40 +190,58 @@ export const SettlementItem = z
   .strict();
 export type SettlementItem = z.infer<typeof SettlementItem>;
 
+/** What EscrowSettlementPrepared v1 recorded (published; read through `settlementUpcasters`). */
+const SettlementPreparedV1Data = z
+  .object({
+    poolId: Id,
+    settlementId: Id,
+    kind: z.enum(['RELEASE', 'REFUND']),
+    escrowAccount: StellarAccountId,
+    escrowSequence: BigIntString,
+    /** The escrow's own stablecoin balance when the plan was made (money paid straight into it, never a deposit). */
+    strayBalance: DecimalAmount,
+    hadTrustline: z.boolean(),
+    /** Pre-authorised signers left on the escrow by an earlier round whose twin ran (dead: their sequence is used); the first lock removes them. */
+    deadPreAuthSigners: z.array(z.string().regex(/^T[A-Z2-7]{55}$/)).max(20),
+    /** The escrow is merged back into the platform at the end (nothing is left to settle after it). */
+    final: z.boolean(),
+    releaseUntil: IsoDate,
+    recoveryFrom: IsoDate,
+    recoveryUntil: IsoDate,
+    items: z.array(SettlementItem).max(2000),
+    rounds: z
+      .array(z.object({ index: z.number().int().min(0), refs: z.array(z.string()).max(100), lockHash: TxHash, releaseHash: TxHash, recoveryHash: TxHash }).strict())
+      .min(1)
+      .max(200),
+    /** A settlement prepared earlier that never reached the ledger, replaced by this one. */
+    supersedes: Id.nullable(),
+    preparedAt: IsoDate,
+  })
+  .strict();
+
+/** Version 1 of EscrowSettlementPrepared (published): its first lock swept `strayBalance` to the platform. */
+export const EscrowSettlementPreparedV1 = event('EscrowSettlementPrepared', 1, SettlementPreparedV1Data);
+
+/** A Horizon operation id (a TOID: ledger, transaction and operation order), as a decimal string. */
+const OperationId = z.string().regex(/^\d{1,20}$/);
+
+/** A stray payment as a settlement's first lock pays it back to its sender. */
+export const StrayReturn = z.object({ operationId: OperationId, destination: StellarAccountId, amount: DecimalAmount }).strict();
+export type StrayReturn = z.infer<typeof StrayReturn>;
+
 /**
  * The organiser asked to settle what is due: the rounds of lock, release and recovery transactions (docs/escrow.md)
  * were built from these inputs. Recorded before anything is signed, so the service rebuilds the very same
  * transactions (their hashes are here) and accepts nothing else.
+ *
+ * v2: `strayReturns`, the stray payments (EscrowStrayPaymentRecorded, owed back) the first lock pays back to their
+ * senders; they sum exactly to `strayBalance`. Null on a v1 settlement: its first lock swept `strayBalance` to the
+ * platform (what the plan rebuilds to).
  */
 export const EscrowSettlementPrepared = event(
   'EscrowSettlementPrepared',
-  1,
-  z
-    .object({
-      poolId: Id,
-      settlementId: Id,
-      kind: z.enum(['RELEASE', 'REFUND']),
-      escrowAccount: StellarAccountId,
-      escrowSequence: BigIntString,
-      strayBalance: DecimalAmount,
-      hadTrustline: z.boolean(),
-      /** Pre-authorised signers left on the escrow by an earlier round whose twin ran (dead: their sequence is used); the first lock removes them. */
-      deadPreAuthSigners: z.array(z.string().regex(/^T[A-Z2-7]{55}$/)).max(20),
-      /** The escrow is merged back into the platform at the end (nothing is left to settle after it). */
-      final: z.boolean(),
-      releaseUntil: IsoDate,
-      recoveryFrom: IsoDate,
-      recoveryUntil: IsoDate,
-      items: z.array(SettlementItem).max(2000),
-      rounds: z
-        .array(z.object({ index: z.number().int().min(0), refs: z.array(z.string()).max(100), lockHash: TxHash, releaseHash: TxHash, recoveryHash: TxHash }).strict())
-        .min(1)
-        .max(200),
-      /** A settlement prepared earlier that never reached the ledger, replaced by this one. */
-      supersedes: Id.nullable(),
-      preparedAt: IsoDate,
-    })
-    .strict(),
+  2,
+  SettlementPreparedV1Data.extend({ strayReturns: z.array(StrayReturn).max(70).nullable() }).strict(),
 );
 
 /** A round applied on the ledger, verified: its release (organiser cosigned) or its recovery (after its time bound). */
@@ -293,6 +311,48 @@ export const PoolSettled = event(
   z.object({ poolId: Id, settlementId: Id, released: DecimalAmount, refunded: DecimalAmount, settledAt: IsoDate }).strict(),
 );
 
+/**
+ * Money paid straight into the escrow account (a payment of the stablecoin, not a reservation's deposit, which is a
+ * claimable balance), read from the ledger: its sender's, owed back until a settlement pays it back. One event per
+ * ledger operation (`operationId`), however often it is detected.
+ */
+export const EscrowStrayPaymentRecorded = event(
+  'EscrowStrayPaymentRecorded',
+  1,
+  z
+    .object({
+      poolId: Id,
+      escrowAccount: StellarAccountId,
+      /** The payment operation on the ledger (Horizon's operation id) and its transaction. */
+      operationId: OperationId,
+      txHash: TxHash,
+      /** Who paid it: where it goes back. */
+      from: StellarAccountId,
+      amount: DecimalAmount,
+      /** When the ledger applied it. */
+      receivedAt: IsoDate,
+      recordedAt: IsoDate,
+    })
+    .strict(),
+);
+
+/** A stray payment went back to its sender: paid by the first lock (`txHash`) of a settlement whose round is on the ledger. */
+export const EscrowStrayPaymentReturned = event(
+  'EscrowStrayPaymentReturned',
+  1,
+  z
+    .object({
+      poolId: Id,
+      operationId: OperationId,
+      to: StellarAccountId,
+      amount: DecimalAmount,
+      settlementId: Id,
+      txHash: TxHash,
+      returnedAt: IsoDate,
+    })
+    .strict(),
+);
+
 export const closingEvents = [PoolClosed, PoolCancelled, PoolDelivered] as const;
 
 /** PoolClosed v1 → v2: the payment rule was the bare percentage, and no VAT was withheld. */
@@ -310,11 +370,18 @@ export const closingUpcasters: Upcaster[] = [
 export const receiptEvents = [ReservationReceiptConfirmed, ReservationAutoAccepted] as const;
 export const disputeEvents = [DisputeOpened, DisputeContested, DisputeResolved] as const;
 export const settlementEvents = [EscrowSettlementPrepared, EscrowRoundSettled, EscrowPayoutSettled, ReservationSettled, PoolSettled] as const;
+export const strayPaymentEvents = [EscrowStrayPaymentRecorded, EscrowStrayPaymentReturned] as const;
+
+/** EscrowSettlementPrepared v1 → v2: its first lock swept the escrow's own balance to the platform (no stray returns). */
+export const settlementUpcasters: Upcaster[] = [
+  { type: 'EscrowSettlementPrepared', fromVersion: 1, up: (data) => (data && typeof data === 'object' && !('strayReturns' in data) ? { ...data, strayReturns: null } : data) },
+];
 
 export type PoolClosingEvent = EventOf<(typeof closingEvents)[number]>;
 export type ReceiptEvent = EventOf<(typeof receiptEvents)[number]>;
 export type DisputeEvent = EventOf<(typeof disputeEvents)[number]>;
 export type SettlementEvent = EventOf<(typeof settlementEvents)[number]>;
+export type StrayPaymentEvent = EventOf<(typeof strayPaymentEvents)[number]>;
 /** Every event of the escrow feature (closing, receipt, disputes, settlement). */
-export type EscrowFeatureEvent = PoolClosingEvent | ReceiptEvent | DisputeEvent | SettlementEvent;
-export const escrowFeatureEvents = [...closingEvents, ...receiptEvents, ...disputeEvents, ...settlementEvents] as const;
+export type EscrowFeatureEvent = PoolClosingEvent | ReceiptEvent | DisputeEvent | SettlementEvent | StrayPaymentEvent;
+export const escrowFeatureEvents = [...closingEvents, ...receiptEvents, ...disputeEvents, ...settlementEvents, ...strayPaymentEvents] as const;

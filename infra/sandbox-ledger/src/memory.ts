@@ -115,6 +115,11 @@ export class MemoryLedger {
     return this.closed.get(hash) ?? null;
   }
 
+  /** Every transaction the ledgers closed with, in order (what Horizon's history lists). */
+  transactions(): MemoryTransaction[] {
+    return [...this.closed.values()];
+  }
+
   /**
    * Horizon's POST /transactions on this state: a transaction already in a ledger answers what it answered then; a
    * rejected one changes nothing; an applied one closes a ledger of its own and keeps the engine's new state (its

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Account, BASE_FEE, Keypair, Memo, Operation, StrKey, TransactionBuilder, type Horizon, type Transaction } from '@stellar/stellar-sdk';
-import { formatAmount, parseAmount, ValidationError, type ObservedDeposit } from '@cagnotte/domain';
+import { formatAmount, parseAmount, ValidationError, type LedgerPayment, type ObservedDeposit } from '@cagnotte/domain';
 import { describeDeposit, type DepositFacts } from './deposit-decoding';
 import { ESCROW_SETUP_TIMEOUT_SECONDS, ESCROW_SIGNER_WEIGHT, ESCROW_THRESHOLD, depositTransaction, escrowSetupTransaction, settlementEffectsOf } from './escrow-transactions';
 import { LedgerRejectedError, LedgerUnavailableError, type LedgerGateway, type Submitted } from './gateway';
@@ -23,6 +23,10 @@ export interface TransactionOutcome {
   ledger: number;
   closedAt: string;
 }
+
+/** The operation types that move the stablecoin from one account's balance to another's (Horizon's `type`). */
+const PAYMENT_TYPES: ReadonlySet<string> = new Set(['payment', 'path_payment_strict_receive', 'path_payment_strict_send']);
+const PAGE = 200;
 
 /** Accounts looked up at once by missingTrustlines: a few, to stay polite to a public Horizon. */
 const LOOKUPS_AT_ONCE = 8;
@@ -271,11 +275,33 @@ export class EscrowLedger {
   }
 
   /**
+   * Every successful payment of the stablecoin into or out of the escrow account (payments and path payments), oldest
+   * first, from its history on the ledger (kept after a merge): what was paid straight into it (stray payments, never
+   * deposits, which are claimable balances) and everything it paid out, its locks' included.
+   */
+  async escrowPayments(escrowAccount: string): Promise<LedgerPayment[]> {
+    const out: LedgerPayment[] = [];
+    let page = await this.ledger.server.payments().forAccount(escrowAccount).order('asc').limit(PAGE).call();
+    for (;;) {
+      for (const record of page.records) {
+        const r = record as unknown as Record<string, unknown>;
+        if (!PAYMENT_TYPES.has(String(r.type)) || r.transaction_successful === false) continue;
+        if (r.asset_type === 'native' || r.asset_code !== this.asset.code || r.asset_issuer !== this.asset.issuer) continue;
+        out.push({ operationId: String(r.id), txHash: String(r.transaction_hash), from: String(r.from), to: String(r.to), amount: String(r.amount), at: String(r.created_at) });
+      }
+      if (page.records.length < PAGE) break;
+      page = await page.next();
+    }
+    return out;
+  }
+
+  /**
    * What the ledger shows of an escrow for reconciliation (read-models/src/escrow/reconcile.ts): whether the account
-   * exists, its own stablecoin balance, the deposits it may claim, and the effects of the named transactions.
+   * exists, its own stablecoin balance, the deposits it may claim, the effects of the named transactions, and every
+   * payment of the stablecoin it ever made (to compare what the platform received with its fee lines).
    */
   async reconciliationFacts(escrowAccount: string, txHashes: string[]) {
-    const [state, holdings] = await Promise.all([this.escrowState(escrowAccount), this.holdings(escrowAccount)]);
+    const [state, holdings, payments] = await Promise.all([this.escrowState(escrowAccount), this.holdings(escrowAccount), this.escrowPayments(escrowAccount)]);
     const transactions: Record<string, Awaited<ReturnType<EscrowLedger['settlementEffects']>>> = {};
     for (const hash of txHashes) transactions[hash] = await this.settlementEffects(hash);
     return {
@@ -283,6 +309,8 @@ export class EscrowLedger {
       balance: formatAmount(state.strayBalance),
       deposits: holdings.deposits.map((d) => ({ balanceId: d.balanceId, amount: d.amount })),
       transactions,
+      platform: this.ledger.settings.platformAccount,
+      paidOut: payments.filter((p) => p.from === escrowAccount).map((p) => ({ destination: p.to, amount: p.amount, txHash: p.txHash })),
     };
   }
 

@@ -120,7 +120,7 @@ const deposit = async (p: Pool, buyer: Keypair, amount: bigint): Promise<Settlem
   };
 };
 
-const plan = async (p: Pool, items: SettlementItem[], final: boolean, deadPreAuthSigners?: string[]) => {
+const plan = async (p: Pool, items: SettlementItem[], final: boolean, deadPreAuthSigners?: string[], strayReturns: Array<{ destination: string; amount: bigint }> = []) => {
   const state = await escrow.escrowState(p.e);
   const now = unix(await sandbox.networkTime());
   return planSettlement({
@@ -130,6 +130,7 @@ const plan = async (p: Pool, items: SettlementItem[], final: boolean, deadPreAut
     escrowSequence: state.sequence,
     platform: P,
     strayBalance: state.strayBalance,
+    strayReturns,
     hasTrustline: state.hasTrustline,
     items,
     final,
@@ -241,7 +242,7 @@ test('refused without the organiser: the lock signed by one of them, the release
   await release(p, round!, items);
 });
 
-test('a stray payment into the escrow before the lock is swept to the platform by the lock, which then removes the trustline', async () => {
+test('a stray payment into the escrow before the lock is paid back to its sender by the lock (the platform gets nothing of it), which then removes the trustline', async () => {
   const p = await pool();
   const [b, stranger] = [await wallet(), await wallet()];
   const items = [await deposit(p, b, 20_000_000n)];
@@ -253,10 +254,11 @@ test('a stray payment into the escrow before the lock is swept to the platform b
   const state = await escrow.escrowState(p.e);
   assert.equal([state.strayBalance, state.hasTrustline], [30_000_001n, true]);
 
-  const [round] = await plan(p, items, true);
-  const before = await eurcOf(P);
+  const [round] = await plan(p, items, true, undefined, [{ destination: stranger.publicKey(), amount: 30_000_001n }]);
+  const before = { platform: await eurcOf(P), stranger: await eurcOf(stranger.publicKey()) };
   await lock(p, round!);
-  assert.is((await eurcOf(P)) - before, 30_000_001n, 'swept to the stroop');
+  assert.is((await eurcOf(stranger.publicKey())) - before.stranger, 30_000_001n, 'back to its sender, to the stroop');
+  assert.is(await eurcOf(P), before.platform, 'the platform gets nothing of it');
   assert.equal([(await escrow.escrowState(p.e)).hasTrustline, (await escrow.escrowState(p.e)).strayBalance], [false, 0n]);
   await release(p, round!, items);
   assert.is((await escrow.escrowState(p.e)).exists, false);

@@ -7,8 +7,9 @@ import { formatAmount } from '@cagnotte/domain';
  * transactions on the escrow account E, whose sequence is `s` when the plan is made:
  *
  * - lock L_k, sequence s+2k+1, time bounds [0, releaseUntil], signed by the platform P and the organiser O (the
- *   armed layout: O 1, P 1, thresholds 2). Round 0 first removes the dead pre-auth signers the caller names, sweeps
- *   a stray stablecoin balance to P and removes E's trustline (from then on nobody can pay E directly). Every lock
+ *   armed layout: O 1, P 1, thresholds 2). Round 0 first removes the dead pre-auth signers the caller names, pays
+ *   E's own stablecoin balance (money paid straight into E, never a deposit) out exactly as the caller's
+ *   `strayReturns` say (back to each sender) and removes E's trustline (from then on nobody can pay E directly). Every lock
  *   then installs R_k's pre-auth signer (weight 2) and V_k's (weight 3), removes P and sets the thresholds to 3.
  *   Locked: the release needs O's cosignature (2+1); the recovery runs with no signature at all (3) once its
  *   time bound is reached; P can do nothing, O alone nothing.
@@ -74,6 +75,8 @@ export interface SettlementPlanInput {
   platform: string;
   /** E's own stablecoin balance now (paid in directly, not a deposit). */
   strayBalance: bigint;
+  /** Where round 0's lock pays that balance: they sum exactly to it (a balance left would make the trustline's removal fail). */
+  strayReturns: Array<{ destination: string; amount: bigint }>;
   hasTrustline: boolean;
   items: SettlementItem[];
   final: boolean;
@@ -148,6 +151,11 @@ const checkInput = (input: SettlementPlanInput): void => {
   if (!Number.isSafeInteger(fee) || fee < 100) throw new Error(`feePerOperation must be a whole number of stroops ≥ 100, got ${fee}`);
   if (input.strayBalance < 0n) throw new Error('strayBalance is negative');
   if (input.strayBalance > 0n && !input.hasTrustline) throw new Error('a stray balance without a trustline');
+  const returned = input.strayReturns.reduce((sum, r) => sum + r.amount, 0n);
+  if (returned !== input.strayBalance || input.strayReturns.some((r) => r.amount <= 0n)) {
+    throw new Error(`the stray returns pay ${returned} stroops (each positive), the escrow's own balance is ${input.strayBalance}`);
+  }
+  if (input.strayReturns.some((r) => r.destination === input.escrowAccount)) throw new Error('a stray return pays the escrow itself');
   checkItems(input);
 };
 
@@ -248,7 +256,7 @@ export const planSettlement = (input: SettlementPlanInput): SettlementRound[] =>
       k === 0
         ? [
             ...dead.map(removePreAuth),
-            ...(input.strayBalance > 0n ? [Operation.payment({ destination: input.platform, asset: input.asset, amount: stellarAmount(input.strayBalance) })] : []),
+            ...input.strayReturns.map((r) => Operation.payment({ destination: r.destination, asset: input.asset, amount: stellarAmount(r.amount) })),
             ...(input.hasTrustline ? [Operation.changeTrust({ asset: input.asset, limit: '0' })] : []),
           ]
         : [];

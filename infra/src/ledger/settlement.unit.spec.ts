@@ -39,6 +39,7 @@ const input = (over: Partial<SettlementPlanInput> = {}): SettlementPlanInput => 
   escrowSequence: S,
   platform: P,
   strayBalance: 0n,
+  strayReturns: [],
   hasTrustline: true,
   items: [item('a', 125_000_000n)],
   final: true,
@@ -193,18 +194,24 @@ test('aggregation: payouts summed per destination in order of first appearance, 
   assert.is((ops(round!.release)[0] as Operation.ChangeTrust).limit, '0.0000042', 'the trustline holds exactly the round');
 });
 
-test('stray balance and trustline: swept and removed by the first lock only; none without a trustline; dead pre-auth signers removed by the first lock only', () => {
+test('stray balance and trustline: paid back to its senders (never to the platform) and removed by the first lock only; none without a trustline; dead pre-auth signers removed by the first lock only', () => {
   const items = Array.from({ length: 120 }, (_, i) => item(`s${i}`, 1_000n + BigInt(i)));
   const dead = StrKey.encodePreAuthTx(sha('an old release'));
-  const rounds = planSettlement(input({ items, strayBalance: 30_000_001n, deadPreAuthSigners: [dead] }));
+  const strayReturns = [
+    { destination: account('sender-1'), amount: 30_000_000n },
+    { destination: account('sender-2'), amount: 1n },
+  ];
+  const rounds = planSettlement(input({ items, strayBalance: 30_000_001n, strayReturns, deadPreAuthSigners: [dead] }));
   assert.is(rounds.length, 2);
   const first = ops(rounds[0]!.lock);
-  assert.equal(kinds(rounds[0]!.lock), ['setOptions', 'payment', 'changeTrust', 'setOptions', 'setOptions', 'setOptions']);
+  assert.equal(kinds(rounds[0]!.lock), ['setOptions', 'payment', 'payment', 'changeTrust', 'setOptions', 'setOptions', 'setOptions']);
   assert.equal([preAuthOf(first[0]!), (first[0] as Operation.SetOptions).signer!.weight], [sha('an old release').toString('hex'), 0]);
-  assert.equal(payments(rounds[0]!.lock), [[P, '3.0000001']]);
+  assert.equal(payments(rounds[0]!.lock), [[account('sender-1'), '3.0000000'], [account('sender-2'), '0.0000001']]);
+  throws(() => planSettlement(input({ strayBalance: 30_000_001n, strayReturns: [{ destination: P, amount: 30_000_000n }] })), /stray returns pay 30000000 stroops/);
+  throws(() => planSettlement(input({ strayBalance: 0n, strayReturns: [{ destination: account('sender-1'), amount: 1n }] })), /stray returns pay 1 stroops/);
   assert.equal(kinds(rounds[1]!.lock), ['setOptions', 'setOptions', 'setOptions'], 'later locks: no sweep, no trustline, no clean-up');
   assert.equal(kinds(planSettlement(input({ hasTrustline: false }))[0]!.lock), ['setOptions', 'setOptions', 'setOptions']);
-  throws(() => planSettlement(input({ hasTrustline: false, strayBalance: 1n })), /stray balance without a trustline/);
+  throws(() => planSettlement(input({ hasTrustline: false, strayBalance: 1n, strayReturns: [{ destination: account('sender-1'), amount: 1n }] })), /stray balance without a trustline/);
   throws(() => planSettlement(input({ deadPreAuthSigners: [P] })), /not a pre-auth signer key/);
 });
 
@@ -229,7 +236,7 @@ test('endings: only the last round of a final plan merges; every other round (an
 
 test('no items: nothing to do unless final; then one round that claims nothing, touches no trustline, and merges', () => {
   assert.equal(planSettlement(input({ items: [], final: false })), []);
-  const rounds = planSettlement(input({ items: [], strayBalance: 5n }));
+  const rounds = planSettlement(input({ items: [], strayBalance: 5n, strayReturns: [{ destination: account('sender-1'), amount: 5n }] }));
   assert.is(rounds.length, 1);
   const [r] = rounds;
   assert.equal(r!.refs, []);

@@ -68,7 +68,7 @@ const history = (p: PoolFixture) => {
     },
     {
       type: 'EscrowSettlementPrepared',
-      data: { ...base, settlementId, kind: 'RELEASE', escrowAccount: G('E'), escrowSequence: '42', strayBalance: '0.00', hadTrustline: true, deadPreAuthSigners: [], final: true, releaseUntil: at(40), recoveryFrom: at(41), recoveryUntil: at(58), items: [item(r1, 'a'), item(r2, 'b')], rounds: [{ index: 0, refs: [r1, r2], lockHash: hex('1'), releaseHash: hex('2'), recoveryHash: hex('3') }], supersedes: null, preparedAt: at(15) },
+      data: { ...base, settlementId, kind: 'RELEASE', escrowAccount: G('E'), escrowSequence: '42', strayBalance: '0.00', hadTrustline: true, strayReturns: [], deadPreAuthSigners: [], final: true, releaseUntil: at(40), recoveryFrom: at(41), recoveryUntil: at(58), items: [item(r1, 'a'), item(r2, 'b')], rounds: [{ index: 0, refs: [r1, r2], lockHash: hex('1'), releaseHash: hex('2'), recoveryHash: hex('3') }], supersedes: null, preparedAt: at(15) },
     },
     { type: 'EscrowRoundSettled', data: { ...base, settlementId, round: 0, path: 'RELEASE', txHash: hex('2'), ledger: 77, merged: true, settledAt: at(20) } },
     { type: 'EscrowPayoutSettled', data: { ...base, settlementId, round: 0, role: 'SELLER', destination: G('S'), amount: '48.00', txHash: hex('2'), settledAt: at(20) } },

@@ -93,6 +93,7 @@ Timers('a published pool without a deadline schedules no deadline; a prepared se
       escrowSequence: '42',
       strayBalance: '0.00',
       hadTrustline: true,
+      strayReturns: [],
       deadPreAuthSigners: [],
       final: true,
       releaseUntil: future(1),

@@ -14,12 +14,16 @@ export const EscrowReconciliationSchema = z
     poolId: z.string().uuid(),
     escrowAccount: z.string(),
     paid: z.object({ count: z.number().int(), amount: z.string() }),
-    events: z.object({ held: z.string(), owedBack: z.string(), released: z.string(), refunded: z.string(), merged: z.boolean() }).describe('What the events say'),
+    events: z.object({ held: z.string(), owedBack: z.string(), released: z.string(), refunded: z.string(), merged: z.boolean(), straysOwed: z.string() }).describe('What the events say'),
     ledger: z.object({ accountExists: z.boolean(), balance: z.string(), heldDeposits: z.string(), held: z.string() }).describe('What the ledger shows'),
     missing: z.array(Deposit).describe('Held deposits the ledger does not show with their exact amount'),
     owedBack: z.array(Deposit).describe('Late deposits still owed back, standing on the ledger'),
     notClaimed: z.array(Deposit).describe('Settled deposits the ledger still shows'),
     unexpected: z.array(z.object({ balanceId: z.string(), amount: z.string() })).describe('Claimable balances for the escrow no event accounts for: listed, not counted'),
+    platform: z.object({ received: z.string(), fees: z.string() }).describe('What the platform received from the escrow on the ledger, and its fee lines: received beyond them is a problem'),
+    strays: z
+      .array(z.object({ operationId: z.string(), txHash: z.string(), from: z.string(), amount: z.string(), status: z.enum(['OWED', 'RETURNED']), returnedTxHash: z.string().nullable() }))
+      .describe('Money paid straight into the escrow account, with its sender: owed back until a settlement returns it'),
     rounds: z.array(z.object({ settlementId: z.string(), round: z.number().int(), path: z.string(), txHash: z.string(), ok: z.boolean(), problems: Problems })),
     problems: Problems,
     ok: z.boolean(),

@@ -59,6 +59,18 @@ export interface EscrowDisputeDoc {
   resolvedAt: string | null;
 }
 
+/** Money paid straight into the escrow account (EscrowStrayPaymentRecorded), owed back to its sender until returned. */
+export interface EscrowStrayDoc {
+  operationId: string;
+  txHash: string;
+  from: string;
+  amount: string;
+  receivedAt: string;
+  status: 'OWED' | 'RETURNED';
+  /** The settlement whose first lock paid it back, that lock, and when it was recorded. */
+  returned: { settlementId: string; txHash: string; returnedAt: string } | null;
+}
+
 /** What a settled round did with one balance (ReservationSettled). */
 export type EscrowLineDoc = Omit<EventData<'ReservationSettled'>, 'poolId'>;
 
@@ -87,6 +99,8 @@ export interface EscrowDocument {
   settlements: EscrowSettlementDoc[];
   disputes: EscrowDisputeDoc[];
   lines: EscrowLineDoc[];
+  /** Stray payments, in the order they were recorded (absent from documents folded before they existed: none). */
+  strays?: EscrowStrayDoc[];
   /** Everyone who placed a reservation in the pool: who may read the escrow's summary. */
   buyers: string[];
 }
@@ -119,6 +133,7 @@ export const initialEscrow = (): EscrowDoc => ({
     settlements: [],
     disputes: [],
     lines: [],
+    strays: [],
     buyers: [],
   },
   revision: -1n,

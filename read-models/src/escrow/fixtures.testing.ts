@@ -101,6 +101,7 @@ export const prepared = (settlementId: string, items: ReturnType<typeof settleme
     escrowSequence: '123',
     strayBalance: '0.00',
     hadTrustline: true,
+    strayReturns: [],
     deadPreAuthSigners: [],
     final,
     releaseUntil: at(20),

@@ -23,6 +23,8 @@ const ESCROW_TYPES: ReadonlySet<string> = new Set<PoolEvent['type']>([
   'EscrowRoundSettled',
   'EscrowPayoutSettled',
   'ReservationSettled',
+  'EscrowStrayPaymentRecorded',
+  'EscrowStrayPaymentReturned',
 ]);
 
 /** Whether the escrow read model folds this event type (every other event of a pool stream leaves it as it is). */
@@ -134,6 +136,17 @@ const evolveSettlement = (doc: EscrowDocument, event: PoolEvent): EscrowDocument
         refunded: add(doc.refunded, line.refunded),
         lines: [...doc.lines, line],
       };
+    }
+    case 'EscrowStrayPaymentRecorded': {
+      const { operationId, txHash, from, amount, receivedAt } = event.data;
+      const strays = doc.strays ?? [];
+      if (strays.some((x) => x.operationId === operationId)) return doc;
+      return { ...doc, strays: [...strays, { operationId, txHash, from, amount, receivedAt, status: 'OWED', returned: null }] };
+    }
+    case 'EscrowStrayPaymentReturned': {
+      const { operationId, settlementId, txHash, returnedAt } = event.data;
+      const strays = (doc.strays ?? []).map((x) => (x.operationId === operationId ? { ...x, status: 'RETURNED' as const, returned: { settlementId, txHash, returnedAt } } : x));
+      return { ...doc, strays };
     }
     default:
       return doc;

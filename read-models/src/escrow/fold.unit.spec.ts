@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { PoolEvent } from '@cagnotte/event-schemas';
 import { foldEscrow } from './fold';
 import { initialEscrow, type EscrowDoc } from './document';
-import { escrowStatus } from './view';
+import { Escrow, escrowStatus, escrowView } from './view';
 import {
   B1,
   B2,
@@ -129,6 +129,23 @@ Fold('given events it does not fold, then the very same document comes back (the
   const doc = foldAll([created(), published, escrowOpened]);
   const archived: PoolEvent = { type: 'PoolArchived', data: { poolId: POOL, archivedAt: at(3) } };
   assert.is(foldEscrow(doc, archived, 9n), doc);
+});
+
+Fold('given a stray payment recorded (twice), then returned by a settlement’s lock, then it is shown owed back once, then returned; the organiser sees it, a buyer does not', () => {
+  const op = '12884905985';
+  const recorded: PoolEvent = {
+    type: 'EscrowStrayPaymentRecorded',
+    data: { poolId: POOL, escrowAccount: G('E'), operationId: op, txHash: 'ab'.repeat(32), from: G('X'), amount: '10.00', receivedAt: at(4), recordedAt: at(5) },
+  };
+  const returned: PoolEvent = { type: 'EscrowStrayPaymentReturned', data: { poolId: POOL, operationId: op, to: G('X'), amount: '10.00', settlementId: S1, txHash: 'cd'.repeat(32), returnedAt: at(15) } };
+  const owed = foldAll([...depositsPhase, recorded, recorded]);
+  assert.equal(owed.escrow.strays!.map((x) => [x.from, x.amount, x.status]), [[G('X'), '10.00', 'OWED']]);
+  const view = Escrow.parse(escrowView(owed, { userId: ORGANISER }));
+  assert.equal([view.strays!.length, view.straysOwed], [1, { count: 1, amount: '10.00' }]);
+  const back = foldAll([returned], owed, depositsPhase.length + 2).escrow;
+  assert.equal(back.strays!.map((x) => [x.status, x.returned?.txHash]), [['RETURNED', 'cd'.repeat(32)]]);
+  assert.equal(escrowView({ escrow: back, revision: 99n }, { userId: ORGANISER })!.straysOwed, { count: 0, amount: '0.00' });
+  assert.not.ok('strays' in escrowView(owed, { userId: B1 })!, 'organiser only');
 });
 
 Fold.run();

@@ -21,6 +21,7 @@ export const escrowFactsOfReads = (doc: EscrowDocument, reservations: Reservatio
     settled: [],
     rounds: [],
     merged: doc.mergedAt !== null,
+    strays: (doc.strays ?? []).map((x) => ({ operationId: x.operationId, txHash: x.txHash, from: x.from, amount: x.amount, status: x.status, returnedTxHash: x.returned?.txHash ?? null })),
   };
   let paid = 0n;
   for (const r of reservations) {

@@ -27,6 +27,18 @@ export interface EscrowFacts {
   rounds: Array<{ settlementId: string; round: number; path: 'RELEASE' | 'RECOVERY'; txHash: string; payments: Array<{ destination: string; amount: string }> }>;
   /** The events say the escrow account was merged back. */
   merged: boolean;
+  /** Money paid straight into the escrow (EscrowStrayPaymentRecorded): owed back to its sender until returned. */
+  strays: StrayFact[];
+}
+
+export interface StrayFact {
+  operationId: string;
+  txHash: string;
+  from: string;
+  amount: string;
+  status: 'OWED' | 'RETURNED';
+  /** The lock that paid it back. */
+  returnedTxHash: string | null;
 }
 
 export interface LedgerTransactionFacts {
@@ -45,13 +57,17 @@ export interface LedgerFacts {
   deposits: Array<{ balanceId: string; amount: string }>;
   /** The recorded rounds' transactions as the ledger has them (null: not found). */
   transactions: Record<string, LedgerTransactionFacts | null>;
+  /** The platform account. */
+  platform: string;
+  /** Every payment of the stablecoin the escrow account ever made (its locks' included), per operation. */
+  paidOut: Array<{ destination: string; amount: string; txHash: string }>;
 }
 
 export interface EscrowReconciliation {
   poolId: string;
   escrowAccount: string;
   paid: { count: number; amount: string };
-  events: { held: string; owedBack: string; released: string; refunded: string; merged: boolean };
+  events: { held: string; owedBack: string; released: string; refunded: string; merged: boolean; straysOwed: string };
   ledger: { accountExists: boolean; balance: string; heldDeposits: string; held: string };
   /** Held deposits the ledger does not show (or with another amount). */
   missing: Deposit[];
@@ -61,6 +77,10 @@ export interface EscrowReconciliation {
   notClaimed: Deposit[];
   /** Claimable balances for the escrow that no event accounts for: listed, not counted. */
   unexpected: Array<{ balanceId: string; amount: string }>;
+  /** What the platform received from the escrow on the ledger, and its fee lines (the events' payments to it): never more. */
+  platform: { received: string; fees: string };
+  /** Money paid straight into the escrow, with its sender: OWED back, or RETURNED. */
+  strays: StrayFact[];
   rounds: Array<{ settlementId: string; round: number; path: string; txHash: string; ok: boolean; problems: string[] }>;
   problems: string[];
   ok: boolean;
@@ -111,6 +131,13 @@ export const reconcileEscrow = (facts: EscrowFacts, ledger: LedgerFacts): Escrow
   if (missing.length > 0) problems.push(`${missing.length} held deposit(s) missing on the ledger`);
   if (notClaimed.length > 0) problems.push(`${notClaimed.length} settled deposit(s) still on the ledger`);
   const balance = ledger.accountExists ? toStroops(ledger.balance) : 0n;
+  // The platform keeps its fees and nothing else: whatever the escrow paid it beyond its fee lines is someone's money.
+  const received = ledger.paidOut.filter((p) => p.destination === ledger.platform).reduce((t, p) => t + toStroops(p.amount), 0n);
+  const fees = facts.rounds.flatMap((r) => r.payments).filter((p) => p.destination === ledger.platform).reduce((t, p) => t + toStroops(p.amount), 0n);
+  if (received > fees) problems.push(`the platform received ${toAmount(received)} from the escrow, its fee lines are ${toAmount(fees)}`);
+  // The escrow's own balance is stray payments owed back, and nothing else (a lock pays them back as it empties it).
+  const straysOwed = facts.strays.filter((s) => s.status === 'OWED').reduce((t, s) => t + toStroops(s.amount), 0n);
+  if (balance > straysOwed) problems.push(`the escrow holds ${toAmount(balance)} of its own, the stray payments owed back add up to ${toAmount(straysOwed)}`);
   return {
     poolId: facts.poolId,
     escrowAccount: facts.escrowAccount,
@@ -121,6 +148,7 @@ export const reconcileEscrow = (facts: EscrowFacts, ledger: LedgerFacts): Escrow
       released: toAmount(facts.settled.reduce((t, d) => t + toStroops(d.released), 0n)),
       refunded: toAmount(facts.settled.reduce((t, d) => t + toStroops(d.refunded), 0n)),
       merged: facts.merged,
+      straysOwed: toAmount(straysOwed),
     },
     // `held` is what the escrow may pay out: the deposits it may claim (its own balance is listed, never a deposit).
     ledger: { accountExists: ledger.accountExists, balance: toAmount(balance), heldDeposits: toAmount(heldDeposits), held: toAmount(heldDeposits) },
@@ -128,6 +156,8 @@ export const reconcileEscrow = (facts: EscrowFacts, ledger: LedgerFacts): Escrow
     owedBack,
     notClaimed,
     unexpected,
+    platform: { received: toAmount(received), fees: toAmount(fees) },
+    strays: facts.strays,
     rounds,
     problems: [...problems, ...rounds.filter((r) => !r.ok).map((r) => `round ${r.round} of ${r.settlementId}: ${r.problems.join('; ')}`)],
     ok: problems.length === 0 && rounds.every((r) => r.ok),

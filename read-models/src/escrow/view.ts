@@ -3,6 +3,7 @@ import { PayoutRole } from '@cagnotte/event-schemas';
 import { escrowAtPoint } from './fold';
 import { ReservationDispute } from '../reservations/escrow-facts';
 import { PoolClosing, closingView } from '../pools/closing';
+import { fromMinor, toMinor } from '../reservations/amounts';
 import type { EscrowDisputeDoc, EscrowDoc, EscrowDocument, EscrowLineDoc, EscrowSettlementDoc, EscrowTally } from './document';
 
 /*
@@ -100,6 +101,18 @@ const Settling = z
   })
   .describe('EscrowSettling');
 
+export const EscrowStray = z
+  .object({
+    operationId: z.string().describe('The payment operation on the ledger'),
+    txHash: z.string(),
+    from: z.string().describe('Who paid it (G…): where it goes back'),
+    amount: z.string(),
+    receivedAt: z.string(),
+    status: z.enum(['OWED', 'RETURNED']),
+    returned: z.object({ settlementId: z.string().uuid(), txHash: z.string().describe('The lock that paid it back'), returnedAt: z.string() }).nullable(),
+  })
+  .describe('EscrowStray: money paid straight into the escrow account (not a deposit), owed back to its sender');
+
 const Payouts = z.object({ SELLER: z.string(), ORGANISER: z.string(), PLATFORM: z.string(), BUYER: z.string() }).describe('Paid out on the ledger, per role');
 const organiserOnly = 'Organiser only (absent for a buyer)';
 
@@ -124,6 +137,8 @@ export const Escrow = z
     payouts: Payouts.optional().describe(organiserOnly),
     fees: z.object({ platformFeePercent: z.string(), organiserCommissionPercent: z.string().nullable() }).nullable().optional().describe(`Frozen at closing. ${organiserOnly}`),
     settlements: z.array(EscrowSettlement).optional().describe(`Oldest first. ${organiserOnly}`),
+    strays: z.array(EscrowStray).optional().describe(`Money paid straight into the escrow account, oldest first: the next settlement pays it back to its sender. ${organiserOnly}`),
+    straysOwed: Tally.optional().describe(`Stray payments not paid back yet. ${organiserOnly}`),
     revision: z.number().int().describe('Pool stream revision of the last event folded in'),
   })
   .describe('Escrow');
@@ -136,6 +151,10 @@ export interface EscrowViewer {
 }
 
 const tally = (t: EscrowTally) => ({ count: t.count, amount: t.amount });
+const straysOwed = (e: EscrowDocument) => {
+  const owed = (e.strays ?? []).filter((x) => x.status === 'OWED');
+  return { count: owed.length, amount: fromMinor(owed.reduce((t, x) => t + toMinor(x.amount), 0n)) };
+};
 
 export const escrowDisputeView = (d: EscrowDisputeDoc): EscrowDispute => ({
   disputeId: d.disputeId,
@@ -249,6 +268,8 @@ export const escrowView = (doc: EscrowDoc, viewer: EscrowViewer): Escrow | null 
     payouts: { SELLER: e.payouts.SELLER, ORGANISER: e.payouts.ORGANISER, PLATFORM: e.payouts.PLATFORM, BUYER: e.payouts.BUYER },
     fees: e.fees ? { platformFeePercent: e.fees.platformFeePercent, organiserCommissionPercent: e.fees.organiserCommissionPercent } : null,
     settlements: e.settlements.map(settlementView),
+    strays: (e.strays ?? []).map((x) => ({ ...x, returned: x.returned ? { ...x.returned } : null })),
+    straysOwed: straysOwed(e),
   };
 };
 

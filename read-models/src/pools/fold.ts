@@ -99,6 +99,8 @@ const evolve = (doc: PoolDocument, event: PoolEvent): PoolDocument => {
     case 'EscrowRoundSettled':
     case 'EscrowPayoutSettled':
     case 'ReservationSettled':
+    case 'EscrowStrayPaymentRecorded':
+    case 'EscrowStrayPaymentReturned':
     case 'PoolCommissionMandateAccepted':
     case 'ReservationPlaced':
     case 'ReservationSigned':

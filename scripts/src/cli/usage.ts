@@ -39,9 +39,11 @@ export const USAGE = `Usage: pnpm cli <command>
   events anchor                      anchor every new event on the ledger now (a memo-hash transaction)
   events anchors [--limit <n>]       the anchor receipts, newest first
   events anchors --leaves <id>       one anchor's leaves in tree order (to check it without our code)
-  escrow reconcile [--pool <id>]     replay every published pool (or one) and compare with the ledger: the escrow
-                                     holds exactly the PAID deposits; lists missing, owed-back and unexpected ones
-                                     (exit 1 when a pool does not reconcile; progress on stderr)
+  escrow reconcile [--pool <id>]     record the stray payments the ledger shows, replay every published pool (or
+                                     one) and compare with the ledger: the escrow holds exactly the PAID deposits, the
+                                     platform received no more than its fee lines; lists missing, owed-back and
+                                     unexpected deposits and the strays owed back (exit 1 when a pool does not
+                                     reconcile; progress on stderr)
 ${AUDIT_USAGE}
 
 Each command prints JSON. Exit code 0 on success, 1 on a refused command, 2 on bad usage.`;

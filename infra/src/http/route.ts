@@ -90,8 +90,8 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   gate?: 'tenant' | 'user' | ((req: Request) => Promise<TenantRef>);
   /**
    * The route answers whatever it is sent (logout, contract rule 9): a body that does not parse, is too large or holds
-   * hostile strings is ignored. Every other route refuses it (400 `malformed_json`, 413 `payload_too_large`, 400),
-   * whether or not it reads a body.
+   * hostile strings, and an unknown `X-Service-Tenant`, are ignored (`ctx.tenant` is null). Every other route refuses
+   * them (400 `malformed_json`, 413 `payload_too_large`, 400; 404 `tenant_not_found`), whether or not it reads a body.
    */
   ignoresInput?: true;
   /** Honour an `Idempotency-Key` header (commands that create or change something). */
@@ -213,8 +213,10 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
       }
       if (def.auth === 'required' && !auth) throw new UnauthorizedError();
 
-      let tenant: TenantRef | null;
-      if (def.gate) {
+      let tenant: TenantRef | null = null;
+      if (def.ignoresInput) {
+        // Nothing it is sent counts (logout).
+      } else if (def.gate) {
         // A user-gated route acts in the user's own tenant: a tenant named must exist, and under another tenant's
         // name the user's own resources are not found (as every read scoped to that tenant answers).
         if (def.gate === 'user' && auth && (await resolveTenant(kit, req, auth))?.id !== auth.tenantId) throw new NotFoundError('resource');

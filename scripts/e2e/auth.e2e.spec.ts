@@ -109,6 +109,8 @@ test('logout answers 200 whatever it is sent (contract rule 9): malformed JSON, 
     ['a real body', { rawBody: '{"everything":true}' }],
     ['NUL in the query', { query: '?x=%00' }],
     ['bad escape in the query', { query: '?x=%E0%A4%A' }],
+    ['an unknown tenant', { headers: { 'x-service-tenant': 'no-such-tenant' } }],
+    ['malformed JSON under an unknown tenant', { rawBody: '{bad', headers: { 'x-service-tenant': 'no-such-tenant' } }],
   ];
   for (const [label, v] of variants) {
     const fresh = await login(ctx, { email: ctx.user.email, password: ctx.user.password });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError, decideEscrow, type Pool } from '@cagnotte/domain';
-import { DecimalAmount, DisputeReason } from '@cagnotte/event-schemas';
-import { defineRoute, type RouteDef } from '@cagnotte/infra';
+import { DisputeReason } from '@cagnotte/event-schemas';
+import { LedgerAmount, defineRoute, type RouteDef } from '@cagnotte/infra';
 import { ReservationSchema } from '@cagnotte/read-models';
 import { POSITION_HEADER, positionHeaders, type PoolOutcome } from '../pools/handler';
 import { reservationOf } from '../reservations/runtime';
@@ -108,7 +108,7 @@ export const makeDisputeRoutes = (deps: EscrowDeps): RouteDef[] => {
     description:
       'Owner and organiser, while the dispute is OPEN or CONTESTED. `amount` is between one stroop and what the dispute holds (400 `refund_out_of_bounds`). The dispute ends REFUNDED: at the next settlement the buyer gets `amount` back and the rest is released under the split.',
     params: DisputeParams,
-    body: z.object({ amount: DecimalAmount.describe('Decimal string, at most the held amount') }).strict(),
+    body: z.object({ amount: LedgerAmount.describe('Decimal string, at most the held amount') }).strict(),
     success: { status: 200, description: 'The disputed reservation', schema: ReservationSchema },
     errors: [400, 401, 403, 404, 503],
     handler: (ctx) => {

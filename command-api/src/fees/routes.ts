@@ -6,12 +6,11 @@ import {
   ValidationError,
   formatAmount,
   parseAmount,
-  quoteDeposit,
   quoteReservation,
   resolveCommission,
 } from '@cagnotte/domain';
-import { DecimalAmount, FeeRule, FeeVatTable, Percent } from '@cagnotte/event-schemas';
-import { defineRoute, type RouteDef } from '@cagnotte/infra';
+import { FeeRule, FeeVatTable, Percent } from '@cagnotte/event-schemas';
+import { LedgerAmount, defineRoute, type RouteDef } from '@cagnotte/infra';
 import { loadAccount, poolStream } from '../shared/context';
 import { loadState, type CommandRuntime } from '../shared/run-command';
 import { poolAggregate, type TenantPolicy } from '../pools/handler';
@@ -42,7 +41,7 @@ const CommissionInput = z
       .strict()
       .optional()
       .describe('A pool not created yet, resolved as if you created it'),
-    amount: DecimalAmount.describe('What is split, e.g. a reservation’s deposit'),
+    amount: LedgerAmount.describe('What is split, e.g. a reservation’s deposit'),
   })
   .strict()
   .refine((b) => !(b.poolId && b.draft), { message: 'give poolId or draft, not both', path: ['draft'] })
@@ -71,7 +70,7 @@ const QuoteInput = z
       .max(200)
       .default([])
       .describe('GROUPS: the units to quote'),
-    amount: DecimalAmount.optional().describe('FUNDING: the amount to pledge'),
+    amount: LedgerAmount.optional().describe('FUNDING: the amount to pledge'),
   })
   .strict()
   .describe('DepositQuoteInput');
@@ -179,9 +178,8 @@ export const makeFeeRoutes = (deps: FeeRouteDeps): RouteDef[] => {
       const state = await loadState(deps.store, poolStream(ctx.params.id), poolAggregate);
       const pool = poolToReserveIn(state, auth.tenantId, auth.userId);
       if (pool.status === 'none') throw new NotFoundError('pool');
-      const priced = quoteReservation(pool, { lines: ctx.body.lines, pledge: ctx.body.amount ?? null }, auth.userId, now.toISOString());
       const policy = await deps.tenantPolicy(auth.tenantId);
-      const q = quoteDeposit({ lines: priced.lines, pledge: priced.pledge === null ? null : parseAmount(priced.pledge), schedule: policy.feeSchedule });
+      const { priced, quote: q } = quoteReservation(pool, { lines: ctx.body.lines, pledge: ctx.body.amount ?? null }, auth.userId, now.toISOString(), policy.feeSchedule.escrowDeposit);
       const hold = now.getTime() + policy.reservationTtlSeconds * 1000;
       const deadline = pool.fields.deadline ? Date.parse(pool.fields.deadline) : Infinity;
       const validUntil = new Date(Math.min(hold, deadline)).toISOString();

@@ -78,6 +78,7 @@ export const makeAuthCommandRoutes = (deps: AuthRouteDeps): RouteDef[] => {
     description: 'Idempotent: always 200, with no, an invalid or an already revoked token.',
     tags: ['Auth'],
     auth: 'optional',
+    ignoresInput: true,
     success: { status: 200, description: 'Logged out', schema: z.object({ message: z.string() }) },
     errors: [],
     handler: async (ctx) => {

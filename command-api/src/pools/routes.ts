@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { NotFoundError, type PoolPatch } from '@cagnotte/domain';
 import {
   CountryCode,
-  DecimalAmount,
   Id,
   IsoDate,
   MarketplaceVisibility,
@@ -13,7 +12,7 @@ import {
   PoolType,
   StellarAccountId,
 } from '@cagnotte/event-schemas';
-import { defineRoute, type RouteDef } from '@cagnotte/infra';
+import { LedgerAmount, defineRoute, type RouteDef } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
 import { requireOwnTenant } from '../shared/context';
 import { commissionMandate } from '@cagnotte/event-schemas';
@@ -44,7 +43,7 @@ export const PoolCreateInput = z
     sellerId: Id.nullable().default(null),
     payoutAccount: StellarAccountId.nullable().default(null),
     organiserCommissionPercent: PercentInput.nullable().default(null).describe('BUSINESS accounts only'),
-    targetAmount: DecimalAmount.nullable().default(null).describe('FUNDING goal, decimal string'),
+    targetAmount: LedgerAmount.nullable().default(null).describe('FUNDING goal, decimal string'),
     deadline: IsoDate.nullable().default(null),
     acceptCommissionMandate: z.boolean().default(false).describe('Records the COMMISSION mandate on a brokered paid pool'),
   })
@@ -72,7 +71,7 @@ export const PoolUpdateInput = z
     sellerId: Id.nullable().optional(),
     payoutAccount: StellarAccountId.nullable().optional(),
     organiserCommissionPercent: PercentInput.nullable().optional(),
-    targetAmount: DecimalAmount.nullable().optional(),
+    targetAmount: LedgerAmount.nullable().optional(),
     deadline: IsoDate.nullable().optional(),
     status: PoolStatus.optional().describe('Accepted only with the current status (ignored); any other is a 400 `status_not_patchable`: publish with POST …/publish'),
     ...SellerResolution,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { UnavailableError, ValidationError, depositMismatch, type ObservedDeposit } from '@cagnotte/domain';
-import { DecimalAmount, currentReservationTerms } from '@cagnotte/event-schemas';
-import { defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
+import { currentReservationTerms } from '@cagnotte/event-schemas';
+import { LedgerAmount, defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
 import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 import { ReservationSchema } from '@cagnotte/read-models';
 import { loadAccount, metadataFor } from '../shared/context';
@@ -27,7 +27,7 @@ const ReserveInput = z
       .max(200)
       .default([])
       .describe('GROUPS: the units to hold'),
-    pledge: DecimalAmount.optional().describe('FUNDING: the amount pledged, decimal string'),
+    pledge: LedgerAmount.optional().describe('FUNDING: the amount pledged, decimal string'),
     relaisId: z.string().min(1).max(64).nullable().optional().describe('The pick-up point (required when the pool has any)'),
     quoteId: z
       .string()

@@ -10,7 +10,7 @@ import type {
 } from '@cagnotte/event-schemas';
 import { requireOrganiserOf } from './organiser';
 import { ForbiddenError, IllegalStateError, NotFoundError, ConflictError, ValidationError, assertNever, type FieldErrors } from '../errors';
-import { isPositiveAmount, parseAmount } from '../money';
+import { LEDGER_AMOUNT_EXCEEDED, fitsLedger, isLedgerAmount, isPositiveAmount, ledgerBoundMessage, parseAmount } from '../money';
 
 
 import { jsonEqual } from '../equal';
@@ -177,9 +177,36 @@ const configErrors = (config: PoolDraftFields['config'] | undefined): FieldError
   return errors;
 };
 
-const requireValidConfig = (config: PoolDraftFields['config'] | undefined) => {
-  const errors = configErrors(config);
+/**
+ * Every amount a pool is made of fits one ledger payment (MAX_LEDGER_AMOUNT): each price, tier price, pledge bound
+ * and the target; and the stock of its stocked units, sold at their base price, could be released in one payment. A
+ * pool with an unstocked unit has no such total: its reservations are refused once the pool would hold more
+ * (domain/src/reservations/decide.ts).
+ */
+const amountErrors = (fields: Partial<PoolDraftFields>): FieldErrors => {
+  const errors: FieldErrors = {};
+  const check = (path: string, amount: string | null | undefined) => {
+    if (amount != null && !isLedgerAmount(amount)) errors[path] = [ledgerBoundMessage()];
+  };
+  check('targetAmount', fields.targetAmount);
+  const config = fields.config;
+  check('config.pledge.min', config?.pledge?.min);
+  check('config.pledge.max', config?.pledge?.max);
+  let stock = 0n;
+  (config?.units ?? []).forEach((u, i) => {
+    check(`config.units.${i}.price`, u.price);
+    (u.tiers ?? []).forEach((t, k) => check(`config.units.${i}.tiers.${k}.price`, t.price));
+    if (u.quantity != null && isLedgerAmount(u.price)) stock += parseAmount(u.price) * BigInt(u.quantity);
+  });
+  if (Object.keys(errors).length === 0 && !fitsLedger(stock)) errors['config.units'] = [ledgerBoundMessage('the stock at its prices (Σ price × quantity)')];
+  return errors;
+};
+
+const requireValidFields = (fields: Partial<PoolDraftFields>) => {
+  const errors = configErrors(fields.config);
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  const amounts = amountErrors(fields);
+  if (Object.keys(amounts).length > 0) throw new ValidationError(amounts, 'More than one ledger payment can carry', LEDGER_AMOUNT_EXCEEDED);
 };
 
 const publishErrors = (pool: ExistingPool): FieldErrors => {
@@ -225,7 +252,7 @@ const decideUpdate = (pool: ExistingPool, patch: PoolPatch, meta: CommandMeta, w
   }
   requireNoSecrets(patch);
   const changes = changedFields(pool.fields, patch);
-  requireValidConfig(changes.config);
+  requireValidFields(changes);
   if (changes.marketplaceVisibility && PAID_VISIBILITIES.has(changes.marketplaceVisibility)) throw visibilityError(changes.marketplaceVisibility);
   requireBusinessForCommission(changes.organiserCommissionPercent, meta.actor);
   const events: PoolEvent[] = [];
@@ -292,7 +319,7 @@ export const decidePool = (command: PoolCommand, state: Pool): PoolEvent[] => {
       requireNoSecrets(fields);
       if (PAID_VISIBILITIES.has(fields.marketplaceVisibility)) throw visibilityError(fields.marketplaceVisibility);
       requireBusinessForCommission(fields.organiserCommissionPercent, actor);
-      requireValidConfig(fields.config);
+      requireValidFields(fields);
       const events: PoolEvent[] = [
         {
           type: 'PoolCreated',

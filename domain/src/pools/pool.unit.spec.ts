@@ -303,6 +303,23 @@ create('no mandate is recorded when the organiser did not tick it, even for a br
   given([]).when(createPool({ fields, mandate: null })).then([poolCreated(fields)]);
 });
 
+create('every amount a pool is made of fits one ledger payment: prices, tier prices, pledge bounds, target, a stocked total (create and update)', () => {
+  const past = '922337203685.4775808';
+  const refused = (fields: PoolDraftFields, field: string, poolType: PoolType = 'GROUPS') => {
+    const e = given([]).when(createPool({ poolType, fields })).thenThrows(ValidationError, 'ledger_amount_exceeded');
+    assert.ok(e.errors[field], `${field}: ${JSON.stringify(e.errors)}`);
+  };
+  refused(groupsFields({ config: { units: [{ id: 'u1', label: 'U', price: '999999999999999' }] } }), 'config.units.0.price');
+  refused(groupsFields({ config: { units: [{ id: 'u1', label: 'U', price: '1', tiers: [{ minQuantity: 2, price: past }] }] } }), 'config.units.0.tiers.0.price');
+  refused(groupsFields({ config: { units: [{ id: 'u1', label: 'U', price: '1000000', quantity: 1_000_000 }] } }), 'config.units');
+  refused(fundingFields({ targetAmount: past }), 'targetAmount', 'FUNDING');
+  refused(fundingFields({ config: { pledge: { min: past } } }), 'config.pledge.min', 'FUNDING');
+  const atBound = groupsFields({ config: { units: [{ id: 'u1', label: 'U', price: '922337203685.4775807' }] } });
+  given([]).when(createPool({ fields: atBound })).then([poolCreated(atBound)]);
+  const e = given([poolCreated(fundingFields(), 'FUNDING')]).when(updatePool({ targetAmount: past })).thenThrows(ValidationError, 'ledger_amount_exceeded');
+  assert.ok(e.errors.targetAmount);
+});
+
 create.run();
 
 // ---------------------------------------------------------------------------------------------

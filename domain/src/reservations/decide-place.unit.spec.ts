@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError } from '../errors';
 import type { ExistingPool } from '../pools/pool';
 import {
+  EXPIRES,
   NOW,
   POOL_ID,
   R1,
@@ -21,6 +22,8 @@ import {
   reservationSpec,
 } from './fixtures.testing';
 import { unitCounts } from './holdings';
+import { decideReservation } from './decide';
+import { LEDGER_AMOUNT_EXCEEDED, MAX_LEDGER_AMOUNT, formatAmount } from '../money';
 
 // decideReservation: PlaceReservation. Sign, pay, cancel, expire and the fold are in decide-lifecycle.unit.spec.ts.
 
@@ -242,3 +245,47 @@ fee('given a v1 ReservationPlaced (no deposit fee), when folded, then the reserv
 });
 
 fee.run();
+
+const ledger = suite('reservation: what one ledger payment carries (MAX_LEDGER_AMOUNT)');
+
+const MAX = formatAmount(MAX_LEDGER_AMOUNT);
+const pastMax = formatAmount(MAX_LEDGER_AMOUNT + 1n);
+const bigUnits = (units: Array<{ id: string; price: string }>) => groupsFields({ config: { units: units.map((u) => ({ ...u, label: u.id })), relais: [{ id: 'r1', name: 'Épicerie' }] } });
+const openFunding = () => openPool(fundingFields({ config: { relais: [{ id: 'r1', name: 'Épicerie' }] } }), 'FUNDING');
+
+ledger('a pledge at the bound is placed; one stroop past it is refused on pledge', () => {
+  given(...openFunding()).when(place({ lines: [], pledge: MAX })).then([placed({ lines: [], pledge: MAX, amount: MAX })]);
+  const e = given(...openFunding()).when(place({ lines: [], pledge: pastMax })).thenThrows(ValidationError, LEDGER_AMOUNT_EXCEEDED);
+  assert.ok(e.errors.pledge);
+});
+
+ledger('price × quantity past the bound is refused on the line’s quantity, saying how many fit', () => {
+  const e = given(...openPool(bigUnits([{ id: 'big', price: '1000000' }]))).when(place({ lines: [{ unitId: 'big', quantity: 1_000_000 }] })).thenThrows(ValidationError, LEDGER_AMOUNT_EXCEEDED);
+  assert.match(e.errors['lines.0.quantity']![0]!, /at most 922337 of big/);
+});
+
+ledger('lines within the bound each, past it together, are refused on lines; so is a pool priced past it before the bound existed', () => {
+  const two = given(...openPool(bigUnits([{ id: 'a', price: '500000' }, { id: 'b', price: '500000' }])))
+    .when(place({ lines: [{ unitId: 'a', quantity: 1_000_000 }, { unitId: 'b', quantity: 1_000_000 }] }))
+    .thenThrows(ValidationError, LEDGER_AMOUNT_EXCEEDED);
+  assert.ok(two.errors.lines);
+  given(...openPool(bigUnits([{ id: 'old', price: '999999999999999' }]))).when(place({ lines: [{ unitId: 'old', quantity: 1 }] })).thenThrows(ValidationError, LEDGER_AMOUNT_EXCEEDED);
+});
+
+ledger('goods within the bound plus the deposit fee past it are refused', () => {
+  const withFee = { ...place({ lines: [], pledge: MAX }), data: { ...place({ lines: [], pledge: MAX }).data, depositFeeRule: { percent: '0', fixed: '0.01', min: '0', cap: null } } } as ReturnType<typeof place>;
+  const e = given(...openFunding()).when(withFee).thenThrows(ValidationError, LEDGER_AMOUNT_EXCEEDED);
+  assert.match(e.errors.pledge![0]!, /plus a fee of 0.01/);
+});
+
+ledger('a reservation that would take what the pool holds past the bound is refused; expired ones hold nothing', () => {
+  const half = formatAmount(MAX_LEDGER_AMOUNT / 2n + 1n);
+  const first = placed({ lines: [], pledge: half, amount: half });
+  const e = given(...openFunding(), first).when(place({ id: R2, buyer: bob, lines: [], pledge: half })).thenThrows(ValidationError, LEDGER_AMOUNT_EXCEEDED);
+  assert.match(e.errors.pledge![0]!, /can take deposits of/);
+  const later = at(EXPIRES, 1);
+  const placedLater = decideReservation(place({ id: R2, buyer: bob, lines: [], pledge: half, now: later }), given(...openFunding(), first).state());
+  assert.ok(placedLater.some((ev) => ev.type === 'ReservationPlaced'));
+});
+
+ledger.run();

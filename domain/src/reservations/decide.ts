@@ -1,7 +1,7 @@
 import type { FeeRule, PoolEvent, ReservationEvent, ReservationLine } from '@cagnotte/event-schemas';
-import { quoteDeposit } from '../fees/quote';
+import { quoteDeposit, type DepositQuote } from '../fees/quote';
 import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError, assertNever, type FieldErrors } from '../errors';
-import { formatAmount, parseAmount } from '../money';
+import { LEDGER_AMOUNT_EXCEEDED, MAX_LEDGER_AMOUNT, formatAmount, ledgerBoundMessage, parseAmount, type Minor } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
 import { requireBuyerIn } from './buyer';
 import type { ObservedDeposit } from './deposit';
@@ -164,12 +164,44 @@ export const priceReservation = (
   return { lines, pledge, amount };
 };
 
-/** The price of a reservation the buyer could place now (the same refusals as placing it, bar the pick-up point). */
-export const quoteReservation = (pool: ExistingPool, input: { lines: Array<{ unitId: string; quantity: number }>; pledge: string | null }, buyerId: string, now: string) => {
+/**
+ * A pool's deposits are released (or refunded) together, a round's payouts summing many of them: what the pool holds
+ * (its live PENDING and PAID reservations) plus this deposit must fit one ledger payment, or the release could never
+ * be built. Refused naming what the buyer chose (`pledge` or `lines`).
+ */
+const requireRoomInPool = (pool: ExistingPool, deposit: Minor, now: string) => {
+  let held = 0n;
+  for (const r of pool.holdings.byId.values()) if (holdsAt(r, now)) held += parseAmount(r.payment?.amount ?? r.amount);
+  if (held + deposit <= MAX_LEDGER_AMOUNT) return;
+  const room = held >= MAX_LEDGER_AMOUNT ? 0n : MAX_LEDGER_AMOUNT - held;
+  throw new ValidationError(
+    { [pool.type === 'FUNDING' ? 'pledge' : 'lines']: [`this pool can take deposits of ${formatAmount(room)} more: ${ledgerBoundMessage('what one pool holds')}`] },
+    'The pool would hold more than one ledger payment can carry',
+    LEDGER_AMOUNT_EXCEEDED,
+  );
+};
+
+/**
+ * The deposit of a reservation the buyer could place now under the tenant's escrow-deposit fee `rule` (the same
+ * refusals as placing it, bar the pick-up point): the priced lines or pledge, and the deposit quote.
+ */
+export const quoteReservation = (
+  pool: ExistingPool,
+  input: { lines: Array<{ unitId: string; quantity: number }>; pledge: string | null },
+  buyerId: string,
+  now: string,
+  rule: FeeRule | undefined,
+): { priced: ReturnType<typeof priceReservation>; quote: DepositQuote } => {
   requireOpenForReservations(pool, now);
   if (buyerId === pool.organiserId) throw new ForbiddenError('organiser_cannot_reserve', 'An organiser does not reserve in their own pool');
-  return priceReservation(pool, input, buyerId, now);
+  const priced = priceReservation(pool, input, buyerId, now);
+  const quote = depositQuoteOf(priced, rule);
+  requireRoomInPool(pool, quote.total, now);
+  return { priced, quote };
 };
+
+const depositQuoteOf = (priced: ReturnType<typeof priceReservation>, rule: FeeRule | undefined): DepositQuote =>
+  quoteDeposit({ lines: priced.lines, pledge: priced.pledge === null ? null : parseAmount(priced.pledge), schedule: { escrowDeposit: rule ?? NO_FEE } });
 
 /** A priced reservation with its escrow-deposit fee: `amount` is what the buyer pays into escrow (goods + fee). */
 export interface PricedDeposit {
@@ -185,7 +217,7 @@ export interface PricedDeposit {
  * function the quote route answers with: the quote, the placed amount and so the payment the buyer signs agree.
  */
 export const priceDeposit = (priced: ReturnType<typeof priceReservation>, rule: FeeRule | undefined): PricedDeposit => {
-  const q = quoteDeposit({ lines: priced.lines, pledge: priced.pledge === null ? null : parseAmount(priced.pledge), schedule: { escrowDeposit: rule ?? NO_FEE } });
+  const q = depositQuoteOf(priced, rule);
   if (q.goods !== parseAmount(priced.amount)) throw new Error('the quote and the placement priced different goods');
   return { lines: priced.lines, pledge: priced.pledge, goods: priced.amount, depositFee: formatAmount(q.depositFee), amount: formatAmount(q.total) };
 };
@@ -233,6 +265,7 @@ const decidePlace = (pool: ExistingPool, command: Extract<ReservationCommand, { 
   if (actor.userId === pool.organiserId) throw new ForbiddenError('organiser_cannot_reserve', 'An organiser does not reserve in their own pool');
   requireRelais(pool, input.relaisId);
   const priced = priceDeposit(priceReservation(pool, input, actor.userId, now), input.depositFeeRule);
+  requireRoomInPool(pool, parseAmount(priced.amount), now);
   if (input.quote) holdToQuote(input.quote, input, priced, now);
   const { lines, pledge, amount, depositFee } = priced;
   const expiresAt = new Date(Date.parse(now) + input.ttlSeconds * 1000).toISOString();

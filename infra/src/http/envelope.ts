@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { FieldErrors } from '@cagnotte/domain';
+import { isLedgerAmount, ledgerBoundMessage, type FieldErrors } from '@cagnotte/domain';
+import { DecimalAmount } from '@cagnotte/event-schemas';
 
 /** `{ success: true, data }`: every answer but the SSO redirect. */
 export const successEnvelope = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
@@ -72,3 +73,9 @@ export const PageQuery = z.object({
   page: decimalInt(1, 10_000).default(1).describe('1-based page, default 1, at most 10000'),
   limit: decimalInt(1, 100).default(20).describe('page size, 1 to 100, default 20'),
 });
+
+/**
+ * An amount a request asks the service to move: a decimal string (7 decimals at most) that one ledger payment can
+ * carry (MAX_LEDGER_AMOUNT, int64 stroops). Every request amount uses it; the deciders check the products and sums.
+ */
+export const LedgerAmount = DecimalAmount.refine(isLedgerAmount, { message: ledgerBoundMessage() });

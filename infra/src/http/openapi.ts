@@ -66,8 +66,8 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
           : {}),
       },
     };
-    for (const status of [...new Set([...def.errors, 413, ...(def.idempotent ? [409] : [])])]) {
-      if (status === 413 && !def.body) continue;
+    // Every route but one that ignores its input refuses a malformed (400) or oversized (413) body.
+    for (const status of [...new Set([...def.errors, ...(def.ignoresInput ? [] : [400, 413]), ...(def.idempotent ? [409] : [])])]) {
       responses[status] = {
         description: status === 409 && def.idempotent && !def.errors.includes(409) ? 'The Idempotency-Key was used for another request (`idempotency_key_reused`)' : (STATUS_TEXT[status] ?? 'Error'),
         content: { 'application/json': { schema: ErrorEnvelope } },

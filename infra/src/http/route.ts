@@ -68,7 +68,11 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   description?: string;
   tags: string[];
   auth: 'required' | 'optional' | 'none';
-  /** Whether the route reads `X-Service-Tenant`; `required` answers 404 when the tenant cannot be resolved. */
+  /**
+   * How the route takes `X-Service-Tenant`. Every route resolves it the same way (the header's tenant, else the
+   * signed-in user's, else the default) and answers 404 `tenant_not_found` for a tenant named that does not exist;
+   * `required` also answers 404 when no tenant can be resolved at all. Declaring it documents the header.
+   */
   tenant?: 'required' | 'optional';
   body?: B;
   query?: Q;
@@ -84,6 +88,12 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
    * itself and throws to refuse. The gated tenant is `ctx.tenant`.
    */
   gate?: 'tenant' | 'user' | ((req: Request) => Promise<TenantRef>);
+  /**
+   * The route answers whatever it is sent (logout, contract rule 9): a body that does not parse, is too large or holds
+   * hostile strings, and an unknown `X-Service-Tenant`, are ignored (`ctx.tenant` is null). Every other route refuses
+   * them (400 `malformed_json`, 413 `payload_too_large`, 400; 404 `tenant_not_found`), whether or not it reads a body.
+   */
+  ignoresInput?: true;
   /** Honour an `Idempotency-Key` header (commands that create or change something). */
   idempotent?: boolean;
   /** Extra response headers worth documenting. */
@@ -139,20 +149,21 @@ const cookieWriteAllowed = async (kit: HttpKit, req: Request, auth: AuthContext)
 
 export const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
+/**
+ * The tenant of a request: the one `X-Service-Tenant` names, else the signed-in user's, else the default. A tenant
+ * named that does not exist is a 404 `tenant_not_found` on every route, reads and writes alike.
+ */
 const resolveTenant = async (kit: HttpKit, req: Request, auth: AuthContext | null): Promise<TenantRef | null> => {
   const header = req.headers['x-service-tenant'];
   const slug = Array.isArray(header) ? header[0] : header;
   if (slug !== undefined && slug.trim() !== '') {
     const s = slug.trim().toLowerCase();
-    return /^[a-z0-9][a-z0-9-]{0,62}$/.test(s) ? kit.tenants.bySlug(s) : null;
+    const named = /^[a-z0-9][a-z0-9-]{0,62}$/.test(s) ? await kit.tenants.bySlug(s) : null;
+    if (!named) throw new NotFoundError('tenant');
+    return named;
   }
   if (auth) return kit.tenants.byId(auth.tenantId);
   return kit.tenants.bySlug(kit.defaultTenantSlug);
-};
-
-const tenantHeaderGiven = (req: Request) => {
-  const header = req.headers['x-service-tenant'];
-  return header !== undefined && (Array.isArray(header) ? header.length > 0 : header.trim() !== '');
 };
 
 /** The gated tenant, or a 404: an unknown tenant named in the header is `tenant_not_found`, a toggle that is off `resource_not_found`. */
@@ -162,9 +173,7 @@ const passGate = async (kit: HttpKit, gate: NonNullable<RouteDef['gate']>, req: 
     if (!auth) throw new UnauthorizedError();
     return gatedPublicTenant(await kit.tenants.byId(auth.tenantId));
   }
-  const tenant = await resolveTenant(kit, req, null);
-  if (!tenant && tenantHeaderGiven(req)) throw new NotFoundError('tenant');
-  return gatedPublicTenant(tenant);
+  return gatedPublicTenant(await resolveTenant(kit, req, null));
 };
 
 /**
@@ -205,17 +214,23 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
       if (def.auth === 'required' && !auth) throw new UnauthorizedError();
 
       let tenant: TenantRef | null = null;
-      if (def.gate) {
+      if (def.ignoresInput) {
+        // Nothing it is sent counts (logout).
+      } else if (def.gate) {
+        // A user-gated route acts in the user's own tenant: a tenant named must exist, and under another tenant's
+        // name the user's own resources are not found (as every read scoped to that tenant answers).
+        if (def.gate === 'user' && auth && (await resolveTenant(kit, req, auth))?.id !== auth.tenantId) throw new NotFoundError('resource');
         tenant = await passGate(kit, def.gate, req, auth);
         if (def.rateLimit) await kit.rateLimiter.hit(def.rateLimit, ip);
-      } else if (def.tenant) {
+      } else {
+        // Every route: handlers scope what they read and write to `ctx.tenant` (the header's, else the user's).
         tenant = await resolveTenant(kit, req, auth);
-        // A tenant named in the header that does not exist is always a 404, whatever the route's mode.
-        if (!tenant && (def.tenant === 'required' || req.headers['x-service-tenant'] !== undefined)) throw new NotFoundError('tenant');
+        if (!tenant && def.tenant === 'required') throw new NotFoundError('tenant');
       }
 
-      // A body or query that did not parse or sanitise counts only where the route reads it (logout reads neither).
-      const inputError = (def.body ? deferredInputError(req, 'body') : undefined) ?? (def.query ? deferredInputError(req, 'query') : undefined);
+      // A body that did not parse, is too large or hostile is refused by every route, whether or not it reads one
+      // (but logout); a query only where the route reads one.
+      const inputError = (def.ignoresInput ? undefined : deferredInputError(req, 'body')) ?? (def.query ? deferredInputError(req, 'query') : undefined);
       if (inputError) throw inputError;
 
       const params = def.params ? def.params.safeParse(req.params) : { success: true as const, data: undefined };

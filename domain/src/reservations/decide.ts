@@ -6,7 +6,7 @@ import type { ExistingPool, Pool } from '../pools/pool';
 import { requireBuyerIn } from './buyer';
 import type { ObservedDeposit } from './deposit';
 import { decideExpire, decidePay } from './decide-deposit';
-import { isStale, linesAmount, tierPrice, totalOf, unitCounts, unitOf, type Reservation } from './holdings';
+import { holdsAt, isStale, linesAmount, tierPrice, totalOf, unitCounts, unitOf, type Reservation } from './holdings';
 
 export interface BuyerActor {
   userId: string;

@@ -2,6 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decideTenant, evolveTenant, initialTenant, type Tenant, type TenantEvent } from '../identity/tenant';
 import { canonicalSchedule, defaultFeeSchedule } from './schedule';
+import { ValidationError } from '../errors';
+import { LEDGER_AMOUNT_EXCEEDED } from '../money';
 
 const test = suite('fees: the schedule on the tenant stream');
 const now = '2025-01-01T00:00:00.000Z';
@@ -21,6 +23,30 @@ test('given a new schedule, then TenantFeeScheduleSet carries all of it, the fol
   const after = events.reduce((s, e) => evolveTenant(s, e as TenantEvent), created());
   assert.equal(after.status === 'created' && after.feeSchedule, schedule);
   assert.equal(decideTenant({ type: 'SetFeeSchedule', data: { schedule: canonicalSchedule({ ...schedule, payment: { ...schedule.payment, percent: '2.5' } }), current: defaults }, metadata: { now } }, after), []);
+});
+
+test('given a fee past what one ledger payment carries (922337203685.4775807), when the schedule is set, then a 400 names the field and nothing is recorded', () => {
+  const over = '922337203685.48';
+  const cases: Array<[string, ReturnType<typeof canonicalSchedule>]> = [
+    ['organiserActivation', { ...defaults, organiserActivation: over }],
+    ['listing.FEATURED', { ...defaults, listing: { ...defaults.listing, FEATURED: over } }],
+    ['escrowDeposit.fixed', { ...defaults, escrowDeposit: { ...defaults.escrowDeposit, fixed: over } }],
+    ['payment.min', { ...defaults, payment: { ...defaults.payment, min: over, cap: null } }],
+    ['payment.cap', { ...defaults, payment: { ...defaults.payment, cap: over } }],
+  ];
+  for (const [field, schedule] of cases) {
+    try {
+      decideTenant({ type: 'SetFeeSchedule', data: { schedule, current: defaults }, metadata: { now } }, created());
+      assert.unreachable(`${field}: recorded`);
+    } catch (e) {
+      assert.instance(e, ValidationError, field);
+      assert.is((e as ValidationError).code, LEDGER_AMOUNT_EXCEEDED, field);
+      assert.equal(Object.keys((e as ValidationError).errors), [field]);
+    }
+  }
+  // At the bound it is a fee like any other.
+  const atBound = { ...defaults, listing: { ...defaults.listing, FEATURED: '922337203685.47' } };
+  assert.is(decideTenant({ type: 'SetFeeSchedule', data: { schedule: atBound, current: defaults }, metadata: { now } }, created()).length, 1);
 });
 
 test('canonical spelling: "2.50" is "2.5", "0.3" is "0.30", countries sorted', () => {

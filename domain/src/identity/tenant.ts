@@ -1,7 +1,7 @@
 import type { DomainEvent, EventData, FeeSchedule, TenantSettings } from '@cagnotte/event-schemas';
 import { jsonEqual } from '../equal';
-import { ConflictError, NotFoundError, ValidationError, assertNever } from '../errors';
-import { parseAmount } from '../money';
+import { ConflictError, NotFoundError, ValidationError, assertNever, type FieldErrors } from '../errors';
+import { LEDGER_AMOUNT_EXCEEDED, fitsLedger, ledgerBoundMessage, parseAmount } from '../money';
 
 /**
  * A tenant's stream `tenant-<slug>` holds its TenantCreated, then its settings changes and its auditors: the slug is
@@ -71,6 +71,22 @@ const requireTenant = (state: Tenant): Extract<Tenant, { status: 'created' }> =>
  * A slug already taken is a conflict. Decided on the stream as read: when two creations race, the loser's append
  * fails on `no_stream`, the command runs again on the fresh stream and lands here.
  */
+/**
+ * Every amount of a fee schedule is paid (or capped) as one ledger payment: past MAX_LEDGER_AMOUNT, a listing or an
+ * activation could never be paid, so the schedule is refused naming the field (as a request amount would be).
+ */
+const requireFeesFitLedger = (s: FeeSchedule): void => {
+  const amounts: Array<[string, string | null]> = [
+    ['organiserActivation', s.organiserActivation],
+    ['listing.LISTED', s.listing.LISTED],
+    ['listing.FEATURED', s.listing.FEATURED],
+    ...(['payment', 'escrowDeposit'] as const).flatMap((rule) => (['fixed', 'min', 'cap'] as const).map((k): [string, string | null] => [`${rule}.${k}`, s[rule][k]])),
+  ];
+  const errors: FieldErrors = {};
+  for (const [field, amount] of amounts) if (amount !== null && !fitsLedger(parseAmount(amount))) errors[field] = [ledgerBoundMessage('a fee')];
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors, 'A fee is past what one ledger payment can carry', LEDGER_AMOUNT_EXCEEDED);
+};
+
 export const decideTenant = (command: TenantCommand, state: Tenant): TenantEvent[] => {
   switch (command.type) {
     case 'CreateTenant': {
@@ -104,6 +120,7 @@ export const decideTenant = (command: TenantCommand, state: Tenant): TenantEvent
       const tenant = requireTenant(state);
       // Becoming an organiser is a payment on the ledger: a fee of nothing could never be paid.
       if (parseAmount(command.data.schedule.organiserActivation) <= 0n) throw new ValidationError({ organiserActivation: ['the activation fee is a payment: above 0'] });
+      requireFeesFitLedger(command.data.schedule);
       if (jsonEqual(tenant.feeSchedule ?? command.data.current, command.data.schedule)) return [];
       return [{ type: 'TenantFeeScheduleSet', data: { tenantId: tenant.tenantId, schedule: command.data.schedule, setAt: command.metadata.now } }];
     }

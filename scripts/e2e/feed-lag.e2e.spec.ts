@@ -21,7 +21,6 @@ import { TenantReadModel } from '@cagnotte/read-models';
 const test = suite('feed lag across a digit boundary: /health, /metrics and the CLI agree');
 
 const root = resolve(__dirname, '../..');
-const tsx = resolve(root, 'node_modules/.bin/tsx');
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -94,7 +93,7 @@ test('projectors stopped, N events past the boundary: lag N everywhere; an open 
     assert.match(metrics, /^event_store_oldest_open_append_seconds 0$/m);
     assert.match(metrics, /^event_store_open_appends 0$/m);
 
-    const cli = await run(tsx, ['scripts/src/cli.ts', 'projections', 'status'], { cwd: root, env: { ...process.env, DATABASE_URL: dbUrl, LOG_LEVEL: 'silent' } });
+    const cli = await run(process.execPath, ['scripts/cli.mjs', 'projections', 'status'], { cwd: root, env: { ...process.env, DATABASE_URL: dbUrl, LOG_LEVEL: 'silent' } });
     const status = JSON.parse(cli.stdout) as Array<{ name: string; head: string; lagEvents: number }>;
     assert.equal(status.map((p) => p.name).sort(), [...PROJECTION_NAMES].sort());
     for (const p of status) {

@@ -15,9 +15,9 @@ import { startAnchoring } from './anchoring';
 import { LedgerGateway } from '../ledger/gateway';
 import { SandboxLedger, createSandboxHorizonRouter, sandboxKeys } from '@cagnotte/sandbox-ledger';
 import { testKnex, testPgPool } from '../testing/resources';
+import { tamper } from '../testing/tamper';
 import { LedgerUnavailableError } from '../ledger/gateway';
 import { EventAnchor, anchorRoot, horizonAnchorLedger, sandboxAnchorLedger, type AnchorReceipt } from './anchor';
-import { eventHash } from './hash-chain';
 import { PostgresEventStore } from './postgres';
 import type { NewEvent } from './port';
 
@@ -52,29 +52,6 @@ const anchorUntilCovered = async (streamId: string): Promise<AnchorReceipt[]> =>
 };
 
 /** What an attacker with the database does: trigger off, edit, recompute every later hash and the head. */
-const forge = async (streamId: string, revision: number, data: unknown) => {
-  const client = await testPgPool().connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SET LOCAL session_replication_role = replica');
-    const rows = (await client.query(`SELECT * FROM es_events WHERE stream_id = $1 ORDER BY stream_revision`, [streamId])).rows;
-    let prev: string | null = null;
-    for (const r of rows) {
-      const edited = Number(r.stream_revision) === revision ? data : r.data;
-      const hash = eventHash(prev, { streamId, revision: BigInt(r.stream_revision), id: r.event_id, type: r.type, schemaVersion: r.schema_version, data: edited, metadata: r.metadata });
-      await client.query('UPDATE es_events SET data = $2, prev_hash = $3, hash = $4 WHERE global_position = $1', [r.global_position, JSON.stringify(edited), prev, hash]);
-      prev = hash;
-    }
-    await client.query('UPDATE es_streams SET last_hash = $2 WHERE stream_id = $1', [streamId, prev]);
-    await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK');
-    throw e;
-  } finally {
-    client.release();
-  }
-};
-
 const serveSandbox = async (): Promise<{ url: string; close: () => Promise<void> }> => {
   const app = express();
   app.use('/sandbox/horizon', createSandboxHorizonRouter(sandbox));
@@ -227,7 +204,7 @@ test('a forged anchored event with every later hash and the head recomputed pass
   assert.is(fresh.firstForged, null);
 
   const original = (await store.readStream(s))[2]!;
-  await forge(s, 2, { i: 2, amount: '999999' });
+  await tamper(s, 2, { i: 2, amount: '999999' }, true);
   try {
     assert.is((await store.verifyStream(s)).ok, true, 'the plain chain is fooled');
     const report = await anchor.verify([s]);
@@ -240,7 +217,7 @@ test('a forged anchored event with every later hash and the head recomputed pass
     assert.is(first.position, `${original.position.commit}-${original.position.prepare}`);
     assert.is(report.results[0]!.chain.ok, true);
   } finally {
-    await forge(s, 2, original.data);
+    await tamper(s, 2, original.data, true);
   }
   assert.is((await anchor.verify([s])).ok, true, 'restored');
   await store.close();
@@ -328,12 +305,12 @@ test('the standalone audit script of docs/event-store.md (node:crypto and Horizo
     const ok = await audit(await exportFor());
     assert.is(ok.code, 0, ok.out);
     assert.match(ok.out, /anchor OK/);
-    await forge(s, 1, { i: 1, amount: '1' });
+    await tamper(s, 1, { i: 1, amount: '1' }, true);
     const forged = await audit(await exportFor());
     assert.is(forged.code, 1, forged.out);
     assert.match(forged.out, `FORGED: ${s} revision 1 (event ${original.id})`);
   } finally {
-    await forge(s, 1, original.data);
+    await tamper(s, 1, original.data, true);
     await horizon.close();
   }
   await store.close();

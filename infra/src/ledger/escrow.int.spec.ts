@@ -3,14 +3,13 @@
  * network (its own passphrase) because it moves that network's clock: the reclaim test comes last.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Asset, BASE_FEE, Keypair, Memo, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
 import { depositMismatch } from '@cagnotte/domain';
-import { SandboxLedger, createSandboxHorizonRouter, sandboxKeys } from '@cagnotte/sandbox-ledger';
-import { onTestTeardown, testKnex } from '../testing/resources';
+import { SandboxLedger, sandboxKeys } from '@cagnotte/sandbox-ledger';
+import { serveSandboxHorizon } from '../testing/sandbox-horizon';
+import { testKnex } from '../testing/resources';
 import { EscrowLedger } from './escrow';
 import { LedgerGateway, LedgerRejectedError } from './gateway';
 
@@ -34,13 +33,7 @@ const escrow = new EscrowLedger(gateway);
 
 const start = async () => {
   if (url) return;
-  const app = express();
-  app.use('/sandbox/horizon', createSandboxHorizonRouter(sandbox));
-  const server = await new Promise<import('node:http').Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sandbox/horizon`;
-  onTestTeardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  url = await serveSandboxHorizon(sandbox);
   await gateway.server.friendbot(keys.platform.publicKey()).call(); // the platform's EURC, for refunds
 };
 

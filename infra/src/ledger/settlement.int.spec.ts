@@ -4,14 +4,13 @@
  * This file runs its own network (its own passphrase) because it moves that network's clock: those tests come last.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Asset, BASE_FEE, Keypair, Operation, StrKey, TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
 import { formatAmount, parseAmount } from '@cagnotte/domain';
-import { SandboxLedger, createSandboxHorizonRouter, sandboxKeys } from '@cagnotte/sandbox-ledger';
-import { onTestTeardown, testKnex } from '../testing/resources';
+import { SandboxLedger, sandboxKeys } from '@cagnotte/sandbox-ledger';
+import { serveSandboxHorizon } from '../testing/sandbox-horizon';
+import { testKnex } from '../testing/resources';
 import { EscrowLedger } from './escrow';
 import { LedgerGateway, LedgerRejectedError } from './gateway';
 import { planSettlement, type SettlementItem, type SettlementRound } from './settlement';
@@ -37,13 +36,7 @@ const escrow = new EscrowLedger(gateway);
 
 const start = async () => {
   if (url) return;
-  const app = express();
-  app.use('/sandbox/horizon', createSandboxHorizonRouter(sandbox));
-  const server = await new Promise<import('node:http').Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sandbox/horizon`;
-  onTestTeardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  url = await serveSandboxHorizon(sandbox);
   await gateway.server.friendbot(P).call();
 };
 

@@ -4,12 +4,11 @@
  * injected between reading the sequence and submitting, failures injected in the submission, and a holder that hangs.
  */
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Asset, BASE_FEE, Keypair, Operation, TransactionBuilder, type Horizon, type Transaction } from '@stellar/stellar-sdk';
-import { SandboxLedger, createSandboxHorizonRouter, sandboxKeys } from '@cagnotte/sandbox-ledger';
+import { SandboxLedger, sandboxKeys } from '@cagnotte/sandbox-ledger';
+import { serveSandboxHorizon } from '../testing/sandbox-horizon';
 import { createPgPool } from '../db/database';
 import { onTestTeardown, testDatabaseUrl, testKnex } from '../testing/resources';
 import { LedgerGateway, LedgerUnavailableError, type Submitted } from './gateway';
@@ -80,13 +79,7 @@ class Process {
 const test = suite<{ a: Process; b: Process; to: string }>('platform transactions take turns across processes');
 
 test.before(async (ctx) => {
-  const app = express();
-  app.use('/sandbox/horizon', createSandboxHorizonRouter(sandbox));
-  const server = await new Promise<import('node:http').Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sandbox/horizon`;
-  onTestTeardown(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  url = await serveSandboxHorizon(sandbox);
   ctx.a = new Process();
   ctx.b = new Process();
   await sandbox.ensureGenesis();

@@ -5,12 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isPoolEvent, parseEvent } from '@cagnotte/event-schemas';
-import { makeCommandRoutes } from '@cagnotte/command-api';
-import { createApiServer, createServices, loadConfig } from '@cagnotte/infra';
 import { foldPool, groupBuyOf, type PoolDoc, type PoolDocument } from '@cagnotte/read-models';
-import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
-import { call, groupsPool, listen, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
-import { TenantReadModel } from '@cagnotte/read-models';
+import { call, groupsPool, startApi, startSecondCommandApi, type ApiResponse, type TestApi, type TestUser } from './harness';
 
 const test = suite<{ api: TestApi; organiser: TestUser; secondUrl: string }>('e2e: commands under contention');
 
@@ -19,15 +15,7 @@ test.before(async (ctx) => {
   const tenant = (await ctx.api.tenant()).slug;
   ctx.organiser = await ctx.api.user(tenant, { role: 'organiser' });
   // A second command-api (its own services, hence its own per-stream queue) on the same database: another process.
-  const services = await createServices({ ...loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), PORT: 0, HOST: '127.0.0.1' }, { migrate: false });
-  const app = createApiServer({ services, tenants: new TenantReadModel(services.knex), routes: makeCommandRoutes({ services }), projections: ['pools'], info: { title: 'second', version: '1', description: 'second command-api' } });
-  const { server, url } = await listen(app);
-  onTestTeardown(async () => {
-    await new Promise<void>((r) => server.close(() => r()));
-    server.closeAllConnections?.();
-    await services.close();
-  });
-  ctx.secondUrl = url;
+  ctx.secondUrl = (await startSecondCommandApi()).url;
 });
 
 test.after(async (ctx) => ctx.api.stop());

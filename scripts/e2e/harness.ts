@@ -4,9 +4,9 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { changeTenantSettings, createTenant, onboardMerchant, registerUser } from '@cagnotte/command-api';
+import { changeTenantSettings, createTenant, makeCommandRoutes, onboardMerchant, registerUser } from '@cagnotte/command-api';
 import type { AccountType, Role } from '@cagnotte/event-schemas';
-import { createServices, loadConfig, serveApp, type Config, type Services } from '@cagnotte/infra';
+import { createApiServer, createServices, loadConfig, serveApp, type Config, type Services } from '@cagnotte/infra';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import type { ProjectorRunner } from '@cagnotte/projectors';
 import { createEmbedded } from '../src/api';
@@ -111,6 +111,22 @@ export const listen = async (app: Express): Promise<{ server: Server; url: strin
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
   return { server, url: `http://127.0.0.1:${port}` };
+};
+
+/**
+ * A second command-api process as a split deployment runs one: its own services (pools, per-stream queues, ledger
+ * client) on the test run's database, serving the command routes on a random port until the run ends.
+ */
+export const startSecondCommandApi = async (overrides: Partial<Config> = {}): Promise<{ url: string; services: Services }> => {
+  const services = await createServices({ ...loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), PORT: 0, HOST: '127.0.0.1', ...overrides }, { migrate: false });
+  const app = createApiServer({ services, tenants: new TenantReadModel(services.knex), routes: makeCommandRoutes({ services }), projections: ['pools'], info: { title: 'second', version: '1', description: 'second command-api' } });
+  const { server, url } = await listen(app);
+  onTestTeardown(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    server.closeAllConnections?.();
+    await services.close();
+  });
+  return { url, services };
 };
 
 export const call = async <T = any>(base: string, method: string, path: string, o: CallOptions = {}): Promise<ApiResponse<T>> => {

@@ -8,11 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makeCommandRoutes, startListingRefunds } from '@cagnotte/command-api';
-import { EscrowLedger, createApiServer, createEventAnchor, createServices, loadConfig, sandboxKeys, type Services } from '@cagnotte/infra';
-import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
-import { TenantReadModel } from '@cagnotte/read-models';
-import { call, eventually, listen, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
+import { startListingRefunds } from '@cagnotte/command-api';
+import { EscrowLedger, createEventAnchor, loadConfig, sandboxKeys, type Services } from '@cagnotte/infra';
+import { call, eventually, startApi, startSecondCommandApi, type ApiResponse, type TestApi, type TestUser } from './harness';
 import { signXdr } from './wallet';
 
 interface Ctx {
@@ -41,17 +39,9 @@ const overrides = () => {
 test.before(async (ctx) => {
   ctx.api = await startApi(overrides());
   // A second command-api process (its own services: its own pools, queues and ledger client) on the same database.
-  const services = await createServices({ ...loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), PORT: 0, HOST: '127.0.0.1', ...overrides() }, { migrate: false });
-  const app = createApiServer({ services, tenants: new TenantReadModel(services.knex), routes: makeCommandRoutes({ services }), projections: ['pools'], info: { title: 'second', version: '1', description: 'second command-api' } });
-  const { server, url } = await listen(app);
-  onTestTeardown(async () => {
-    await new Promise<void>((r) => server.close(() => r()));
-    server.closeAllConnections?.();
-    await services.close();
-  });
-  ctx.second = { url, services };
+  ctx.second = await startSecondCommandApi(overrides());
   // The second process's ledger client calls its own sandbox Horizon: it learns its address from a first request.
-  await call(url, 'GET', '/sandbox/horizon/');
+  await call(ctx.second.url, 'GET', '/sandbox/horizon/');
   ctx.tenant = (await ctx.api.tenant({ listingFees: { LISTED: '5', FEATURED: '20' } })).slug;
   ctx.organisers = await Promise.all(Array.from({ length: ORGANISERS }, () => ctx.api.user(ctx.tenant, { role: 'organiser' })));
 });

@@ -57,6 +57,17 @@ test('GET /openapi.json is OpenAPI 3.1 with every implemented contract path, its
   assert.ok(doc.paths['/api/tenant/pilot-requests'].post.responses['201']);
   assert.ok(doc.components.schemas.ErrorEnvelope);
   assert.ok(doc.components.securitySchemes.bearerAuth);
+  // Every operation resolves X-Service-Tenant (a slug naming no tenant is a 404 tenant_not_found): each lists the header
+  // and the 404, the reservation included; logout alone ignores what it is sent.
+  const undocumented: string[] = [];
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown> }>>)) {
+    for (const [method, op] of Object.entries(ops)) {
+      if (path === '/api/auth/logout') continue;
+      const header = (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'x-service-tenant');
+      if (!header || !op.responses['404']) undocumented.push(`${method.toUpperCase()} ${path}`);
+    }
+  }
+  assert.equal(undocumented, [], 'operations missing X-Service-Tenant or its 404');
 });
 
 test('GET /docs serves a readable reference page without external assets', async ({ api }) => {

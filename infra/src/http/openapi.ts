@@ -12,7 +12,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Validation error, malformed JSON, or a transition not allowed in the current state',
   401: 'Missing or invalid bearer credentials',
   403: 'Forbidden: lacking a capability, a role or an account type',
-  404: 'Missing, in another tenant, owned by someone else, or the feature is switched off',
+  404: 'Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found)',
   409: 'Conflict',
   413: 'Request body too large',
   429: 'Rate limit exceeded (see Retry-After)',
@@ -41,7 +41,7 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
   const tenantHeader = (required: boolean) =>
     z.object({
       'x-service-tenant': (required ? z.string() : z.string().optional()).describe(
-        'Tenant slug. When absent: the signed-in user\'s tenant, else the default tenant.',
+        'Tenant slug. When absent: the signed-in user\'s tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user\'s own tenant, another tenant\'s slug finds nothing there (404).',
       ),
     });
 
@@ -66,8 +66,10 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
           : {}),
       },
     };
-    // Every route but one that ignores its input refuses a malformed (400) or oversized (413) body.
-    for (const status of [...new Set([...def.errors, ...(def.ignoresInput ? [] : [400, 413]), ...(def.idempotent ? [409] : [])])]) {
+    // Every route but one that ignores its input refuses a malformed (400) or oversized (413) body, and resolves the
+    // X-Service-Tenant it is sent (404 `tenant_not_found` when it names no tenant): route.ts, mountRoutes.
+    const readsInput = !def.ignoresInput;
+    for (const status of [...new Set([...def.errors, ...(readsInput ? [400, 404, 413] : []), ...(def.idempotent ? [409] : [])])].sort((a, b) => a - b)) {
       responses[status] = {
         description: status === 409 && def.idempotent && !def.errors.includes(409) ? 'The Idempotency-Key was used for another request (`idempotency_key_reused`)' : (STATUS_TEXT[status] ?? 'Error'),
         content: { 'application/json': { schema: ErrorEnvelope } },
@@ -88,10 +90,10 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
       request: {
         ...(def.params ? { params: def.params as z.ZodObject } : {}),
         ...(def.query ? { query: def.query as z.ZodObject } : {}),
-        ...(def.tenant || def.idempotent
+        ...(readsInput || def.idempotent
           ? {
               headers: z.object({
-                ...(def.tenant ? tenantHeader(false).shape : {}),
+                ...(readsInput ? tenantHeader(false).shape : {}),
                 ...(def.idempotent
                   ? { 'idempotency-key': z.string().optional().describe('Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : -') }
                   : {}),

@@ -115,7 +115,7 @@ export const submit = (w: MoneyWorld, what: Submission, stale: number, settlemen
   return { events: [] };
 };
 
-/** syncSettlements: each unrecorded round's release, else its recovery, as the ledger shows it, recorded in order. */
+/** syncSettlements: each unrecorded round's release, else its recovery, after its own lock, as the ledger shows it, recorded in order. */
 export const sync = (w: MoneyWorld, stale: number): number => {
   let recorded = 0;
   for (const s of unsettled(w.existing)) {
@@ -125,6 +125,7 @@ export const sync = (w: MoneyWorld, stale: number): number => {
       const recovery = release?.successful ? null : w.ledger.transaction(planned.recoveryHash);
       const landed = release?.successful ? { path: 'RELEASE' as const, tx: release } : recovery?.successful ? { path: 'RECOVERY' as const, tx: recovery } : null;
       if (!landed) break;
+      if (!w.ledger.transaction(planned.lockHash)?.successful) break;
       const data = { settlementId: s.settlementId, round: planned.index, path: landed.path, txHash: landed.tx.hash, ledger: landed.tx.ledger };
       const outcome = w.decide((p) => decideSettlement({ type: 'RecordSettledRound', data, metadata: { now: w.iso } }, p), stale);
       if ('refused' in outcome) throw new Error(`recording round ${planned.index} of ${s.settlementId} was refused: ${outcome.refused}`);

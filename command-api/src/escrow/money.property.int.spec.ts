@@ -18,8 +18,8 @@ import { foldPool } from '@cagnotte/domain';
 import { reconcileEscrow } from '@cagnotte/read-models';
 import { escrowFactsOf } from '../reservations/reconcile';
 import { BUYER_FUNDS, ESCROW, KEYS, escrowDeposits, ledgerFactsOf, sameSignatureAsTheSdk } from './money-ledger.testing';
-import { run, scenario } from './money-steps.testing';
-import { MoneyWorld, snapshot, toStroops } from './money-world.testing';
+import { run, scenario, type Step } from './money-steps.testing';
+import { MoneyWorld, snapshot, toStroops, type PoolSpec } from './money-world.testing';
 
 const SOAK = process.env.PROPERTY_SOAK === '1';
 const RUNS = Number(process.env.PROPERTY_RUNS ?? (SOAK ? 20_000 : 1_000));
@@ -160,7 +160,8 @@ const stats = { runs: 0, steps: 0, strays: 0, straysReturned: 0, paid: 0, late: 
 
 const refusals = new Map<string, number>();
 
-const money = fc.property(scenario(LENGTH), ({ spec, steps }) => {
+/** One sequence: every step run on the world, money checked after each, then the stream's fold against the kept state. */
+const runSequence = ({ spec, steps }: { spec: PoolSpec; steps: Step[] }) => {
   const w = new MoneyWorld(spec, START);
   checkMoney(w);
   for (const step of steps) {
@@ -189,12 +190,53 @@ const money = fc.property(scenario(LENGTH), ({ spec, steps }) => {
     if (e.type === 'PoolClosed' && e.data.outcome === 'FAILED') stats.failed += 1;
     if (e.type === 'PoolCancelled') stats.cancelled += 1;
   }
+  return w;
+};
+
+const money = fc.property(scenario(LENGTH), (sequence) => {
+  runSequence(sequence);
 });
 
 const test = suite('money property: conserved to the stroop, the ledger agrees with the events');
 
 test('our ed25519 signatures are the SDK’s, byte for byte', () => {
   assert.ok(sameSignatureAsTheSdk());
+});
+
+// Found by the property (seed 2105277319): a plan replaced because money was paid straight into the escrow after it was
+// prepared shares its release with its replacement (the same payouts on the same sequence); only the locks differ (the
+// replacement's pays the stray back). The landed release is the replacement's round, recorded once, never the first's.
+test('a plan replaced after a stray arrived: the shared release is recorded for the plan whose lock landed, once', () => {
+  const spec: PoolSpec = {
+    type: 'GROUPS',
+    units: [
+      { price: 100000000n, quantity: 5, maxPerBuyer: null, tier: { minQuantity: 4, price: 57800000n } },
+      { price: 233181340n, quantity: 4, maxPerBuyer: null, tier: { minQuantity: 2, price: 32412206n } },
+    ],
+    minimumUnits: null,
+    release: { after: 'RECEIPT', inspectionDays: 2 },
+    target: 46487079n,
+    deadlineHours: 72,
+    brokered: false,
+    commissionPercent: '33.33',
+    platformFeePercent: '2',
+    depositFee: { percent: '12.34', fixed: '0', min: '0.50', cap: '0.60' },
+    ttlSeconds: 3600,
+    buyers: 3,
+  };
+  const steps: Step[] = [
+    { actor: 'buyer', buyer: 1, kind: 'buy', slot: 0, lines: [{ unit: 0, qty: 1 }], pledge: 10000000n, pay: true },
+    { actor: 'organiser', kind: 'cancelPool', stale: 0 },
+    { actor: 'organiser', kind: 'prepare', stale: 0 },
+    { actor: 'buyer', buyer: 1, kind: 'stray', amount: 1n, record: false },
+    { actor: 'organiser', kind: 'settle', stale: 0 },
+  ];
+  const w = runSequence({ spec, steps });
+  const rounds = w.events.filter((e) => e.type === 'EscrowRoundSettled');
+  const replaced = w.events.filter((e) => e.type === 'EscrowSettlementPrepared' && e.data.supersedes !== null);
+  assert.is(replaced.length, 1, 'the plan prepared before the stray was replaced');
+  assert.equal(rounds.map((e) => e.type === 'EscrowRoundSettled' && e.data.settlementId), [replaced[0]!.type === 'EscrowSettlementPrepared' && replaced[0]!.data.settlementId]);
+  assert.is(w.events.filter((e) => e.type === 'EscrowStrayPaymentReturned').length, 1, 'the stray went back with the lock that landed');
 });
 
 test(`${RUNS} random sequences${SOAK ? ' (soak)' : ''}`, () => {

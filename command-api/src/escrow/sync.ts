@@ -22,8 +22,8 @@ export const unsettled = (pool: ExistingPool): PreparedSettlement[] =>
   [...pool.settlement.byId.values()].filter((s) => s.settledRounds.size < s.rounds.length).sort((a, b) => Date.parse(a.preparedAt) - Date.parse(b.preparedAt));
 
 /**
- * Reads each unrecorded round's release, then its recovery, from the ledger and records the first that succeeded;
- * stops at the first round neither settled. Answers how many rounds it recorded.
+ * Reads each unrecorded round's release, then its recovery, from the ledger and records the first that succeeded
+ * after the round's own lock; stops at the first round neither settled. Answers how many rounds it recorded.
  */
 export const syncSettlements = async (deps: SyncDeps, poolId: string, metadata: EventMetadata): Promise<number> => {
   let recorded = 0;
@@ -36,6 +36,9 @@ export const syncSettlements = async (deps: SyncDeps, poolId: string, metadata: 
       const recovery = release?.successful ? null : await ledgerCall(() => deps.escrow.transactionOutcome(planned.recoveryHash));
       const landed = release?.successful ? { path: 'RELEASE' as const, tx: release } : recovery?.successful ? { path: 'RECOVERY' as const, tx: recovery } : null;
       if (!landed) break;
+      // Two plans of one escrow can share a release (the same payouts on the same sequence) and differ only in their
+      // lock (what it pays back first): the round is this settlement's only when its own lock is on the ledger.
+      if (!(await ledgerCall(() => deps.escrow.transactionOutcome(planned.lockHash)))?.successful) break;
       await runCommand(
         deps,
         poolStream(poolId),

@@ -26,6 +26,7 @@ export interface TransactionOutcome {
 
 /** The operation types that move the stablecoin from one account's balance to another's (Horizon's `type`). */
 const PAYMENT_TYPES: ReadonlySet<string> = new Set(['payment', 'path_payment_strict_receive', 'path_payment_strict_send']);
+/** Records per Horizon page: its largest. */
 const PAGE = 200;
 
 /** Accounts looked up at once by missingTrustlines: a few, to stay polite to a public Horizon. */
@@ -192,7 +193,7 @@ export class EscrowLedger {
     const found: ObservedDeposit[] = [];
     let page;
     try {
-      page = await this.ledger.server.transactions().forAccount(input.source).order('desc').limit(200).call();
+      page = await this.ledger.server.transactions().forAccount(input.source).order('desc').limit(PAGE).call();
     } catch (e) {
       if ((e as { response?: { status?: number } }).response?.status === 404) return [];
       throw new LedgerUnavailableError(`the ledger did not list ${input.source}'s transactions: ${(e as Error).message}`);
@@ -204,7 +205,7 @@ export class EscrowLedger {
         const tx = this.ledger.parseEnvelope(r.envelope_xdr);
         if (tx) found.push(this.describeDeposit(tx, { txHash: r.hash, ledger: Number(r.ledger_attr), successful: r.successful, closedAt: new Date(r.created_at).toISOString() }));
       }
-      if (page.records.length < 200) return found.reverse();
+      if (page.records.length < PAGE) return found.reverse();
       page = await page.next();
     }
   }
@@ -215,10 +216,10 @@ export class EscrowLedger {
     const line = account ? this.stablecoinLine(account) : undefined;
     const deposits: Array<{ balanceId: string; amount: string; sponsor: string | null }> = [];
     const assetName = `${this.asset.code}:${this.asset.issuer}`;
-    let page = await this.ledger.server.claimableBalances().claimant(escrowAccount).limit(200).call();
+    let page = await this.ledger.server.claimableBalances().claimant(escrowAccount).limit(PAGE).call();
     for (;;) {
       for (const r of page.records) if (r.asset === assetName) deposits.push({ balanceId: r.id, amount: r.amount, sponsor: r.sponsor ?? null });
-      if (page.records.length < 200) break;
+      if (page.records.length < PAGE) break;
       page = await page.next();
     }
     return { balance: line?.balance ?? '0', deposits };
@@ -356,7 +357,7 @@ export class EscrowLedger {
 
   /** The platform's successful payment to `destination` bound to `memoHash`, among its 200 latest transactions. */
   private async paymentMade(input: { destination: string; memoHash: string }): Promise<Submitted | null> {
-    const recent = await this.ledger.server.transactions().forAccount(this.platform.publicKey()).order('desc').limit(200).call();
+    const recent = await this.ledger.server.transactions().forAccount(this.platform.publicKey()).order('desc').limit(PAGE).call();
     for (const r of recent.records) {
       if (r.memo_type !== 'hash' || !r.memo || Buffer.from(r.memo, 'base64').toString('hex') !== input.memoHash || !r.successful) continue;
       const tx = this.ledger.parseEnvelope(r.envelope_xdr);

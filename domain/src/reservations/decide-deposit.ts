@@ -4,7 +4,7 @@ import { formatAmount, parseAmount } from '../money';
 import type { ExistingPool } from '../pools/pool';
 import { expired, ownReservation, type ReservationCommand } from './decide';
 import { depositMismatch, type ObservedDeposit } from './deposit';
-import { beforeExpiry, holdsAt, isStale, totalOf, unitCounts, unitOf, type Reservation } from './holdings';
+import { beforeExpiry, holdsAt, isStale, lineFit, type Reservation } from './holdings';
 
 // What a deposit does to its reservation, decided from the ledger's close time: /pay and the expiry job.
 
@@ -26,14 +26,7 @@ const expectedDeposit = (r: Reservation & { signed: NonNullable<Reservation['sig
 const fitsAgain = (pool: ExistingPool, r: Reservation, now: string): boolean => {
   if (pool.status !== 'OPEN' || pool.archivedAt) return false;
   if (pool.type !== 'GROUPS') return true;
-  const all = unitCounts(pool.holdings, now);
-  const mine = unitCounts(pool.holdings, now, r.buyerId);
-  return r.lines.every((l) => {
-    const unit = unitOf(pool.fields.config, l.unitId);
-    if (!unit) return false;
-    if (unit.quantity != null && totalOf(all.get(l.unitId)) + l.quantity > unit.quantity) return false;
-    return unit.maxPerBuyer === undefined || totalOf(mine.get(l.unitId)) + l.quantity <= unit.maxPerBuyer;
-  });
+  return lineFit(pool.fields.config, pool.holdings, r.lines, r.buyerId, now).every((f) => f.unit !== undefined && !f.short && !f.overMax);
 };
 
 /**

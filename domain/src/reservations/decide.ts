@@ -6,7 +6,7 @@ import type { ExistingPool, Pool } from '../pools/pool';
 import { requireBuyerIn } from './buyer';
 import type { ObservedDeposit } from './deposit';
 import { decideExpire, decidePay } from './decide-deposit';
-import { holdsAt, isStale, linesAmount, tierPrice, totalOf, unitCounts, unitOf, type Reservation } from './holdings';
+import { holdsAt, isStale, lineFit, linesAmount, tierPrice, unitOf, type Reservation } from './holdings';
 
 export interface BuyerActor {
   userId: string;
@@ -105,19 +105,15 @@ const placeGroups = (pool: ExistingPool, input: Pick<Extract<ReservationCommand,
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
-  const all = unitCounts(pool.holdings, now);
-  const mine = unitCounts(pool.holdings, now, buyerId);
+  const fits = lineFit(pool.fields.config, pool.holdings, input.lines, buyerId, now);
   const limits: FieldErrors = {};
   const short: FieldErrors = {};
   const lines = input.lines.map((l, i): ReservationLine => {
-    const unit = unitOf(pool.fields.config, l.unitId)!;
-    const buyerTotal = totalOf(mine.get(unit.id)) + l.quantity;
-    if (unit.minPerBuyer !== undefined && buyerTotal < unit.minPerBuyer) limits[`lines.${i}.quantity`] = [`at least ${unit.minPerBuyer} per buyer`];
-    if (unit.maxPerBuyer !== undefined && buyerTotal > unit.maxPerBuyer) {
-      limits[`lines.${i}.quantity`] = [`at most ${unit.maxPerBuyer} per buyer (you hold ${buyerTotal - l.quantity})`];
-    }
-    const taken = totalOf(all.get(unit.id));
-    if (unit.quantity != null && taken + l.quantity > unit.quantity) short[`lines.${i}.quantity`] = [`only ${unit.quantity - taken} of ${unit.id} left`];
+    const { unit: found, taken, buyerTotal, underMin, overMax, short: isShort } = fits[i]!;
+    const unit = found!;
+    if (underMin) limits[`lines.${i}.quantity`] = [`at least ${unit.minPerBuyer} per buyer`];
+    if (overMax) limits[`lines.${i}.quantity`] = [`at most ${unit.maxPerBuyer} per buyer (you hold ${buyerTotal - l.quantity})`];
+    if (isShort) short[`lines.${i}.quantity`] = [`only ${unit.quantity! - taken} of ${unit.id} left`];
     return { unitId: unit.id, quantity: l.quantity, unitPrice: tierPrice(unit, taken + l.quantity) };
   });
   if (Object.keys(limits).length > 0) throw new ValidationError(limits, 'Outside the per-buyer limits', 'per_buyer_limit');

@@ -138,3 +138,39 @@ export const paidMinor = (h: Holdings): bigint => {
 };
 
 export const unitOf = (config: PoolConfig, unitId: string): PoolUnit | undefined => (config.units ?? []).find((u) => u.id === unitId);
+
+/** One line beside everything that holds at a time: its unit, what is taken of it, what the buyer would hold with it. */
+export interface LineFit {
+  unit: PoolUnit | undefined;
+  /** Units of it held or paid by everyone (the line not counted). */
+  taken: number;
+  /** Units of it the buyer would hold with the line. */
+  buyerTotal: number;
+  /** The stock cannot take the line. */
+  short: boolean;
+  underMin: boolean;
+  overMax: boolean;
+}
+
+/**
+ * The capacity rule, one place for every caller (placing a reservation, a deposit re-holding its units): each line
+ * against its unit's stock and the buyer's per-buyer limits, beside every reservation that holds at `now` (a
+ * reservation that does not hold at `now` does not count itself).
+ */
+export const lineFit = (config: PoolConfig, h: Holdings, lines: Array<{ unitId: string; quantity: number }>, buyerId: string, now: string): LineFit[] => {
+  const all = unitCounts(h, now);
+  const mine = unitCounts(h, now, buyerId);
+  return lines.map((l) => {
+    const unit = unitOf(config, l.unitId);
+    const taken = totalOf(all.get(l.unitId));
+    const buyerTotal = totalOf(mine.get(l.unitId)) + l.quantity;
+    return {
+      unit,
+      taken,
+      buyerTotal,
+      short: unit !== undefined && unit.quantity != null && taken + l.quantity > unit.quantity,
+      underMin: unit?.minPerBuyer !== undefined && buyerTotal < unit.minPerBuyer,
+      overMax: unit?.maxPerBuyer !== undefined && buyerTotal > unit.maxPerBuyer,
+    };
+  });
+};

@@ -5,7 +5,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PostgresEventStore, clearProjectionFault, recordProjectionFailure } from '@cagnotte/infra';
 import { testKnex, testPgPool } from '@cagnotte/infra/src/testing/resources';
+import { createServer } from 'node:net';
 import { call, runCli } from './harness';
+
+/** A loopback port free at this moment (bound on 0, then released for the child process to take). */
+const freePort = () =>
+  new Promise<number>((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolvePort(port));
+    });
+  });
 
 const root = resolve(__dirname, '../..');
 const tsx = resolve(root, 'node_modules/.bin/tsx');
@@ -160,8 +172,9 @@ test('a faulted projection: status and catch-up name the event and error and exi
 
 test('pnpm start in sandbox creates the default tenant once, so a fresh sandbox takes signups without a tenant header', async () => {
   const dflt = `dflt-${randomUUID().slice(0, 8)}`;
+  const port = await freePort();
   const start = () =>
-    spawn(tsx, ['scripts/src/start.ts'], { cwd: root, env: { ...process.env, PORT: '39110', HOST: '127.0.0.1', LOG_LEVEL: 'info', DEFAULT_TENANT: dflt }, stdio: ['ignore', 'pipe', 'pipe'] });
+    spawn(tsx, ['scripts/src/start.ts'], { cwd: root, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', DEFAULT_TENANT: dflt }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stop = async (p: ReturnType<typeof start>) => {
     p.kill('SIGTERM');
     await new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)));
@@ -176,7 +189,7 @@ test('pnpm start in sandbox creates the default tenant once, so a fresh sandbox 
   try {
     await until(() => log, 'listening');
     assert.ok(log.includes('created the default tenant'), log);
-    const res = await call('http://127.0.0.1:39110', 'POST', '/api/auth/register/simple', { body: { email: `s-${randomUUID().slice(0, 6)}@example.test`, password: 'long enough pw' } });
+    const res = await call(`http://127.0.0.1:${port}`, 'POST', '/api/auth/register/simple', { body: { email: `s-${randomUUID().slice(0, 6)}@example.test`, password: 'long enough pw' } });
     assert.is(res.status, 200, res.text);
     assert.is((res.body as { data: { user: { tenant: string } } }).data.user.tenant, dflt);
   } finally {
@@ -194,8 +207,10 @@ test('pnpm start in sandbox creates the default tenant once, so a fresh sandbox 
 });
 
 test('each app starts alone: command-api, query-api and the projector worker', async () => {
+  // Ports the system hands out free now: a fixed one can be the local port of any outgoing connection on the machine.
+  const ports = [await freePort(), await freePort(), await freePort()];
   const procs = ['command-api/src/main.ts', 'query-api/src/main.ts', 'projectors/src/main.ts'].map((file, i) =>
-    spawn(tsx, [file], { cwd: root, env: { ...process.env, PORT: String(39100 + i), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn(tsx, [file], { cwd: root, env: { ...process.env, PORT: String(ports[i]), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }),
   );
   const logs = procs.map(() => '');
   procs.forEach((p, i) => {
@@ -213,14 +228,14 @@ test('each app starts alone: command-api, query-api and the projector worker', a
     assert.ok(logs[0]!.includes('listening'), `command-api started: ${logs[0]}`);
     assert.ok(logs[1]!.includes('listening'), `query-api started: ${logs[1]}`);
     assert.ok(logs[2]!.includes('projectors running'), `projector worker started: ${logs[2]}`);
-    const health = await call('http://127.0.0.1:39100', 'GET', '/health');
+    const health = await call(`http://127.0.0.1:${ports[0]}`, 'GET', '/health');
     assert.is(health.status, 200, health.text);
-    const login = await call('http://127.0.0.1:39100', 'POST', '/api/auth/login/password', { body: { email: 'nobody@example.test', password: 'x' } });
+    const login = await call(`http://127.0.0.1:${ports[0]}`, 'POST', '/api/auth/login/password', { body: { email: 'nobody@example.test', password: 'x' } });
     assert.is(login.status, 401, 'command-api serves auth writes');
-    const read = await call('http://127.0.0.1:39101', 'GET', `/api/pools/${randomUUID()}`);
+    const read = await call(`http://127.0.0.1:${ports[1]}`, 'GET', `/api/pools/${randomUUID()}`);
     assert.is(read.status, 404);
     assert.is(read.body.code, 'pool_not_found', 'query-api serves pool reads');
-    assert.is((await call('http://127.0.0.1:39101', 'POST', '/api/pools', { body: {} })).body.code, 'route_not_found', 'query-api has no writes');
+    assert.is((await call(`http://127.0.0.1:${ports[1]}`, 'POST', '/api/pools', { body: {} })).body.code, 'route_not_found', 'query-api has no writes');
   } finally {
     for (const p of procs) p.kill('SIGTERM');
     await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));

@@ -9,3 +9,4 @@ export * from './reservations';
 export * from './escrow';
 export * from './audit';
 export * from './invoicing';
+export * from './webhooks';

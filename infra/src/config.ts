@@ -117,6 +117,8 @@ const ConfigSchema = z
     PLATFORM_ADDRESS_LINE1: z.string().max(300).default('1 rue de la Paix'),
     PLATFORM_ADDRESS_POSTCODE: z.string().max(16).default('75002'),
     PLATFORM_ADDRESS_CITY: z.string().max(120).default('Paris'),
+    /** Webhook endpoints one tenant may have (every owner together). */
+    WEBHOOK_MAX_ENDPOINTS_PER_TENANT: int(20, 1, 1000),
     /** Encrypts webhook signing secrets and keys at rest (AES-256-GCM): base64 of 32 random bytes (`openssl rand -base64 32`). */
     WEBHOOK_ENCRYPTION_KEY: z
       .string()

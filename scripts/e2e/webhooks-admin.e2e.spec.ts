@@ -439,6 +439,26 @@ test('given an inbox, when more than 100 deliveries arrive, then it keeps the ne
   assert.equal([JSON.parse(items[0].body).i, JSON.parse(items[99].body).i], [104, 5]);
 });
 
+test('the OpenAPI document serves every operation of the endpoints API and the inbox', async (ctx) => {
+  const doc = (await call<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>(ctx.url, 'GET', '/openapi.json')).body;
+  const ops: Array<[string, string, string]> = [
+    ['post', '/v1/webhooks', '201'],
+    ['get', '/v1/webhooks', '200'],
+    ['get', '/v1/webhooks/{id}', '200'],
+    ['patch', '/v1/webhooks/{id}', '200'],
+    ['delete', '/v1/webhooks/{id}', '204'],
+    ['post', '/v1/webhooks/{id}/rotate-secret', '200'],
+    ['post', '/v1/webhooks/{id}/test', '202'],
+    ['post', '/v1/webhooks/{id}/recover', '202'],
+    ['get', '/v1/webhooks/{id}/attempts', '200'],
+    ['get', '/v1/webhooks/signing-key', '200'],
+    ['post', '/sandbox/webhook-inbox', '201'],
+    ['post', '/sandbox/webhook-inbox/{token}', '200'],
+    ['get', '/sandbox/webhook-inbox/{token}', '200'],
+  ];
+  for (const [method, path, status] of ops) assert.ok(doc.paths[path]?.[method]?.responses[status], `${method.toUpperCase()} ${path} ${status}`);
+});
+
 test.run();
 
 const production = suite<{ api: TestApi; url: string; tenant: string; auditor: TestUser }>('webhook endpoints API (APP_ENV=production)');

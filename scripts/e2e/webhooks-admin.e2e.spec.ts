@@ -428,15 +428,18 @@ test('given the sandbox inbox, when an endpoint points at it and a signed delive
   assert.is((await call<Envelope>(ctx.url, 'GET', `/sandbox/webhook-inbox/${token}`)).body.data.items.length, 2);
 });
 
-test('given an inbox, when more than 100 deliveries arrive, then it keeps the newest 100', async (ctx) => {
+test('given an inbox, when more than 100 deliveries arrive, then it keeps the newest 100; past 300 a minute it answers 429', async (ctx) => {
   const { url, token } = (await call<Envelope>(ctx.url, 'POST', '/sandbox/webhook-inbox')).body.data;
-  for (let i = 0; i < 105; i++) {
+  for (let i = 0; i < 300; i++) {
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ i }) });
-    assert.is(res.status, 200);
+    assert.is(res.status, 200, `delivery ${i}`);
   }
+  const limited = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"i":300}' });
+  assert.is(limited.status, 429);
+  assert.ok(Number(limited.headers.get('retry-after')) >= 1);
   const items = (await call<Envelope>(ctx.url, 'GET', `/sandbox/webhook-inbox/${token}`)).body.data.items;
   assert.is(items.length, 100);
-  assert.equal([JSON.parse(items[0].body).i, JSON.parse(items[99].body).i], [104, 5]);
+  assert.equal([JSON.parse(items[0].body).i, JSON.parse(items[99].body).i], [299, 200]);
 });
 
 test('the OpenAPI document serves every operation of the endpoints API and the inbox', async (ctx) => {

@@ -77,7 +77,7 @@ export const makeInboxCommandRoutes = (deps: { knex: Knex; tokens: InboxTokens; 
     description: 'Sandbox only. Answers a token and its URL: use the URL as a webhook endpoint’s `url` (http is allowed for it), then read the deliveries with GET on it.',
     tags: TAGS,
     auth: 'none',
-    rateLimit: { name: 'webhook-inbox-open', limit: 10, windowSeconds: 60 },
+    rateLimit: { name: 'webhook-inbox-open', limit: 30, windowSeconds: 60 },
     success: { status: 201, description: 'A new inbox', schema: z.object({ token: z.string(), url: z.string() }) },
     errors: [404, 429],
     handler: async (ctx) => {
@@ -89,7 +89,7 @@ export const makeInboxCommandRoutes = (deps: { knex: Knex; tokens: InboxTokens; 
     method: 'post',
     path: '/sandbox/webhook-inbox/{token}',
     summary: 'Deliver to a sandbox webhook inbox',
-    description: `Sandbox only. Stores the request's headers and raw body (at most ${INBOX_MAX_BODY_BYTES} bytes; 413 beyond) and keeps the last ${INBOX_KEEP_PER_TOKEN} per inbox. At most 120 deliveries a minute per inbox.`,
+    description: `Sandbox only. Stores the request's headers and raw body (at most ${INBOX_MAX_BODY_BYTES} bytes; 413 beyond) and keeps the last ${INBOX_KEEP_PER_TOKEN} per inbox. At most 300 deliveries a minute per inbox.`,
     tags: TAGS,
     auth: 'none',
     params: z.object({ token: z.string().max(100) }),
@@ -98,7 +98,7 @@ export const makeInboxCommandRoutes = (deps: { knex: Knex; tokens: InboxTokens; 
     handler: async (ctx) => {
       const { token } = ctx.params as { token: string };
       if (!deps.tokens.isIssued(token)) throw new NotFoundError('webhook_inbox');
-      await deps.rateLimiter.hit({ name: 'webhook-inbox-deliver', limit: 120, windowSeconds: 60 }, token);
+      await deps.rateLimiter.hit({ name: 'webhook-inbox-deliver', limit: 300, windowSeconds: 60 }, token);
       const raw = await readRawBody(ctx.req, INBOX_MAX_BODY_BYTES);
       const body = raw.toString('utf8');
       if (body.includes('\u0000')) throw new ValidationError({ body: ['must not contain NUL characters'] });

@@ -121,7 +121,7 @@ export const makeInboxQueryRoutes = (deps: { inbox: WebhookInboxReader }): Route
     tags: ['Webhooks (sandbox inbox)'],
     auth: 'none',
     params: z.object({ token: z.string().regex(INBOX_TOKEN) }),
-    rateLimit: { name: 'webhook-inbox-read', limit: 120, windowSeconds: 60 },
+    rateLimit: { name: 'webhook-inbox-read', limit: 600, windowSeconds: 60 },
     success: { status: 200, description: 'The deliveries', schema: z.object({ items: z.array(InboxDeliverySchema) }) },
     errors: [404, 429],
     handler: async (ctx) => ({ data: { items: await deps.inbox.latest((ctx.params as { token: string }).token) } }),

@@ -1,5 +1,5 @@
-import { EscrowLedger, type RouteDef, type Services } from '@cagnotte/infra';
-import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
+import { EscrowLedger, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
+import { AccountReadModel, SessionEventPrincipals, TenantReadModel } from '@cagnotte/read-models';
 import { makeAuthCommandRoutes } from './identity/login-routes';
 import { makeAccountRoutes } from './identity/account-routes';
 import { makeOrganiserRoutes, makeSellerRoutes } from './personas/routes';
@@ -16,10 +16,17 @@ import { makeSettlementRoutes } from './escrow/settlement';
 import type { EscrowDeps } from './escrow/runtime';
 import { makeFeeRoutes } from './fees/routes';
 import { makeQuoteSigner } from './fees/quote-token';
+import { makeWebhookCommandRoutes } from './webhooks/routes';
+import { InboxTokens, makeInboxCommandRoutes } from './webhooks/inbox';
+import type { WebhookDeliveryScheduler } from './webhooks/ports';
 
 export interface CommandApiDeps {
   services: Services;
   clock?: () => Date;
+  /** The webhook delivery side (test and recover); without it those two routes are not served. */
+  webhookDelivery?: WebhookDeliveryScheduler;
+  /** DNS for the webhook URL guard (specs); the system resolver otherwise. */
+  webhookResolver?: Resolver;
 }
 
 /** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
@@ -49,7 +56,28 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeReservationRoutes({ ...onAccounts, ledger, escrow, jobs, tenantPolicy, quotes }),
     ...escrowRoutes({ ...onAccounts, ledger, escrow, jobs, tenantPolicy, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
+    ...webhookRoutes(deps, clock),
   ];
 };
 
 const escrowRoutes = (deps: EscrowDeps): RouteDef[] => [...makeClosingRoutes(deps), ...makeDisputeRoutes(deps), ...makeSettlementRoutes(deps)];
+
+/** The endpoints API, and the sandbox inbox outside production. */
+const webhookRoutes = (deps: CommandApiDeps, clock: () => Date): RouteDef[] => {
+  const { knex, config, rateLimiter } = deps.services;
+  const encryptionKey = webhookEncryptionKey(config.WEBHOOK_ENCRYPTION_KEY);
+  const production = config.APP_ENV === 'production';
+  return [
+    ...makeWebhookCommandRoutes({
+      knex,
+      keyring: new WebhookKeyring(knex, encryptionKey),
+      principals: new SessionEventPrincipals(knex),
+      production,
+      maxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
+      clock,
+      ...(deps.webhookDelivery ? { delivery: deps.webhookDelivery } : {}),
+      ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+    }),
+    ...(production ? [] : makeInboxCommandRoutes({ knex, tokens: new InboxTokens(encryptionKey), rateLimiter })),
+  ];
+};

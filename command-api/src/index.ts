@@ -23,3 +23,6 @@ export * from './invoicing/issue';
 export * from './invoicing/jobs';
 export * from './invoicing/settlement-invoices';
 export * from './invoicing/parties';
+export * from './webhooks/routes';
+export * from './webhooks/ports';
+export * from './webhooks/inbox';

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 export const SANDBOX_JWT_SECRET = 'cagnotte-sandbox-only-secret-change-me-in-production';
+/** The sandbox's fixed key for webhook secrets at rest (sha256 of a phrase): public, so refused in production. */
+export const SANDBOX_WEBHOOK_ENCRYPTION_KEY = '9IN29S02BAYEdme8lVIotEvHr5YQktqLsU2kXFVdxx4=';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
@@ -115,6 +117,13 @@ const ConfigSchema = z
     PLATFORM_ADDRESS_LINE1: z.string().max(300).default('1 rue de la Paix'),
     PLATFORM_ADDRESS_POSTCODE: z.string().max(16).default('75002'),
     PLATFORM_ADDRESS_CITY: z.string().max(120).default('Paris'),
+    /** Webhook endpoints one tenant may have (every owner together). */
+    WEBHOOK_MAX_ENDPOINTS_PER_TENANT: int(20, 1, 1000),
+    /** Encrypts webhook signing secrets and keys at rest (AES-256-GCM): base64 of 32 random bytes (`openssl rand -base64 32`). */
+    WEBHOOK_ENCRYPTION_KEY: z
+      .string()
+      .refine((v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32, 'WEBHOOK_ENCRYPTION_KEY must be the base64 of 32 bytes (openssl rand -base64 32)')
+      .optional(),
   })
   .superRefine((c, ctx) => {
     if (c.APP_ENV === 'production' && !c.JWT_SECRET) {
@@ -122,6 +131,12 @@ const ConfigSchema = z
     }
     if (c.APP_ENV === 'production' && c.JWT_SECRET === SANDBOX_JWT_SECRET) {
       ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'the sandbox JWT_SECRET must not be used in production' });
+    }
+    if (c.APP_ENV === 'production' && !c.WEBHOOK_ENCRYPTION_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ENCRYPTION_KEY'], message: 'WEBHOOK_ENCRYPTION_KEY is required when APP_ENV=production (openssl rand -base64 32)' });
+    }
+    if (c.APP_ENV === 'production' && c.WEBHOOK_ENCRYPTION_KEY === SANDBOX_WEBHOOK_ENCRYPTION_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ENCRYPTION_KEY'], message: 'the sandbox WEBHOOK_ENCRYPTION_KEY must not be used in production' });
     }
     if (c.LEDGER_MODE === 'horizon') {
       for (const key of ['HORIZON_URL', 'STELLAR_ASSET_ISSUER', 'PLATFORM_ACCOUNT', 'PLATFORM_SECRET', 'LEDGER_SIGNING_SECRET'] as const) {
@@ -140,7 +155,7 @@ const ConfigSchema = z
     }
   });
 
-export type Config = Omit<z.infer<typeof ConfigSchema>, 'JWT_SECRET'> & { JWT_SECRET: string };
+export type Config = Omit<z.infer<typeof ConfigSchema>, 'JWT_SECRET' | 'WEBHOOK_ENCRYPTION_KEY'> & { JWT_SECRET: string; WEBHOOK_ENCRYPTION_KEY: string };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -154,7 +169,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = ConfigSchema.safeParse(cleaned);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`));
-  return { ...parsed.data, JWT_SECRET: parsed.data.JWT_SECRET ?? SANDBOX_JWT_SECRET };
+  return {
+    ...parsed.data,
+    JWT_SECRET: parsed.data.JWT_SECRET ?? SANDBOX_JWT_SECRET,
+    WEBHOOK_ENCRYPTION_KEY: parsed.data.WEBHOOK_ENCRYPTION_KEY ?? SANDBOX_WEBHOOK_ENCRYPTION_KEY,
+  };
 };
 
 /** Loads the config or exits with a readable list of what is wrong (never a stack trace). */

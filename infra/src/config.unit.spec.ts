@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, SANDBOX_JWT_SECRET, loadConfig } from './config';
+import { ConfigError, SANDBOX_JWT_SECRET, SANDBOX_WEBHOOK_ENCRYPTION_KEY, loadConfig } from './config';
 
 const test = suite('configuration');
 
@@ -38,7 +38,20 @@ test('production refuses the sandbox secret and short secrets; accepts a real on
   assert.throws(() => loadConfig({ APP_ENV: 'production', JWT_SECRET: SANDBOX_JWT_SECRET }), /must not be used in production/);
   assert.throws(() => loadConfig({ APP_ENV: 'production', JWT_SECRET: 'short' }), /at least 32/);
   assert.throws(() => loadConfig({ APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40) }), /sandbox ledger must not be used in production/);
-  assert.is(loadConfig({ APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40), ...REAL_LEDGER }).JWT_SECRET, 'x'.repeat(40));
+  assert.is(loadConfig({ APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40), ...REAL_LEDGER, WEBHOOK_ENCRYPTION_KEY: REAL_WEBHOOK_KEY }).JWT_SECRET, 'x'.repeat(40));
+});
+
+const REAL_WEBHOOK_KEY = Buffer.alloc(32, 7).toString('base64');
+
+test('webhook encryption key: a fixed sandbox default; required in production, which refuses the sandbox one and keys not 32 bytes', () => {
+  assert.is(loadConfig({}).WEBHOOK_ENCRYPTION_KEY, SANDBOX_WEBHOOK_ENCRYPTION_KEY);
+  assert.is(Buffer.from(SANDBOX_WEBHOOK_ENCRYPTION_KEY, 'base64').length, 32);
+  const prod = { APP_ENV: 'production', JWT_SECRET: 'x'.repeat(40), ...REAL_LEDGER };
+  assert.throws(() => loadConfig(prod), /WEBHOOK_ENCRYPTION_KEY is required when APP_ENV=production/);
+  assert.throws(() => loadConfig({ ...prod, WEBHOOK_ENCRYPTION_KEY: SANDBOX_WEBHOOK_ENCRYPTION_KEY }), /sandbox WEBHOOK_ENCRYPTION_KEY must not be used in production/);
+  assert.throws(() => loadConfig({ ...prod, WEBHOOK_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }), /base64 of 32 bytes/);
+  assert.throws(() => loadConfig({ WEBHOOK_ENCRYPTION_KEY: 'not base64!' }), /base64 of 32 bytes/);
+  assert.is(loadConfig({ ...prod, WEBHOOK_ENCRYPTION_KEY: REAL_WEBHOOK_KEY }).WEBHOOK_ENCRYPTION_KEY, REAL_WEBHOOK_KEY);
 });
 
 test('the ledger: sandbox by default; a real Horizon needs its URL, the stablecoin issuer, the platform account and a signing key', () => {

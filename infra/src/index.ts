@@ -43,3 +43,6 @@ export * from './event-store/anchor';
 export * from './event-store/anchoring';
 export * from './invoicing/cii';
 export * from './invoicing/facturx';
+export * from './webhooks/keyring';
+export * from './webhooks/signer';
+export * from './webhooks/ssrf';

@@ -1,4 +1,4 @@
-import { EscrowLedger, renderCii, renderFacturX, type RouteDef, type Services } from '@cagnotte/infra';
+import { EscrowLedger, WebhookKeyring, renderCii, renderFacturX, webhookEncryptionKey, type RouteDef, type Services } from '@cagnotte/infra';
 import {
   AccountReadModel,
   AuditReadModel,
@@ -10,7 +10,10 @@ import {
   OrganiserGrantReadModel,
   PoolReadModel,
   ReservationReadModel,
+  SessionEventPrincipals,
   TenantReadModel,
+  WebhookEndpointReader,
+  WebhookInboxReader,
 } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
@@ -26,6 +29,7 @@ import { makePersonaQueryRoutes } from './personas/routes';
 import { makeAuditQueryRoutes } from './audit/routes';
 import { waitForMinPosition } from './shared/consistency';
 import { makeInvoiceQueryRoutes } from './invoicing/routes';
+import { makeInboxQueryRoutes, makeWebhookQueryRoutes } from './webhooks/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -55,5 +59,11 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
     ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, ...consistency }),
     ...makeInvoiceQueryRoutes({ invoices: new InvoiceReadModel(services.knex), isAuditor, renderers: { xml: renderCii, pdf: renderFacturX }, ...consistency }),
+    ...makeWebhookQueryRoutes({
+      endpoints: new WebhookEndpointReader(services.knex),
+      principals: new SessionEventPrincipals(services.knex),
+      keyring: new WebhookKeyring(services.knex, webhookEncryptionKey(services.config.WEBHOOK_ENCRYPTION_KEY)),
+    }),
+    ...(services.config.APP_ENV === 'production' ? [] : makeInboxQueryRoutes({ inbox: new WebhookInboxReader(services.knex) })),
   ];
 };

@@ -1,10 +1,15 @@
 import { isUuid } from '@cagnotte/domain';
 import { randomUUID } from 'node:crypto';
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type Request, type Router } from 'express';
 import { errorHandler, notFoundHandler } from './errors';
 import { sanitizeInput } from './sanitize';
 import { deferInputError, rethrowDeferredInput } from './deferred-input';
 import type { Logger } from '../logger';
+
+const RAW_BODY = Symbol('rawBody');
+
+/** The JSON body's bytes exactly as received, or undefined when no JSON body was parsed. */
+export const rawBodyOf = (req: Request): Buffer | undefined => (req as { [RAW_BODY]?: Buffer })[RAW_BODY];
 
 export interface BaseAppOptions {
   logger: Logger;
@@ -35,7 +40,15 @@ export const createBaseApp = (o: BaseAppOptions, mount: (app: Express) => void):
     }
     next();
   });
-  const json = express.json({ limit: o.bodyLimitBytes, strict: false, type: ['application/json', 'application/*+json'] });
+  const json = express.json({
+    limit: o.bodyLimitBytes,
+    strict: false,
+    type: ['application/json', 'application/*+json'],
+    // The bytes as received (no copy): a route that checks a signature over the body reads them (rawBodyOf).
+    verify: (req, _res, buf) => {
+      (req as { [RAW_BODY]?: Buffer })[RAW_BODY] = buf;
+    },
+  });
   // A body that does not parse is held back (see deferred-input.ts); body-parser has read it off the socket already.
   app.use((req, res, next) =>
     json(req, res, (err?: unknown) => {

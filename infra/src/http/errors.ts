@@ -12,6 +12,14 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/** A body over a route's own limit (the app-wide limit is body-parser's). */
+export class PayloadTooLargeError extends AppError {
+  readonly kind = 'payload_too_large';
+  constructor(readonly limitBytes: number) {
+    super('payload_too_large', `Request body too large (at most ${limitBytes} bytes)`);
+  }
+}
+
 export const STATUS_BY_KIND: Record<AppError['kind'], number> = {
   validation: 400,
   illegal_state: 400,

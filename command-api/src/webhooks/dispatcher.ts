@@ -14,6 +14,8 @@ import { SANDBOX_INBOX_PATH } from './inbox';
 export const WEBHOOKS_CONSUMER_GROUP = 'webhooks';
 
 export interface WebhookDeliveryOptions {
+  /** The consumer group (default `webhooks`; specs use one of their own). */
+  group?: string;
   batchSize?: number;
   concurrency?: number;
   /** How often the sweeper looks for overdue deliveries, and how overdue they must be (ms). */
@@ -26,7 +28,7 @@ export interface WebhookDeliveryOptions {
 
 /** Starts the dispatcher, the delivery workers and the sweeper; answers the stop function. */
 export const startWebhookDelivery = (deps: WebhookDeliveryDeps, options: WebhookDeliveryOptions = {}): (() => Promise<void>) => {
-  const group = new ConsumerGroup(deps.knex, WEBHOOKS_CONSUMER_GROUP, { pollMs: options.pollMs ?? 20, maxPollMs: options.maxPollMs ?? 1_000 });
+  const group = new ConsumerGroup(deps.knex, options.group ?? WEBHOOKS_CONSUMER_GROUP, { pollMs: options.pollMs ?? 20, maxPollMs: options.maxPollMs ?? 1_000 });
   const stop = new AbortController();
   const dispatching = group.run(
     async (events, trx) => {

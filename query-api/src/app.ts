@@ -26,6 +26,7 @@ import { makePersonaQueryRoutes } from './personas/routes';
 import { makeAuditQueryRoutes } from './audit/routes';
 import { waitForMinPosition } from './shared/consistency';
 import { makeInvoiceQueryRoutes } from './invoicing/routes';
+import { makeEventTypesRoute } from './webhooks/types-route';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -55,5 +56,6 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
     ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, ...consistency }),
     ...makeInvoiceQueryRoutes({ invoices: new InvoiceReadModel(services.knex), isAuditor, renderers: { xml: renderCii, pdf: renderFacturX }, ...consistency }),
+    makeEventTypesRoute(),
   ];
 };

@@ -6,6 +6,7 @@ export const PublicEventTypeSchema = z
   .object({
     type: z.string().describe('The dot type, e.g. `reservation.paid`'),
     description: z.string(),
+    subject: z.string().describe('What `subject` is the id of (pool, reservation, dispute, settlement, invoice…)'),
     schema: z.record(z.string(), z.unknown()).describe('JSON Schema (draft 2020-12) of the whole event: the envelope with this `type` and its `data`'),
   })
   .describe('PublicEventType');
@@ -27,7 +28,7 @@ export const makeEventTypesRoute = (): RouteDef => {
   const catalogue = publicEventCatalogueDocument();
   const body: z.infer<typeof PublicEventTypes> = {
     apiVersion: catalogue.apiVersion,
-    items: Object.entries(catalogue.types).map(([type, t]) => ({ type, description: t.description, schema: t.schema })),
+    items: Object.entries(catalogue.types).map(([type, t]) => ({ type, description: t.description, subject: t.subject, schema: t.schema })),
   };
   return defineRoute({
     method: 'get',

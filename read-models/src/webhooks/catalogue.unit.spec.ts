@@ -220,6 +220,21 @@ test('given every public draft of the flow, when checked against its type’s sc
   assert.ok(seen.size >= 20, `${seen.size} types seen`);
 });
 
+test('given every public draft of the flow, when its subject is read, then it is the id its type declares (pool, reservation, dispute…)', () => {
+  const keyOf: Record<string, (d: Record<string, unknown>) => unknown> = {
+    pool: (d) => d.poolId,
+    reservation: (d) => d.reservationId,
+    dispute: (d) => d.disputeId,
+    settlement: (d) => d.settlementId,
+    invoice: (d) => d.invoiceId,
+    'stray payment operation': (d) => d.operationId,
+    'reservation, or stray payment operation': (d) => d.reservationId ?? d.operationId,
+  };
+  for (const d of project(wholeFlow()) as PublicEventDraft[]) {
+    assert.is(d.subject, keyOf[PUBLIC_EVENT_CATALOGUE[d.type].subject]!(d.data as Record<string, unknown>), d.type);
+  }
+});
+
 const completeness = suite('public event catalogue: completeness');
 
 completeness('given the registry, when every internal type is looked up, then each is mapped or internal-only (with a reason), never both', () => {

@@ -205,40 +205,42 @@ const InvoiceIssuedData = z.object({
   issuedAt: Time,
 });
 
-const def = <S extends z.ZodType>(description: string, data: S) => ({ description, data });
+/** What a type's `subject` is: the id of the resource the event is about. */
+export type PublicSubject = 'pool' | 'reservation' | 'dispute' | 'settlement' | 'stray payment operation' | 'reservation, or stray payment operation' | 'invoice';
+const def = <S extends z.ZodType>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data });
 
 /** Every public type: what it means and its `data`. Add new types at the end; never remove one. */
 export const PUBLIC_EVENT_CATALOGUE = {
-  'pool.created': def('An organiser created a pool (a DRAFT).', PoolCreatedData),
-  'pool.updated': def('Fields of a pool changed (a draft edited, or its country). Read the pool for the values.', PoolUpdatedData),
-  'pool.published': def('The pool opened: buyers can reserve.', PoolPublishedData),
-  'pool.closed': def('The pool closed at its deadline or early: succeeded (LOCKED) or failed.', PoolClosedData),
-  'pool.cancelled': def('The organiser withdrew the pool: every paid buyer is owed their deposit back.', PoolCancelledData),
-  'pool.delivered': def('The organiser handed the goods over: each buyer’s inspection period starts.', PoolDeliveredData),
-  'pool.settled': def('Nothing is left in escrow: the escrow account was merged back.', PoolSettledData),
-  'pool.archived': def('The organiser archived the pool.', PoolArchivedData),
-  'pool.unarchived': def('The organiser unarchived the pool.', PoolUnarchivedData),
-  'pool.visibility_changed': def('The pool’s marketplace visibility changed (a delist).', PoolVisibilityChangedData),
-  'pool.listed': def('The listing fee was paid (or is zero): the pool is LISTED or FEATURED.', PoolListedData),
-  'pool.listing_fee_refunded': def('A delist refunded the listing fee on the ledger.', PoolListingFeeRefundedData),
-  'escrow.opened': def('The pool’s escrow account is open on the ledger.', EscrowOpenedData),
-  'reservation.placed': def('A buyer holds units (or pledges) until `expiresAt`.', ReservationPlacedData),
-  'reservation.signed': def('The buyer accepted the terms and was handed the deposit to sign.', ReservationSignedData),
-  'reservation.paid': def('The deposit was verified on the ledger: the units are paid for.', ReservationPaidData),
-  'reservation.expired': def('A PENDING reservation passed its expiry unpaid.', ReservationExpiredData),
-  'reservation.cancelled': def('The reservation was cancelled.', ReservationCancelledData),
-  'reservation.late_payment_received': def('A deposit came for a reservation that no longer held: owed back to the buyer.', ReservationLatePaymentData),
-  'reservation.accepted': def('The buyer confirmed receipt, or the inspection period passed: the deposit may be released.', ReservationAcceptedData),
-  'reservation.settled': def('A settled round released and/or refunded the reservation’s deposit.', ReservationSettledData),
-  'dispute.opened': def('A buyer disputes a paid reservation: its release is held.', DisputeOpenedData),
-  'dispute.contested': def('The organiser contested the dispute.', DisputeContestedData),
-  'dispute.resolved': def('The dispute ended: refunded, withdrawn or lapsed.', DisputeResolvedData),
-  'settlement.prepared': def('The organiser asked to settle: the rounds to cosign before `releaseUntil`.', SettlementPreparedData),
-  'release.settled': def('A settlement round was applied on the ledger.', ReleaseSettledData),
-  'payout.settled': def('One recipient of a settled round was paid.', PayoutSettledData),
-  'refund.settled': def('Money went back on the ledger: a buyer’s deposit (or its refunded part), a late deposit, or a stray payment.', RefundSettledData),
-  'stray_payment.received': def('Money was paid straight into the escrow account (not a deposit): owed back to its sender.', StrayPaymentReceivedData),
-  'invoice.issued': def('An invoice or credit note was issued.', InvoiceIssuedData),
+  'pool.created': def('pool', 'An organiser created a pool (a DRAFT).', PoolCreatedData),
+  'pool.updated': def('pool', 'Fields of a pool changed (a draft edited, or its country). Read the pool for the values.', PoolUpdatedData),
+  'pool.published': def('pool', 'The pool opened: buyers can reserve.', PoolPublishedData),
+  'pool.closed': def('pool', 'The pool closed at its deadline or early: succeeded (LOCKED) or failed.', PoolClosedData),
+  'pool.cancelled': def('pool', 'The organiser withdrew the pool: every paid buyer is owed their deposit back.', PoolCancelledData),
+  'pool.delivered': def('pool', 'The organiser handed the goods over: each buyer’s inspection period starts.', PoolDeliveredData),
+  'pool.settled': def('pool', 'Nothing is left in escrow: the escrow account was merged back.', PoolSettledData),
+  'pool.archived': def('pool', 'The organiser archived the pool.', PoolArchivedData),
+  'pool.unarchived': def('pool', 'The organiser unarchived the pool.', PoolUnarchivedData),
+  'pool.visibility_changed': def('pool', 'The pool’s marketplace visibility changed (a delist).', PoolVisibilityChangedData),
+  'pool.listed': def('pool', 'The listing fee was paid (or is zero): the pool is LISTED or FEATURED.', PoolListedData),
+  'pool.listing_fee_refunded': def('pool', 'A delist refunded the listing fee on the ledger.', PoolListingFeeRefundedData),
+  'escrow.opened': def('pool', 'The pool’s escrow account is open on the ledger.', EscrowOpenedData),
+  'reservation.placed': def('reservation', 'A buyer holds units (or pledges) until `expiresAt`.', ReservationPlacedData),
+  'reservation.signed': def('reservation', 'The buyer accepted the terms and was handed the deposit to sign.', ReservationSignedData),
+  'reservation.paid': def('reservation', 'The deposit was verified on the ledger: the units are paid for.', ReservationPaidData),
+  'reservation.expired': def('reservation', 'A PENDING reservation passed its expiry unpaid.', ReservationExpiredData),
+  'reservation.cancelled': def('reservation', 'The reservation was cancelled.', ReservationCancelledData),
+  'reservation.late_payment_received': def('reservation', 'A deposit came for a reservation that no longer held: owed back to the buyer.', ReservationLatePaymentData),
+  'reservation.accepted': def('reservation', 'The buyer confirmed receipt, or the inspection period passed: the deposit may be released.', ReservationAcceptedData),
+  'reservation.settled': def('reservation', 'A settled round released and/or refunded the reservation’s deposit.', ReservationSettledData),
+  'dispute.opened': def('dispute', 'A buyer disputes a paid reservation: its release is held.', DisputeOpenedData),
+  'dispute.contested': def('dispute', 'The organiser contested the dispute.', DisputeContestedData),
+  'dispute.resolved': def('dispute', 'The dispute ended: refunded, withdrawn or lapsed.', DisputeResolvedData),
+  'settlement.prepared': def('settlement', 'The organiser asked to settle: the rounds to cosign before `releaseUntil`.', SettlementPreparedData),
+  'release.settled': def('settlement', 'A settlement round was applied on the ledger.', ReleaseSettledData),
+  'payout.settled': def('settlement', 'One recipient of a settled round was paid.', PayoutSettledData),
+  'refund.settled': def('reservation, or stray payment operation', 'Money went back on the ledger: a buyer’s deposit (or its refunded part), a late deposit, or a stray payment.', RefundSettledData),
+  'stray_payment.received': def('stray payment operation', 'Money was paid straight into the escrow account (not a deposit): owed back to its sender.', StrayPaymentReceivedData),
+  'invoice.issued': def('invoice', 'An invoice or credit note was issued.', InvoiceIssuedData),
 } as const;
 
 export type PublicEventType = keyof typeof PUBLIC_EVENT_CATALOGUE;
@@ -261,11 +263,17 @@ export const PublicEventEnvelope = z
   .describe('PublicEvent');
 export type PublicEvent = z.infer<typeof PublicEventEnvelope>;
 
-/** JSON Schema (draft 2020-12) of each type's whole event (envelope with its `type` and `data`). */
-export const publicEventJsonSchemas = (): Record<PublicEventType, { description: string; schema: Record<string, unknown> }> =>
+/** One type as published: what it means, what its subject is, and the JSON Schema (draft 2020-12) of the whole event. */
+export interface PublishedType {
+  description: string;
+  subject: PublicSubject;
+  schema: Record<string, unknown>;
+}
+
+export const publicEventJsonSchemas = (): Record<PublicEventType, PublishedType> =>
   Object.fromEntries(
     PUBLIC_EVENT_TYPES.map((type) => {
-      const { description, data } = PUBLIC_EVENT_CATALOGUE[type];
+      const { description, subject, data } = PUBLIC_EVENT_CATALOGUE[type];
       const schema = z.toJSONSchema(PublicEventEnvelope.extend({ type: z.literal(type), data }).describe(description), {
         target: 'draft-2020-12',
         unrepresentable: 'any',
@@ -273,12 +281,12 @@ export const publicEventJsonSchemas = (): Record<PublicEventType, { description:
         // properties a later version adds (the compatibility rule allows them).
         io: 'input',
       }) as Record<string, unknown>;
-      return [type, { description, schema }];
+      return [type, { description, subject, schema }];
     }),
-  ) as Record<PublicEventType, { description: string; schema: Record<string, unknown> }>;
+  ) as Record<PublicEventType, PublishedType>;
 
 /** The catalogue as published in docs/public-events.json and served by GET /v1/events/types. */
-export const publicEventCatalogueDocument = (): { apiVersion: typeof API_VERSION; types: Record<string, { description: string; schema: Record<string, unknown> }> } => ({
+export const publicEventCatalogueDocument = (): { apiVersion: typeof API_VERSION; types: Record<string, PublishedType> } => ({
   apiVersion: API_VERSION,
   types: publicEventJsonSchemas(),
 });

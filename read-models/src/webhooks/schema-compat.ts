@@ -8,7 +8,7 @@
 /** The published snapshot: each public type's description and JSON Schema (draft 2020-12, the whole event). */
 export interface PublishedCatalogue {
   apiVersion: string;
-  types: Record<string, { description: string; schema: Record<string, unknown> }>;
+  types: Record<string, { description: string; subject?: string; schema: Record<string, unknown> }>;
 }
 
 type Node = Record<string, unknown>;

@@ -1,4 +1,5 @@
 import type { DomainEvent, DomainEventType, ParsedEvent } from '@cagnotte/event-schemas';
+import { sumAmounts, toMinor } from '../reservations/amounts';
 import { PUBLIC_EVENT_CATALOGUE, type PublicEventData, type PublicEventType } from './public-types';
 
 export * from './public-types';
@@ -64,8 +65,7 @@ const one = <P extends PublicEventType>(type: P, subject: string, data: PublicEv
 
 const reservationRef = (d: { reservationId: string; poolId: string; buyerId: string }) => ({ reservationId: d.reservationId, poolId: d.poolId, buyerId: d.buyerId });
 
-/** Amounts are decimal strings: "0", "0.00", "0.0000000" are all zero. */
-const isZero = (amount: string) => /^0(\.0*)?$/.test(amount);
+
 
 /** Each mapped internal type and what it gives. Every field of `data` is named here (an allowlist). */
 const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
@@ -156,7 +156,7 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       settledAt: d.settledAt,
     }),
     // What went back to the buyer: its own type, so a partner refunding in its books subscribes to refunds alone.
-    ...(isZero(d.refunded)
+    ...(toMinor(d.refunded) === 0n
       ? []
       : one('refund.settled', d.reservationId, {
           poolId: d.poolId,
@@ -195,7 +195,7 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       kind: d.kind,
       final: d.final,
       items: d.items.length,
-      amount: sum(d.items.map((i) => i.amount)),
+      amount: sumAmounts(d.items.map((i) => i.amount)),
       rounds: d.rounds.length,
       releaseUntil: d.releaseUntil,
       recoveryFrom: d.recoveryFrom,
@@ -258,16 +258,6 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       currency: 'EUR',
       issuedAt: d.issuedAt,
     }),
-};
-
-/** Sums decimal strings exactly (7 decimals, bigint), written with the fewest decimals ≥ 2. */
-const sum = (amounts: string[]): string => {
-  const minor = amounts.reduce((t, a) => {
-    const [i, f = ''] = a.split('.');
-    return t + BigInt(i!) * 10_000_000n + BigInt(f.padEnd(7, '0'));
-  }, 0n);
-  const frac = (minor % 10_000_000n).toString().padStart(7, '0').replace(/0+$/, '').padEnd(2, '0');
-  return `${minor / 10_000_000n}.${frac}`;
 };
 
 /** The internal types that give public events. */

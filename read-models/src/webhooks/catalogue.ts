@@ -65,8 +65,6 @@ const one = <P extends PublicEventType>(type: P, subject: string, data: PublicEv
 
 const reservationRef = (d: { reservationId: string; poolId: string; buyerId: string }) => ({ reservationId: d.reservationId, poolId: d.poolId, buyerId: d.buyerId });
 
-
-
 /** Each mapped internal type and what it gives. Every field of `data` is named here (an allowlist). */
 const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
   PoolCreated: (d) =>

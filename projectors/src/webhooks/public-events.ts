@@ -10,7 +10,7 @@ import {
   publicEventsOf,
   type PoolOwner,
   type PublicEventOwnerRow,
-  type PublicEventRow,
+  type PublicEventRowValues,
 } from '@cagnotte/read-models';
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
 
@@ -36,7 +36,7 @@ const applyPublicEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[],
     for (const r of known) owners.set(r.resource_id, { tenantId: r.tenant_id, ownerId: r.owner_id });
   }
   const ownerRows: PublicEventOwnerRow[] = [];
-  const rows: PublicEventRow[] = [];
+  const rows: PublicEventRowValues[] = [];
   for (const e of events) {
     publicEventsOf(e, owners).forEach((draft, idx) =>
       rows.push(publicEventRowOf({ id: e.id, revision: e.revision, position: e.position, occurredAt: e.metadata.occurredAt }, draft, idx)),

@@ -7,20 +7,35 @@ export const PUBLIC_EVENT_OWNERS_TABLE = 'rm_public_event_owners';
 /** The channel the projection notifies (payload: the tenant ids of the batch, comma-separated) when it wrote events. */
 export const PUBLIC_EVENTS_CHANNEL = 'public_events';
 
-/** A row of rm_public_events as read (xid8 carried as text, bigint as a decimal string, jsonb parsed). */
-export interface PublicEventRow {
-  commit_position: string;
-  prepare_position: string;
-  idx: number;
+/** The columns of a public event's envelope (the place columns aside). */
+interface PublicEventColumns {
   id: string;
   tenant_id: string;
   owner_id: string | null;
   type: string;
   subject: string;
-  sequence: string | number;
+  /** bigint: a decimal string as read (infra/src/db/database.ts). */
+  sequence: string;
   api_version: string;
   created_at: Date | string;
   data: Record<string, unknown>;
+}
+
+/** A row as the projection inserts it: the xid8 passes as decimal text (PostgreSQL reads it as the column's type). */
+export interface PublicEventRowValues extends PublicEventColumns {
+  commit_position: string;
+  prepare_position: string;
+  idx: number;
+}
+
+/**
+ * A row as read: the xid8 selected as text under a name of its own (`commit_position::text AS commit_text`), so SQL
+ * keeps ordering and comparing the xid8 itself, never its text (docs/architecture.md, numbers as numbers).
+ */
+export interface PublicEventRow extends PublicEventColumns {
+  commit_text: string;
+  prepare_position: string;
+  idx: number;
 }
 
 export interface PublicEventOwnerRow {
@@ -41,7 +56,7 @@ export interface PublicEventSource {
 }
 
 /** The row of the `idx`-th public event of `source` (what the projection inserts; the xid8 passes as text). */
-export const publicEventRowOf = (source: PublicEventSource, draft: PublicEventDraft, idx: number): PublicEventRow => ({
+export const publicEventRowOf = (source: PublicEventSource, draft: PublicEventDraft, idx: number): PublicEventRowValues => ({
   commit_position: source.position.commit.toString(),
   prepare_position: source.position.prepare.toString(),
   idx,
@@ -57,7 +72,7 @@ export const publicEventRowOf = (source: PublicEventSource, draft: PublicEventDr
 });
 
 /** The envelope a partner reads (the feed's items, a webhook's body). */
-export const toPublicEvent = (row: PublicEventRow): PublicEvent => ({
+export const toPublicEvent = (row: PublicEventColumns): PublicEvent => ({
   id: row.id,
   type: row.type,
   createdAt: new Date(row.created_at).toISOString(),

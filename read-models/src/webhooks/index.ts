@@ -1,1 +1,3 @@
 export * from './principal';
+export * from './cursor';
+export * from './feed-reader';

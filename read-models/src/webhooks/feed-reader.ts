@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { decodeCursor, encodeCursor, type FeedPosition } from './cursor';
+import { encodeCursor, type FeedPosition } from './cursor';
 import type { EventPrincipal } from './principal';
 
 /**

@@ -43,3 +43,4 @@ export * from './event-store/anchor';
 export * from './event-store/anchoring';
 export * from './invoicing/cii';
 export * from './invoicing/facturx';
+export * from './webhooks/feed-waker';

@@ -42,6 +42,8 @@ test("given waiters of two tenants, when one tenant's events are notified, then 
   const la = waker.enter(a);
   const lb = waker.enter(b);
   await until(() => waker.listening, 'the LISTEN connection');
+  // Starting to listen woke them once (what was committed meanwhile is read again).
+  assert.equal([await la.next(0), await lb.next(0)], ['notified', 'notified']);
   const started = Date.now();
   const wa = la.next(15_000);
   const wb = lb.next(1_500);
@@ -63,6 +65,22 @@ test('given an empty payload, then every waiter wakes', async () => {
   for (const l of leases) l.release();
 });
 
+test('given a notification while the holder is not waiting (reading the table), then its next wait returns at once', async () => {
+  const waker = newWaker();
+  const t = randomUUID();
+  const lease = waker.enter(t);
+  const other = waker.enter(randomUUID());
+  await until(() => waker.listening, 'the LISTEN connection');
+  await lease.next(0);
+  await other.next(0);
+  waker.wake([t]);
+  assert.is(await lease.next(15_000), 'notified');
+  assert.is(await other.next(50), 'recheck', 'not for another tenant');
+  assert.is(await lease.next(50), 'recheck', 'seen once');
+  lease.release();
+  other.release();
+});
+
 test('given the bound of waiters per tenant, then one more is a 429 until a place is released; other tenants are not affected', async () => {
   const waker = newWaker({ max: 2 });
   const t = randomUUID();
@@ -82,6 +100,7 @@ test('given no notification, then a waiter wakes after recheckMs to read again (
   const lease = waker.enter(randomUUID());
   // Once listening (starting to listen wakes every waiter: what was committed meanwhile is read again).
   await until(() => waker.listening, 'the LISTEN connection');
+  await lease.next(0);
   const started = Date.now();
   assert.is(await lease.next(10_000), 'recheck');
   assert.ok(Date.now() - started < 2_000);

@@ -49,6 +49,13 @@ export interface FeedWakerOptions {
 export class FeedWaker {
   private readonly waiters = new Map<string, Set<(reason: WakeReason) => void>>();
   private readonly leases = new Map<string, number>();
+  /**
+   * Wake counts: a lease remembers the count it has seen, so a notification that arrives while its holder reads the
+   * table (not yet waiting) is not lost: its next `next` returns at once.
+   */
+  private wakes = 0;
+  private wokeAllAt = 0;
+  private readonly wokeAt = new Map<string, number>();
   private client: pg.Client | null = null;
   private connecting: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -77,8 +84,16 @@ export class FeedWaker {
     this.leases.set(tenantId, held + 1);
     this.ensureListening();
     let released = false;
+    let seen = this.wakes;
     return {
-      next: (ms, signal) => this.waitFor(tenantId, ms, signal),
+      next: async (ms, signal) => {
+        const missed = Math.max(this.wokeAllAt, this.wokeAt.get(tenantId) ?? 0) > seen;
+        seen = this.wakes;
+        if (missed && !this.isClosed) return 'notified';
+        const reason = await this.waitFor(tenantId, ms, signal);
+        seen = this.wakes;
+        return reason;
+      },
       get closed() {
         return released;
       },
@@ -86,7 +101,10 @@ export class FeedWaker {
         if (released) return;
         released = true;
         const n = (this.leases.get(tenantId) ?? 1) - 1;
-        if (n <= 0) this.leases.delete(tenantId);
+        if (n <= 0) {
+          this.leases.delete(tenantId);
+          this.wokeAt.delete(tenantId);
+        }
         else this.leases.set(tenantId, n);
       },
     };
@@ -99,6 +117,10 @@ export class FeedWaker {
 
   /** Wakes the waiters of these tenants (every waiter when the list is empty): the notification's handler. */
   wake(tenantIds: string[]): void {
+    this.wakes++;
+    if (tenantIds.length === 0) this.wokeAllAt = this.wakes;
+    // Only tenants someone waits for are remembered (the map stays as small as the set of waiting tenants).
+    for (const t of tenantIds) if (this.leases.has(t)) this.wokeAt.set(t, this.wakes);
     const targets = tenantIds.length === 0 ? [...this.waiters.keys()] : tenantIds;
     for (const t of targets) {
       const set = this.waiters.get(t);

@@ -11,6 +11,8 @@ import {
   PoolReadModel,
   ReservationReadModel,
   TenantReadModel,
+  PublicFeedReader,
+  SessionEventPrincipals,
 } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
@@ -26,6 +28,7 @@ import { makePersonaQueryRoutes } from './personas/routes';
 import { makeAuditQueryRoutes } from './audit/routes';
 import { waitForMinPosition } from './shared/consistency';
 import { makeInvoiceQueryRoutes } from './invoicing/routes';
+import { makeFeedRoutes } from './webhooks/feed-routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -55,5 +58,12 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
     ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, ...consistency }),
     ...makeInvoiceQueryRoutes({ invoices: new InvoiceReadModel(services.knex), isAuditor, renderers: { xml: renderCii, pdf: renderFacturX }, ...consistency }),
+    ...makeFeedRoutes({
+      feed: new PublicFeedReader(services.knex),
+      principals: new SessionEventPrincipals(services.knex),
+      waker: services.feedWaker,
+      heartbeatMs: services.config.FEED_HEARTBEAT_MS,
+      onStreamError: (err) => services.logger.warn({ err }, 'event stream ended on an error'),
+    }),
   ];
 };

@@ -83,7 +83,10 @@ export const openSse = async (url: string, headers: Record<string, string>) => {
           let isEvent = false;
           for (const line of block.split('\n')) {
             if (line.startsWith(':')) comments.push(line.slice(1).trim());
-            else if (line.startsWith('id: ')) ((e.id = line.slice(4)), (isEvent = true));
+            else if (line.startsWith('id: ')) {
+              e.id = line.slice(4);
+              isEvent = true;
+            }
             else if (line.startsWith('event: ')) e.event = line.slice(7);
             else if (line.startsWith('data: ')) e.data = line.slice(6);
           }

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RateLimitedError } from '../http/errors';
 import { testDatabaseUrl, testPgPool } from '../testing/resources';
-import { FeedWaker, notifyPublicEvents } from './feed-waker';
+import { ALL_TENANTS, FeedWaker, notifyPublicEvents } from './feed-waker';
 
 /** FeedWaker on real PostgreSQL: NOTIFY public_events from another connection wakes the tenant's waiters. */
 const test = suite('webhooks: FeedWaker (LISTEN public_events)');
@@ -53,6 +53,17 @@ test("given waiters of two tenants, when one tenant's events are notified, then 
   assert.is(await wb, 'recheck', 'the other tenant sleeps on');
   la.release();
   lb.release();
+});
+
+test("given a waiter for every tenant (ALL_TENANTS), then any tenant's notification wakes it", async () => {
+  const waker = newWaker();
+  const all = waker.enter(ALL_TENANTS);
+  await until(() => waker.listening, 'the LISTEN connection');
+  await all.next(0);
+  const w = all.next(15_000);
+  await notifyPublicEvents(testPgPool(), [randomUUID()]);
+  assert.is(await w, 'notified');
+  all.release();
 });
 
 test('given an empty payload, then every waiter wakes', async () => {

@@ -28,6 +28,9 @@ export const notifyPublicEvents = async (client: Pick<pg.ClientBase, 'query'>, t
   await client.query(text, values);
 };
 
+/** The tenant key of a waiter for every tenant's events (the operator's `events tail --follow`). */
+export const ALL_TENANTS = '*';
+
 export type WakeReason = 'notified' | 'recheck' | 'aborted' | 'closed';
 
 /** A waiter's place: held for a whole long-poll or stream, released at its end (in `finally`). */
@@ -120,8 +123,8 @@ export class FeedWaker {
     this.wakes++;
     if (tenantIds.length === 0) this.wokeAllAt = this.wakes;
     // Only tenants someone waits for are remembered (the map stays as small as the set of waiting tenants).
-    for (const t of tenantIds) if (this.leases.has(t)) this.wokeAt.set(t, this.wakes);
-    const targets = tenantIds.length === 0 ? [...this.waiters.keys()] : tenantIds;
+    for (const t of [...tenantIds, ALL_TENANTS]) if (this.leases.has(t)) this.wokeAt.set(t, this.wakes);
+    const targets = tenantIds.length === 0 ? [...this.waiters.keys()] : [...tenantIds, ALL_TENANTS];
     for (const t of targets) {
       const set = this.waiters.get(t);
       if (!set) continue;

@@ -154,4 +154,16 @@ test('given a subject, then only its events, in order, with their sequence', asy
   assert.is(page.nextCursor, encodeCursor(at(4n, p + 3n)));
 });
 
+test("given the operator's read, then every tenant's events in commit order, or one tenant's", async () => {
+  const a = randomUUID();
+  const b = randomUUID();
+  const p = freshPrepare();
+  await insert({ commit: 20n, prepare: p + 1n, tenant: a }, { commit: 21n, prepare: p + 2n, tenant: b }, { commit: 22n, prepare: p + 3n, tenant: a });
+  const from = at(19n, p);
+  const all = await reader.operatorPage(null, { after: from, limit: 1000 });
+  const mine = all.items.filter((i) => i.event.tenant === a || i.event.tenant === b).map((i) => decodeCursor(i.cursor));
+  assert.equal(mine, [at(20n, p + 1n), at(21n, p + 2n), at(22n, p + 3n)]);
+  assert.equal(positions((await reader.operatorPage(b, { after: null, limit: 10 })).items), [at(21n, p + 2n)]);
+});
+
 test.run();

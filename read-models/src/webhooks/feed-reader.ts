@@ -119,7 +119,20 @@ export class PublicFeedReader {
   async page(principal: EventPrincipal, query: FeedQuery): Promise<FeedPage> {
     let q = this.knex(FEED_TABLE).where('tenant_id', principal.tenantId);
     if (principal.ownerId !== null) q = q.andWhere('owner_id', principal.ownerId);
-    q = whereAfter(q, query.after);
+    return this.read(q, query);
+  }
+
+  /**
+   * The operator's read (`pnpm cli events tail`): every tenant's events, or one tenant's. Never behind an HTTP route:
+   * a request always reads through `page` and its principal.
+   */
+  async operatorPage(tenantId: string | null, query: FeedQuery): Promise<FeedPage> {
+    const q = this.knex(FEED_TABLE);
+    return this.read(tenantId === null ? q : q.where('tenant_id', tenantId), query);
+  }
+
+  private async read(base: Knex.QueryBuilder, query: FeedQuery): Promise<FeedPage> {
+    let q = whereAfter(base, query.after);
     if (query.subject !== undefined) q = q.andWhere('subject', query.subject);
     q = whereTypes(q, query.types);
     const rows = (await q

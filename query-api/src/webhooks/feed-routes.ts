@@ -93,7 +93,9 @@ export const makeFeedRoutes = (deps: FeedRouteDeps): RouteDef[] => {
   /** Aborted when the client goes away (the response closes before it is finished). */
   const disconnected = (res: Response): AbortSignal => {
     const ac = new AbortController();
-    res.once('close', () => ac.abort());
+    // Gone already (while the principal was looked up): 'close' will not come again.
+    if (res.destroyed || !res.socket || res.socket.destroyed) ac.abort();
+    else res.once('close', () => ac.abort());
     return ac.signal;
   };
 

@@ -114,21 +114,25 @@ export const makeFeedRoutes = (deps: FeedRouteDeps): RouteDef[] => {
       const principal = await principalOf(ctx);
       const q = ctx.query as z.infer<typeof FeedQuery>;
       const query = { after: q.after ? decodeCursor(q.after) : null, types: q.types, subject: q.subject, limit: q.limit };
-      let page = await feed.page(principal, query);
-      if (page.items.length === 0 && q.wait > 0) {
-        const lease = waker.enter(principal.tenantId);
-        const signal = disconnected(ctx.res);
-        const deadline = Date.now() + q.wait * 1000;
-        try {
-          while (page.items.length === 0 && Date.now() < deadline) {
-            const reason = await lease.next(deadline - Date.now(), signal);
-            if (reason === 'aborted') break;
-            page = await feed.page(principal, query);
-            if (reason === 'closed') break;
-          }
-        } finally {
-          lease.release();
+      if (q.wait === 0) {
+        const page = await feed.page(principal, query);
+        return { data: { items: page.items.map((i) => i.event), nextCursor: page.nextCursor } };
+      }
+      // The place is taken before the first read: an event committed between that read and the wait still wakes it.
+      const lease = waker.enter(principal.tenantId);
+      const signal = disconnected(ctx.res);
+      const deadline = Date.now() + q.wait * 1000;
+      let page;
+      try {
+        page = await feed.page(principal, query);
+        while (page.items.length === 0 && Date.now() < deadline) {
+          const reason = await lease.next(deadline - Date.now(), signal);
+          if (reason === 'aborted') break;
+          page = await feed.page(principal, query);
+          if (reason === 'closed') break;
         }
+      } finally {
+        lease.release();
       }
       return { data: { items: page.items.map((i) => i.event), nextCursor: page.nextCursor } };
     },

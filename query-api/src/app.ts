@@ -14,6 +14,7 @@ import {
   TenantReadModel,
   WebhookEndpointReader,
   WebhookInboxReader,
+  PublicFeedReader,
 } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
@@ -30,6 +31,8 @@ import { makeAuditQueryRoutes } from './audit/routes';
 import { waitForMinPosition } from './shared/consistency';
 import { makeInvoiceQueryRoutes } from './invoicing/routes';
 import { makeInboxQueryRoutes, makeWebhookQueryRoutes } from './webhooks/routes';
+import { makeEventTypesRoute } from './webhooks/types-route';
+import { makeFeedRoutes } from './webhooks/feed-routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -65,5 +68,13 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
       keyring: new WebhookKeyring(services.knex, webhookEncryptionKey(services.config.WEBHOOK_ENCRYPTION_KEY)),
     }),
     ...(services.config.APP_ENV === 'production' ? [] : makeInboxQueryRoutes({ inbox: new WebhookInboxReader(services.knex) })),
+    makeEventTypesRoute(),
+    ...makeFeedRoutes({
+      feed: new PublicFeedReader(services.knex),
+      principals: new SessionEventPrincipals(services.knex),
+      waker: services.feedWaker,
+      heartbeatMs: services.config.FEED_HEARTBEAT_MS,
+      onStreamError: (err) => services.logger.warn({ err }, 'event stream ended on an error'),
+    }),
   ];
 };

@@ -3,3 +3,8 @@ export * from './consumer-group';
 export * from './event-types';
 export * from './endpoints';
 export * from './inbox';
+export * from './catalogue';
+export * from './feed-table';
+export * from './schema-compat';
+export * from './cursor';
+export * from './feed-reader';

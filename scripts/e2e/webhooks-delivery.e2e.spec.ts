@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { Webhook } from 'standardwebhooks';
 import { startWebhooks } from '@cagnotte/command-api';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
-import { call, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
+import { call, groupsPool, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
 
 /**
  * Webhook delivery through HTTP, the way a partner meets it: the embedded API with the delivery workers running
@@ -16,6 +16,7 @@ import { call, startApi, type ApiResponse, type TestApi, type TestUser } from '.
  */
 interface Ctx {
   api: TestApi;
+  tenant: string;
   ana: TestUser;
   stopWebhooks: () => Promise<void>;
 }
@@ -58,6 +59,7 @@ test.before(async (ctx) => {
   ctx.api = await startApi({ WEBHOOK_RETRY_SCHEDULE_MS: [0, 50, 100], WEBHOOK_TIMEOUT_MS: 2_000 });
   ctx.stopWebhooks = startWebhooks(ctx.api.services);
   const t = await ctx.api.tenant();
+  ctx.tenant = t.slug;
   ctx.ana = await ctx.api.user(t.slug, { role: 'organiser', wallet: false, name: 'Ana' });
 });
 
@@ -67,8 +69,8 @@ test.after(async (ctx) => {
   await ctx.api.stop();
 });
 
-const create = async (ctx: Ctx, url: string) => {
-  const res = await as(ctx, ctx.ana)('POST', '/v1/webhooks', { url, enabledEvents: ['*'] });
+const create = async (ctx: Ctx, url: string, o: { user?: TestUser; enabledEvents?: string[]; ordering?: string } = {}) => {
+  const res = await as(ctx, o.user ?? ctx.ana)('POST', '/v1/webhooks', { url, enabledEvents: o.enabledEvents ?? ['*'], ...(o.ordering ? { ordering: o.ordering } : {}) });
   assert.is(res.status, 201, res.text);
   return res.body.data as { id: string; secret: string };
 };
@@ -115,6 +117,34 @@ test('given a receiver answering 500 then 200 and a secret rotated before the te
     ],
     'newest first',
   );
+});
+
+test("given endpoints of two organisers, when one creates and publishes a pool, then her endpoint receives that pool's events once each, in sequence, verified; the other organiser's endpoint receives none", async (ctx) => {
+  const rx = await receiver(() => 200);
+  const other = await receiver(() => 200);
+  const bob = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Bob' });
+  const ana = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Ana P' });
+  const ep = await create(ctx, rx.url, { user: ana, enabledEvents: ['pool.*'], ordering: 'per_subject' });
+  await create(ctx, other.url, { user: bob });
+  const created = await call(ctx.api.url, 'POST', '/api/pools', { token: ana.token, tenant: ana.tenant, body: groupsPool() });
+  assert.is(created.status, 201, created.text);
+  const poolId = created.body.data.id as string;
+  assert.is((await call(ctx.api.url, 'POST', `/api/pools/${poolId}/publish`, { token: ana.token, tenant: ana.tenant })).status, 200);
+  await until('pool.created and pool.published arrived', () => rx.received.length >= 2);
+  await sleep(500);
+  const events = rx.received.map((r) => new Webhook(ep.secret).verify(r.body, r.headers) as { id: string; type: string; subject: string; sequence: number });
+  assert.equal(
+    events.map((e) => e.type),
+    ['pool.created', 'pool.published'],
+    'pool.* only (not escrow.opened), each once, in order',
+  );
+  assert.ok(events.every((e) => e.subject === poolId));
+  assert.ok(events[0]!.sequence < events[1]!.sequence);
+  assert.equal(
+    rx.received.map((r) => r.headers['webhook-id']),
+    events.map((e) => e.id),
+  );
+  assert.is(other.received.length, 0, "another organiser's endpoint sees nothing of Ana's pool");
 });
 
 test.run();

@@ -9,6 +9,7 @@ export * from './search/projection';
 export * from './search/listings';
 export * from './escrow/timers';
 export * from './audit/projection';
+export * from './webhooks/public-events';
 import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
@@ -22,6 +23,7 @@ import { makeEscrowTimersProjection } from './escrow/timers';
 import { auditProjection } from './audit/projection';
 import { makeInvoiceIssuerProjection } from './invoicing/issuer';
 import { invoicesProjection } from './invoicing/projection';
+import { publicEventsProjection } from './webhooks/public-events';
 import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
@@ -42,9 +44,10 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   auditProjection,
   makeInvoiceIssuerProjection({ jobs: services.jobs }),
   invoicesProjection,
+  publicEventsProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'public-events'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

@@ -30,6 +30,7 @@ import { makeAuditQueryRoutes } from './audit/routes';
 import { waitForMinPosition } from './shared/consistency';
 import { makeInvoiceQueryRoutes } from './invoicing/routes';
 import { makeInboxQueryRoutes, makeWebhookQueryRoutes } from './webhooks/routes';
+import { makeEventTypesRoute } from './webhooks/types-route';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -65,5 +66,6 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
       keyring: new WebhookKeyring(services.knex, webhookEncryptionKey(services.config.WEBHOOK_ENCRYPTION_KEY)),
     }),
     ...(services.config.APP_ENV === 'production' ? [] : makeInboxQueryRoutes({ inbox: new WebhookInboxReader(services.knex) })),
+    makeEventTypesRoute(),
   ];
 };

@@ -1,0 +1,69 @@
+import type { Knex } from 'knex';
+import {
+  PUBLIC_EVENTS_CHANNEL,
+  PUBLIC_EVENTS_TABLE,
+  PUBLIC_EVENT_OWNERS_TABLE,
+  hasPublicEvents,
+  ownerRecordOf,
+  poolIdOf,
+  publicEventRowOf,
+  publicEventsOf,
+  type PoolOwner,
+  type PublicEventOwnerRow,
+  type PublicEventRowValues,
+} from '@cagnotte/read-models';
+import type { ProjectedEvent, Projection, TableMap } from '../runtime';
+
+/** Rows per INSERT: 12 parameters a row stays far below PostgreSQL's 65,535 (a batch is 500 events by default). */
+const CHUNK = 2_000;
+/** A NOTIFY payload stays under PostgreSQL's 8,000 bytes: tenant ids (36 characters and a comma) in groups. */
+const TENANTS_PER_NOTIFY = 150;
+
+/**
+ * The public feed (rm_public_events): each internal event through the catalogue (read-models/src/webhooks/catalogue.ts),
+ * its 0..n public events at its position plus their index. A batch reads the owners of the pools it touches once,
+ * maps every event in memory, and writes each table with one INSERT … ON CONFLICT DO NOTHING: a replayed or
+ * redelivered event finds its rows (same position, same id) and changes nothing. Then it notifies `public_events`
+ * with the tenants it wrote for (delivered at commit), which wakes the long-polls and the webhook dispatcher.
+ */
+const applyPublicEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[], table: TableMap): Promise<void> => {
+  const events = batch.filter((e) => hasPublicEvents(e.type));
+  if (events.length === 0) return;
+  const owners = new Map<string, PoolOwner>();
+  const wanted = [...new Set(events.map(poolIdOf).filter((id): id is string => id !== null))];
+  if (wanted.length > 0) {
+    const known = (await trx(table(PUBLIC_EVENT_OWNERS_TABLE)).whereIn('resource_id', wanted).select('resource_id', 'tenant_id', 'owner_id')) as PublicEventOwnerRow[];
+    for (const r of known) owners.set(r.resource_id, { tenantId: r.tenant_id, ownerId: r.owner_id });
+  }
+  const ownerRows: PublicEventOwnerRow[] = [];
+  const rows: PublicEventRowValues[] = [];
+  for (const e of events) {
+    publicEventsOf(e, owners).forEach((draft, idx) =>
+      rows.push(publicEventRowOf({ id: e.id, revision: e.revision, position: e.position, occurredAt: e.metadata.occurredAt }, draft, idx)),
+    );
+    const owner = ownerRecordOf(e);
+    if (owner && !owners.has(owner.resourceId)) {
+      owners.set(owner.resourceId, { tenantId: owner.tenantId, ownerId: owner.ownerId });
+      ownerRows.push({ resource_id: owner.resourceId, tenant_id: owner.tenantId, owner_id: owner.ownerId });
+    }
+  }
+  if (ownerRows.length > 0) await trx(table(PUBLIC_EVENT_OWNERS_TABLE)).insert(ownerRows).onConflict('resource_id').ignore();
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK).map((r) => ({ ...r, data: JSON.stringify(r.data) }));
+    await trx(table(PUBLIC_EVENTS_TABLE)).insert(chunk).onConflict(['commit_position', 'prepare_position', 'idx']).ignore();
+  }
+  // A rebuild writes tables no reader follows: nobody to wake.
+  if (rows.length === 0 || table(PUBLIC_EVENTS_TABLE) !== PUBLIC_EVENTS_TABLE) return;
+  const tenants = [...new Set(rows.map((r) => r.tenant_id))];
+  for (let i = 0; i < tenants.length; i += TENANTS_PER_NOTIFY) {
+    await trx.raw('SELECT pg_notify(?, ?)', [PUBLIC_EVENTS_CHANNEL, tenants.slice(i, i + TENANTS_PER_NOTIFY).join(',')]);
+  }
+};
+
+export const publicEventsProjection: Projection = {
+  name: 'public-events',
+  tables: [PUBLIC_EVENTS_TABLE, PUBLIC_EVENT_OWNERS_TABLE],
+  handles: (type) => hasPublicEvents(type),
+  apply: (trx, event, table) => applyPublicEvents(trx, [event], table),
+  applyMany: applyPublicEvents,
+};

@@ -1,0 +1,295 @@
+import type { DomainEvent, DomainEventType, ParsedEvent } from '@cagnotte/event-schemas';
+import { sumAmounts, toMinor } from '../reservations/amounts';
+import { PUBLIC_EVENT_CATALOGUE, type PublicEventData, type PublicEventType } from './public-types';
+
+export * from './public-types';
+
+/**
+ * From an internal event to the public events it gives (0..n): a pure function of the event and of who owns the pool
+ * it is about (the projection's memory, rm_public_event_owners). The same event always gives the same drafts, in the
+ * same order: a public event's id is its internal event's id and its index among them.
+ */
+
+/** Who owns a pool: its tenant and its organiser. */
+export interface PoolOwner {
+  tenantId: string;
+  ownerId: string | null;
+}
+/** The pools the projection knows, by pool id. */
+export type PoolOwners = ReadonlyMap<string, PoolOwner>;
+
+/** An internal event as the catalogue reads it: parsed (upcast), with its stream and revision. */
+export type CatalogueEvent = ParsedEvent & { id: string; streamId: string; revision: bigint };
+
+export interface PublicEventDraft<T extends PublicEventType = PublicEventType> {
+  type: T;
+  tenantId: string;
+  subject: string;
+  ownerId: string | null;
+  data: PublicEventData<T>;
+}
+
+/**
+ * Internal types with no public event, each with why. The completeness spec fails on a registered type that is in
+ * neither this map nor `MAPPED_EVENT_TYPES`: a new internal event has to be decided on.
+ */
+export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> = {
+  TenantCreated: 'operator provisioning of a tenant (the partner itself): no partner resource',
+  TenantSettingsChanged: 'operator configuration of the tenant',
+  TenantFeeScheduleSet: 'operator configuration of the tenant (the fee schedule)',
+  TenantAuditorGranted: 'access control (who audits the tenant)',
+  TenantAuditorRevoked: 'access control (who audits the tenant)',
+  AccountRegistered: 'identity: email, phone and profile of a person',
+  PasswordResetCompleted: 'credentials',
+  BusinessIdentityCaptured: 'identity: tax and company registration data (DAC7)',
+  LedgerAccountLinked: 'credentials: proof of control of a ledger account',
+  OrganiserGrantPrepared: 'a payment request handed to the user to sign (nothing happened yet)',
+  OrganiserGrantSettled: 'identity and access: accounts are not a public resource until the /v1 accounts API',
+  RoleGranted: 'identity and access: accounts are not a public resource until the /v1 accounts API',
+  MandateAccepted: 'a legal acceptance record (with the IP address) of a person',
+  MandateRevoked: 'a legal acceptance record (with the IP address) of a person',
+  PoolCommissionMandateAccepted: 'a legal acceptance record (with the IP address) of the organiser',
+  PoolListingPrepared: 'a payment request handed to the organiser to sign (pool.listed follows when paid)',
+  MerchantOnboarded: 'catalogue profiles: merchant.* joins with the /v1 merchants resource',
+  MerchantProfileUpdated: 'catalogue profiles: merchant.* joins with the /v1 merchants resource',
+  MerchantActivated: 'catalogue profiles: merchant.* joins with the /v1 merchants resource',
+  MerchantSuspended: 'catalogue profiles: merchant.* joins with the /v1 merchants resource',
+  PilotRequested: 'a sales lead: a visitor’s name, email and phone',
+  VisitorFirstTouched: 'visitor tracking (attribution)',
+};
+
+type Of<T extends DomainEventType> = Extract<DomainEvent, { type: T }>['data'];
+type Mapper<T extends DomainEventType> = (data: Of<T>) => Array<Omit<PublicEventDraft, 'tenantId' | 'ownerId'>>;
+
+const one = <P extends PublicEventType>(type: P, subject: string, data: PublicEventData<P>) => [{ type, subject, data } as Omit<PublicEventDraft, 'tenantId' | 'ownerId'>];
+
+const reservationRef = (d: { reservationId: string; poolId: string; buyerId: string }) => ({ reservationId: d.reservationId, poolId: d.poolId, buyerId: d.buyerId });
+
+/** Each mapped internal type and what it gives. Every field of `data` is named here (an allowlist). */
+const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
+  PoolCreated: (d) =>
+    one('pool.created', d.poolId, {
+      poolId: d.poolId,
+      type: d.type,
+      status: 'DRAFT',
+      organiserId: d.organiserId,
+      title: d.title,
+      currency: d.currency,
+      marketplaceVisibility: d.marketplaceVisibility,
+      targetAmount: d.targetAmount,
+      deadline: d.deadline,
+      createdAt: d.createdAt,
+    }),
+  PoolDraftUpdated: (d) => one('pool.updated', d.poolId, { poolId: d.poolId, fields: Object.keys(d.changes).sort(), updatedAt: d.updatedAt }),
+  PoolCountryChanged: (d) => one('pool.updated', d.poolId, { poolId: d.poolId, fields: ['country'], updatedAt: d.changedAt }),
+  PoolPublished: (d) => one('pool.published', d.poolId, { poolId: d.poolId, status: 'OPEN', publishedAt: d.publishedAt }),
+  PoolClosed: (d) =>
+    one('pool.closed', d.poolId, {
+      poolId: d.poolId,
+      status: d.outcome === 'SUCCEEDED' ? 'LOCKED' : 'FAILED',
+      outcome: d.outcome,
+      reason: d.reason,
+      paidUnits: d.paidUnits,
+      paidAmount: d.paidAmount,
+      finalPrices: d.finalPrices.map((p) => ({ unitId: p.unitId, price: p.price })),
+      releaseAfter: d.release.after,
+      closedAt: d.closedAt,
+    }),
+  PoolCancelled: (d) => one('pool.cancelled', d.poolId, { poolId: d.poolId, status: 'CANCELLED', reason: d.reason, cancelledAt: d.cancelledAt }),
+  PoolDelivered: (d) => one('pool.delivered', d.poolId, { poolId: d.poolId, inspectionEndsAt: d.inspectionEndsAt, deliveredAt: d.deliveredAt }),
+  PoolSettled: (d) => one('pool.settled', d.poolId, { poolId: d.poolId, settlementId: d.settlementId, released: d.released, refunded: d.refunded, settledAt: d.settledAt }),
+  PoolArchived: (d) => one('pool.archived', d.poolId, { poolId: d.poolId, archivedAt: d.archivedAt }),
+  PoolUnarchived: (d) => one('pool.unarchived', d.poolId, { poolId: d.poolId, unarchivedAt: d.unarchivedAt }),
+  PoolVisibilityChanged: (d) => one('pool.visibility_changed', d.poolId, { poolId: d.poolId, from: d.from, to: d.to, changedAt: d.changedAt }),
+  PoolListed: (d) => one('pool.listed', d.poolId, { poolId: d.poolId, listingId: d.listingId, tier: d.tier, from: d.from, fee: d.amount, listedAt: d.listedAt }),
+  PoolListingFeeRefunded: (d) =>
+    one('pool.listing_fee_refunded', d.poolId, { poolId: d.poolId, listingId: d.listingId, amount: d.amount, txHash: d.txHash, refundedAt: d.refundedAt }),
+  PoolEscrowOpened: (d) => one('escrow.opened', d.poolId, { poolId: d.poolId, accountId: d.accountId, reclaimAfter: d.reclaimAfter, openedAt: d.openedAt }),
+
+  ReservationPlaced: (d) =>
+    one('reservation.placed', d.reservationId, {
+      ...reservationRef(d),
+      status: 'PENDING',
+      lines: d.lines.map((l) => ({ unitId: l.unitId, quantity: l.quantity, unitPrice: l.unitPrice })),
+      pledge: d.pledge,
+      amount: d.amount,
+      depositFee: d.depositFee ?? '0.00',
+      currency: 'EUR',
+      relaisId: d.relaisId,
+      expiresAt: d.expiresAt,
+      placedAt: d.placedAt,
+    }),
+  ReservationSigned: (d) =>
+    one('reservation.signed', d.reservationId, {
+      ...reservationRef(d),
+      terms: { version: d.terms.version, hash: d.terms.hash },
+      escrowAccount: d.escrowAccount,
+      reclaimAfter: d.reclaimAfter,
+      signedAt: d.signedAt,
+    }),
+  ReservationPaid: (d) =>
+    one('reservation.paid', d.reservationId, { ...reservationRef(d), status: 'PAID', amount: d.amount, txHash: d.txHash, ledger: d.ledger, balanceId: d.balanceId, paidAt: d.paidAt }),
+  ReservationExpired: (d) => one('reservation.expired', d.reservationId, { ...reservationRef(d), status: 'EXPIRED', expiredAt: d.expiredAt }),
+  ReservationCancelled: (d) => one('reservation.cancelled', d.reservationId, { ...reservationRef(d), status: 'CANCELLED', cancelledAt: d.cancelledAt }),
+  ReservationLatePaymentReceived: (d) =>
+    one('reservation.late_payment_received', d.reservationId, {
+      ...reservationRef(d),
+      amount: d.amount,
+      txHash: d.txHash,
+      balanceId: d.balanceId,
+      reclaimAfter: d.reclaimAfter,
+      receivedAt: d.receivedAt,
+    }),
+  ReservationReceiptConfirmed: (d) => one('reservation.accepted', d.reservationId, { ...reservationRef(d), acceptance: { by: 'BUYER', at: d.confirmedAt } }),
+  ReservationAutoAccepted: (d) => one('reservation.accepted', d.reservationId, { ...reservationRef(d), acceptance: { by: 'AUTO', at: d.acceptedAt } }),
+  ReservationSettled: (d) => [
+    ...one('reservation.settled', d.reservationId, {
+      ...reservationRef(d),
+      settlementId: d.settlementId,
+      kind: d.kind,
+      path: d.path,
+      released: d.released,
+      refunded: d.refunded,
+      txHash: d.txHash,
+      settledAt: d.settledAt,
+    }),
+    // What went back to the buyer: its own type, so a partner refunding in its books subscribes to refunds alone.
+    ...(toMinor(d.refunded) === 0n
+      ? []
+      : one('refund.settled', d.reservationId, {
+          poolId: d.poolId,
+          refundOf: d.kind,
+          reservationId: d.reservationId,
+          buyerId: d.buyerId,
+          operationId: null,
+          settlementId: d.settlementId,
+          amount: d.refunded,
+          txHash: d.txHash,
+          settledAt: d.settledAt,
+        })),
+  ],
+
+  DisputeOpened: (d) =>
+    one('dispute.opened', d.disputeId, {
+      disputeId: d.disputeId,
+      reservationId: d.reservationId,
+      poolId: d.poolId,
+      buyerId: d.buyerId,
+      status: 'OPEN',
+      reason: d.reason,
+      amount: d.amount,
+      respondBy: d.respondBy,
+      openedAt: d.openedAt,
+    }),
+  DisputeContested: (d) =>
+    one('dispute.contested', d.disputeId, { disputeId: d.disputeId, reservationId: d.reservationId, poolId: d.poolId, status: 'CONTESTED', lapsesAt: d.lapsesAt, contestedAt: d.contestedAt }),
+  DisputeResolved: (d) =>
+    one('dispute.resolved', d.disputeId, { disputeId: d.disputeId, reservationId: d.reservationId, poolId: d.poolId, status: d.outcome, refund: d.refund, resolvedAt: d.resolvedAt }),
+
+  EscrowSettlementPrepared: (d) =>
+    one('settlement.prepared', d.settlementId, {
+      settlementId: d.settlementId,
+      poolId: d.poolId,
+      kind: d.kind,
+      final: d.final,
+      items: d.items.length,
+      amount: sumAmounts(d.items.map((i) => i.amount)),
+      rounds: d.rounds.length,
+      releaseUntil: d.releaseUntil,
+      recoveryFrom: d.recoveryFrom,
+      recoveryUntil: d.recoveryUntil,
+      supersedes: d.supersedes,
+      preparedAt: d.preparedAt,
+    }),
+  EscrowRoundSettled: (d) =>
+    one('release.settled', d.settlementId, {
+      settlementId: d.settlementId,
+      poolId: d.poolId,
+      round: d.round,
+      path: d.path,
+      txHash: d.txHash,
+      ledger: d.ledger,
+      merged: d.merged,
+      settledAt: d.settledAt,
+    }),
+  EscrowPayoutSettled: (d) =>
+    one('payout.settled', d.settlementId, {
+      settlementId: d.settlementId,
+      poolId: d.poolId,
+      round: d.round,
+      role: d.role,
+      // A buyer's account is theirs: their refund is told per reservation (refund.settled), without it.
+      destination: d.role === 'BUYER' ? null : d.destination,
+      amount: d.amount,
+      txHash: d.txHash,
+      settledAt: d.settledAt,
+    }),
+  EscrowStrayPaymentRecorded: (d) =>
+    one('stray_payment.received', d.operationId, { poolId: d.poolId, operationId: d.operationId, amount: d.amount, txHash: d.txHash, receivedAt: d.receivedAt }),
+  EscrowStrayPaymentReturned: (d) =>
+    one('refund.settled', d.operationId, {
+      poolId: d.poolId,
+      refundOf: 'STRAY_PAYMENT',
+      reservationId: null,
+      buyerId: null,
+      operationId: d.operationId,
+      settlementId: d.settlementId,
+      amount: d.amount,
+      txHash: d.txHash,
+      settledAt: d.returnedAt,
+    }),
+
+  InvoiceIssued: (d) =>
+    one('invoice.issued', d.invoiceId, {
+      invoiceId: d.invoiceId,
+      number: d.document.number,
+      kind: d.kind,
+      typeCode: d.document.typeCode,
+      issueDate: d.document.issueDate,
+      issuer: { kind: d.issuer.kind, id: d.issuer.id },
+      recipient: { kind: d.recipient.kind, id: d.recipient.id },
+      poolId: d.poolId ?? null,
+      reservationId: d.reservationId ?? null,
+      corrects: d.corrects ?? null,
+      grandTotal: d.document.totals.grandTotal,
+      duePayable: d.document.totals.duePayable,
+      currency: 'EUR',
+      issuedAt: d.issuedAt,
+    }),
+};
+
+/** The internal types that give public events. */
+export const MAPPED_EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(MAPPERS));
+
+/** Whether the projection reads this internal type at all. */
+export const hasPublicEvents = (type: string): boolean => MAPPED_EVENT_TYPES.has(type);
+
+/** The pool an internal event is about, if any (its owner is that pool's). */
+export const poolIdOf = (e: { data: unknown }): string | null => {
+  const poolId = (e.data as { poolId?: unknown } | null)?.poolId;
+  return typeof poolId === 'string' ? poolId : null;
+};
+
+/** What the projection remembers of an event: a created pool's tenant and organiser (null for any other event). */
+export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & PoolOwner) | null =>
+  event.type === 'PoolCreated' ? { resourceId: event.data.poolId, tenantId: event.data.tenantId, ownerId: event.data.organiserId } : null;
+
+/**
+ * The public events of one internal event, in order (index 0, 1, …). The owner is the pool's organiser (PoolCreated
+ * names them; later events find them in `owners`); the tenant is the pool's, else the event's own. An event whose
+ * tenant cannot be told gives nothing (it has no reader).
+ */
+export const publicEventsOf = (event: CatalogueEvent, owners: PoolOwners): PublicEventDraft[] => {
+  const mapper = MAPPERS[event.type] as Mapper<DomainEventType> | undefined;
+  if (!mapper) return [];
+  const poolId = poolIdOf(event);
+  const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (poolId ? owners.get(poolId) : undefined);
+  const tenantId = owner?.tenantId ?? (event.type === 'InvoiceIssued' ? event.data.tenantId : null) ?? event.metadata.tenantId;
+  if (!tenantId) return [];
+  const drafts = mapper(event.data as Of<DomainEventType>);
+  return drafts.map((d) => {
+    // Every draft's data is parsed by its public schema: a mapper that breaks its published shape fails here, loudly.
+    const data = PUBLIC_EVENT_CATALOGUE[d.type].data.parse(d.data) as PublicEventData<typeof d.type>;
+    return { type: d.type, tenantId, subject: d.subject, ownerId: owner?.ownerId ?? null, data };
+  });
+};

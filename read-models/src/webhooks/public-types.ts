@@ -1,0 +1,292 @@
+import { z } from 'zod';
+import { DisputeReason, InvoiceKind, InvoiceSubject, ListingTier, MarketplaceVisibility, PayoutRole, PoolStatus, PoolType } from '@cagnotte/event-schemas';
+
+/*
+ * The public event catalogue: the partner-facing vocabulary (docs/webhooks.md), derived from the internal events and
+ * never the internal events as stored. A published type is never removed and its `data` only grows by optional
+ * properties (docs/public-events.json is the published snapshot; public-events-compat.unit.spec.ts guards it).
+ * `data` is a thin view: ids, statuses, amounts as decimal strings, times as ISO strings. Never a secret, a reclaim or
+ * signed XDR, a password, an email or phone, a buyer's name, or a buyer's ledger account.
+ */
+
+/** The version of the envelope and of every `data` shape: a breaking change would be a new version. */
+export const API_VERSION = '2026-11-01';
+
+const Uuid = z.string().uuid();
+const Amount = z.string().describe('Decimal string (at most 7 decimals), never a float');
+const Time = z.string().describe('ISO 8601 date-time');
+const TxHash = z.string().describe('The ledger transaction (hex): the payment proof');
+
+const poolRef = { poolId: Uuid };
+const reservationRef = { reservationId: Uuid, poolId: Uuid, buyerId: Uuid.describe('The buyer (an account id of the tenant); never their name or contact') };
+const disputeRef = { disputeId: Uuid, reservationId: Uuid, poolId: Uuid };
+const settlementRef = { settlementId: Uuid, poolId: Uuid };
+
+const PoolCreatedData = z.object({
+  ...poolRef,
+  type: PoolType,
+  status: z.literal('DRAFT'),
+  organiserId: Uuid,
+  title: z.string(),
+  currency: z.literal('EUR'),
+  marketplaceVisibility: MarketplaceVisibility,
+  targetAmount: Amount.nullable(),
+  deadline: Time.nullable(),
+  createdAt: Time,
+});
+const PoolUpdatedData = z.object({
+  ...poolRef,
+  fields: z.array(z.string()).describe('The top-level fields that changed (read the pool for their values)'),
+  updatedAt: Time,
+});
+const PoolPublishedData = z.object({ ...poolRef, status: z.literal('OPEN'), publishedAt: Time });
+const PoolArchivedData = z.object({ ...poolRef, archivedAt: Time });
+const PoolUnarchivedData = z.object({ ...poolRef, unarchivedAt: Time });
+
+const PoolClosedData = z.object({
+  ...poolRef,
+  status: PoolStatus.extract(['LOCKED', 'FAILED']).describe('LOCKED: succeeded, the deposits are held; FAILED: every deposit goes back'),
+  outcome: z.enum(['SUCCEEDED', 'FAILED']),
+  reason: z.enum(['DEADLINE', 'ORGANISER']),
+  paidUnits: z.number().int(),
+  paidAmount: Amount,
+  finalPrices: z.array(z.object({ unitId: z.string(), price: Amount })),
+  releaseAfter: z.enum(['CLOSE', 'RECEIPT']),
+  closedAt: Time,
+});
+const PoolCancelledData = z.object({ ...poolRef, status: z.literal('CANCELLED'), reason: z.string().nullable(), cancelledAt: Time });
+const PoolDeliveredData = z.object({ ...poolRef, inspectionEndsAt: Time, deliveredAt: Time });
+const PoolSettledData = z.object({
+  ...settlementRef,
+  released: Amount.describe('Paid out to the seller, the organiser and the platform, over the pool’s whole life'),
+  refunded: Amount.describe('Paid back to buyers'),
+  settledAt: Time,
+});
+const PoolVisibilityChangedData = z.object({ ...poolRef, from: MarketplaceVisibility, to: MarketplaceVisibility, changedAt: Time });
+const PoolListedData = z.object({ ...poolRef, listingId: Uuid, tier: ListingTier, from: MarketplaceVisibility, fee: Amount, listedAt: Time });
+const PoolListingFeeRefundedData = z.object({ ...poolRef, listingId: Uuid, amount: Amount, txHash: TxHash, refundedAt: Time });
+const EscrowOpenedData = z.object({
+  ...poolRef,
+  accountId: z.string().describe('The escrow account (G…): buyers deposit into it'),
+  reclaimAfter: Time.describe('From then on each buyer alone can reclaim a deposit still unclaimed'),
+  openedAt: Time,
+});
+
+const ReservationPlacedData = z.object({
+  ...reservationRef,
+  status: z.literal('PENDING'),
+  lines: z.array(z.object({ unitId: z.string(), quantity: z.number().int(), unitPrice: Amount })),
+  pledge: Amount.nullable(),
+  amount: Amount.describe('What the buyer pays into escrow: the goods plus `depositFee`'),
+  depositFee: Amount,
+  currency: z.literal('EUR'),
+  relaisId: z.string().nullable(),
+  expiresAt: Time,
+  placedAt: Time,
+});
+const ReservationSignedData = z.object({
+  ...reservationRef,
+  terms: z.object({ version: z.string(), hash: z.string() }),
+  escrowAccount: z.string(),
+  reclaimAfter: Time,
+  signedAt: Time,
+});
+const ReservationPaidData = z.object({
+  ...reservationRef,
+  status: z.literal('PAID'),
+  amount: Amount,
+  txHash: TxHash,
+  ledger: z.number().int(),
+  balanceId: z.string().describe('The claimable balance holding the deposit'),
+  paidAt: Time,
+});
+const ReservationExpiredData = z.object({ ...reservationRef, status: z.literal('EXPIRED'), expiredAt: Time });
+const ReservationCancelledData = z.object({ ...reservationRef, status: z.literal('CANCELLED'), cancelledAt: Time });
+const ReservationLatePaymentData = z.object({
+  ...reservationRef,
+  amount: Amount,
+  txHash: TxHash,
+  balanceId: z.string(),
+  reclaimAfter: Time,
+  receivedAt: Time.describe('A deposit for a reservation that no longer held: owed back to the buyer'),
+});
+const ReservationAcceptedData = z.object({
+  ...reservationRef,
+  acceptance: z.object({ by: z.enum(['BUYER', 'AUTO']).describe('BUYER: receipt confirmed; AUTO: the inspection period passed'), at: Time }),
+});
+const ReservationSettledData = z.object({
+  ...reservationRef,
+  settlementId: Uuid,
+  kind: z.enum(['DEPOSIT', 'LATE_DEPOSIT']),
+  path: z.enum(['RELEASE', 'RECOVERY']),
+  released: Amount,
+  refunded: Amount,
+  txHash: TxHash,
+  settledAt: Time,
+});
+
+const DisputeOpenedData = z.object({
+  ...disputeRef,
+  buyerId: Uuid,
+  status: z.literal('OPEN'),
+  reason: DisputeReason,
+  amount: Amount.describe('What the dispute holds'),
+  respondBy: Time,
+  openedAt: Time,
+});
+const DisputeContestedData = z.object({ ...disputeRef, status: z.literal('CONTESTED'), lapsesAt: Time, contestedAt: Time });
+const DisputeResolvedData = z.object({
+  ...disputeRef,
+  status: z.enum(['REFUNDED', 'WITHDRAWN', 'LAPSED']),
+  refund: Amount,
+  resolvedAt: Time,
+});
+
+const SettlementPreparedData = z.object({
+  ...settlementRef,
+  kind: z.enum(['RELEASE', 'REFUND']),
+  final: z.boolean().describe('The escrow is merged back at its end'),
+  items: z.number().int().describe('Deposits it claims'),
+  amount: Amount,
+  rounds: z.number().int(),
+  releaseUntil: Time.describe('The organiser cosigns the releases until then'),
+  recoveryFrom: Time,
+  recoveryUntil: Time,
+  supersedes: Uuid.nullable(),
+  preparedAt: Time,
+});
+const ReleaseSettledData = z.object({
+  ...settlementRef,
+  round: z.number().int(),
+  path: z.enum(['RELEASE', 'RECOVERY']).describe('RELEASE: cosigned by the organiser; RECOVERY: every deposit of the round back to its buyer'),
+  txHash: TxHash,
+  ledger: z.number().int(),
+  merged: z.boolean().describe('The escrow account was merged back by this transaction'),
+  settledAt: Time,
+});
+const PayoutSettledData = z.object({
+  ...settlementRef,
+  round: z.number().int(),
+  role: PayoutRole,
+  destination: z.string().nullable().describe('The account paid (G…); null for a BUYER (each buyer’s refund is a refund.settled)'),
+  amount: Amount,
+  txHash: TxHash,
+  settledAt: Time,
+});
+const RefundSettledData = z.object({
+  poolId: Uuid,
+  refundOf: z.enum(['DEPOSIT', 'LATE_DEPOSIT', 'STRAY_PAYMENT']).describe('A reservation’s deposit, a deposit that came too late, or money paid straight into the escrow'),
+  reservationId: Uuid.nullable(),
+  buyerId: Uuid.nullable(),
+  operationId: z.string().nullable().describe('STRAY_PAYMENT: the ledger operation that paid it in'),
+  settlementId: Uuid,
+  amount: Amount,
+  txHash: TxHash,
+  settledAt: Time,
+});
+const StrayPaymentReceivedData = z.object({ ...poolRef, operationId: z.string(), amount: Amount, txHash: TxHash, receivedAt: Time });
+
+/** Who issues or receives it (not strict, unlike the internal schema: a later version may add a property). */
+const Party = z.object(InvoiceSubject.shape);
+const InvoiceIssuedData = z.object({
+  invoiceId: Uuid,
+  number: z.string(),
+  kind: InvoiceKind,
+  typeCode: z.enum(['380', '381']).describe('380 invoice, 381 credit note'),
+  issueDate: z.string(),
+  issuer: Party,
+  recipient: Party,
+  poolId: Uuid.nullable(),
+  reservationId: Uuid.nullable(),
+  corrects: Uuid.nullable(),
+  grandTotal: z.string(),
+  duePayable: z.string(),
+  currency: z.literal('EUR'),
+  issuedAt: Time,
+});
+
+/** What a type's `subject` is: the id of the resource the event is about. */
+export type PublicSubject = 'pool' | 'reservation' | 'dispute' | 'settlement' | 'stray payment operation' | 'reservation, or stray payment operation' | 'invoice';
+const def = <S extends z.ZodType>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data });
+
+/** Every public type: what it means and its `data`. Add new types at the end; never remove one. */
+export const PUBLIC_EVENT_CATALOGUE = {
+  'pool.created': def('pool', 'An organiser created a pool (a DRAFT).', PoolCreatedData),
+  'pool.updated': def('pool', 'Fields of a pool changed (a draft edited, or its country). Read the pool for the values.', PoolUpdatedData),
+  'pool.published': def('pool', 'The pool opened: buyers can reserve.', PoolPublishedData),
+  'pool.closed': def('pool', 'The pool closed at its deadline or early: succeeded (LOCKED) or failed.', PoolClosedData),
+  'pool.cancelled': def('pool', 'The organiser withdrew the pool: every paid buyer is owed their deposit back.', PoolCancelledData),
+  'pool.delivered': def('pool', 'The organiser handed the goods over: each buyer’s inspection period starts.', PoolDeliveredData),
+  'pool.settled': def('pool', 'Nothing is left in escrow: the escrow account was merged back.', PoolSettledData),
+  'pool.archived': def('pool', 'The organiser archived the pool.', PoolArchivedData),
+  'pool.unarchived': def('pool', 'The organiser unarchived the pool.', PoolUnarchivedData),
+  'pool.visibility_changed': def('pool', 'The pool’s marketplace visibility changed (a delist).', PoolVisibilityChangedData),
+  'pool.listed': def('pool', 'The listing fee was paid (or is zero): the pool is LISTED or FEATURED.', PoolListedData),
+  'pool.listing_fee_refunded': def('pool', 'A delist refunded the listing fee on the ledger.', PoolListingFeeRefundedData),
+  'escrow.opened': def('pool', 'The pool’s escrow account is open on the ledger.', EscrowOpenedData),
+  'reservation.placed': def('reservation', 'A buyer holds units (or pledges) until `expiresAt`.', ReservationPlacedData),
+  'reservation.signed': def('reservation', 'The buyer accepted the terms and was handed the deposit to sign.', ReservationSignedData),
+  'reservation.paid': def('reservation', 'The deposit was verified on the ledger: the units are paid for.', ReservationPaidData),
+  'reservation.expired': def('reservation', 'A PENDING reservation passed its expiry unpaid.', ReservationExpiredData),
+  'reservation.cancelled': def('reservation', 'The reservation was cancelled.', ReservationCancelledData),
+  'reservation.late_payment_received': def('reservation', 'A deposit came for a reservation that no longer held: owed back to the buyer.', ReservationLatePaymentData),
+  'reservation.accepted': def('reservation', 'The buyer confirmed receipt, or the inspection period passed: the deposit may be released.', ReservationAcceptedData),
+  'reservation.settled': def('reservation', 'A settled round released and/or refunded the reservation’s deposit.', ReservationSettledData),
+  'dispute.opened': def('dispute', 'A buyer disputes a paid reservation: its release is held.', DisputeOpenedData),
+  'dispute.contested': def('dispute', 'The organiser contested the dispute.', DisputeContestedData),
+  'dispute.resolved': def('dispute', 'The dispute ended: refunded, withdrawn or lapsed.', DisputeResolvedData),
+  'settlement.prepared': def('settlement', 'The organiser asked to settle: the rounds to cosign before `releaseUntil`.', SettlementPreparedData),
+  'release.settled': def('settlement', 'A settlement round was applied on the ledger.', ReleaseSettledData),
+  'payout.settled': def('settlement', 'One recipient of a settled round was paid.', PayoutSettledData),
+  'refund.settled': def('reservation, or stray payment operation', 'Money went back on the ledger: a buyer’s deposit (or its refunded part), a late deposit, or a stray payment.', RefundSettledData),
+  'stray_payment.received': def('stray payment operation', 'Money was paid straight into the escrow account (not a deposit): owed back to its sender.', StrayPaymentReceivedData),
+  'invoice.issued': def('invoice', 'An invoice or credit note was issued.', InvoiceIssuedData),
+} as const;
+
+export type PublicEventType = keyof typeof PUBLIC_EVENT_CATALOGUE;
+export type PublicEventData<T extends PublicEventType> = z.infer<(typeof PUBLIC_EVENT_CATALOGUE)[T]['data']>;
+export const PUBLIC_EVENT_TYPES = Object.keys(PUBLIC_EVENT_CATALOGUE) as PublicEventType[];
+export const isPublicEventType = (t: string): t is PublicEventType => Object.hasOwn(PUBLIC_EVENT_CATALOGUE, t);
+
+/** The envelope of every public event (the feed's items, a webhook's body). */
+export const PublicEventEnvelope = z
+  .object({
+    id: z.string().describe('`evt_…`: stable forever (a rebuild gives the same id); the webhook-id of its deliveries'),
+    type: z.string().describe('A public type, e.g. `reservation.paid`'),
+    createdAt: Time,
+    tenant: Uuid,
+    subject: z.string().describe('The id of the resource it is about (pool, reservation, dispute, settlement, invoice…)'),
+    sequence: z.number().int().describe('The revision of the stream it comes from: order and dedupe by (subject, sequence)'),
+    apiVersion: z.literal(API_VERSION),
+    data: z.record(z.string(), z.unknown()).describe('The type’s data: see GET /v1/events/types'),
+  })
+  .describe('PublicEvent');
+export type PublicEvent = z.infer<typeof PublicEventEnvelope>;
+
+/** One type as published: what it means, what its subject is, and the JSON Schema (draft 2020-12) of the whole event. */
+export interface PublishedType {
+  description: string;
+  subject: PublicSubject;
+  schema: Record<string, unknown>;
+}
+
+export const publicEventJsonSchemas = (): Record<PublicEventType, PublishedType> =>
+  Object.fromEntries(
+    PUBLIC_EVENT_TYPES.map((type) => {
+      const { description, subject, data } = PUBLIC_EVENT_CATALOGUE[type];
+      const schema = z.toJSONSchema(PublicEventEnvelope.extend({ type: z.literal(type), data }).describe(description), {
+        target: 'draft-2020-12',
+        unrepresentable: 'any',
+        // As input: no `additionalProperties: false`, so a receiver validating with it accepts the optional
+        // properties a later version adds (the compatibility rule allows them).
+        io: 'input',
+      }) as Record<string, unknown>;
+      return [type, { description, subject, schema }];
+    }),
+  ) as Record<PublicEventType, PublishedType>;
+
+/** The catalogue as published in docs/public-events.json and served by GET /v1/events/types. */
+export const publicEventCatalogueDocument = (): { apiVersion: typeof API_VERSION; types: Record<string, PublishedType> } => ({
+  apiVersion: API_VERSION,
+  types: publicEventJsonSchemas(),
+});

@@ -32,7 +32,12 @@ export const boot = async (
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      if (server) await new Promise<void>((r) => server!.close(() => r()));
+      if (server) {
+        const closed = new Promise<void>((r) => server!.close(() => r()));
+        // Open event streams and long-polls end (the server waits for every open connection).
+        await services.feedWaker.close();
+        await closed;
+      }
       await started.stop?.();
       await services.close();
     })());

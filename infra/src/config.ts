@@ -46,6 +46,10 @@ const ConfigSchema = z
     DEFAULT_TENANT: z.string().min(1).default('default'),
     TRUST_PROXY: bool.default(false),
     READ_YOUR_WRITES_TIMEOUT_MS: int(5_000, 0, 60_000),
+    /** Between two `: heartbeat` comments of GET /v1/events/stream (docs/events-feed.md). */
+    FEED_HEARTBEAT_MS: int(15_000, 100, 300_000),
+    /** Long-polls and streams of the event feed one tenant may hold open in one process; one more is a 429. */
+    FEED_MAX_WAITERS_PER_TENANT: int(200, 1, 100_000),
     RATE_LIMIT_LOGIN_PER_MINUTE: int(10, 1, 100_000),
     RATE_LIMIT_WINDOW_SECONDS: int(60, 1, 3600),
     PROJECTORS: z.enum(['embedded', 'off']).default('embedded'),

@@ -46,3 +46,4 @@ export * from './invoicing/facturx';
 export * from './webhooks/keyring';
 export * from './webhooks/signer';
 export * from './webhooks/ssrf';
+export * from './webhooks/feed-waker';

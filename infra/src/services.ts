@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type pg from 'pg';
 import { UnauthorizedError, isUuid } from '@cagnotte/domain';
 import type { Config } from './config';
 import { createKnex, createPgPool, ensureDatabase, migrate } from './db/database';
@@ -26,6 +25,8 @@ import { LedgerGateway } from './ledger/gateway';
 import { PostgresSourceLock, type SourceAccountLock } from './ledger/source-lock';
 import { SandboxLedger, sandboxKeys } from '@cagnotte/sandbox-ledger';
 import { Keypair } from '@stellar/stellar-sdk';
+import pg from 'pg';
+import { FeedWaker } from './webhooks/feed-waker';
 
 /**
  * The adapters a process opens (infra only: no read model, no business rule). Built once per process by its
@@ -62,6 +63,11 @@ export interface Services {
   self: { url: string | null };
   /** Idempotency-Key records (PostgreSQL, with a Redis fast path). */
   idempotency: IdempotencyStore;
+  /**
+   * Wakes the event feed's long-polls and streams on `NOTIFY public_events` (one LISTEN connection of its own, opened
+   * on the first waiter). Closed first when the process stops, so that open streams end and the server can close.
+   */
+  feedWaker: FeedWaker;
   close(): Promise<void>;
 }
 
@@ -156,6 +162,15 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     keepFailedSeconds: config.JOBS_KEEP_FAILED_SECONDS,
   });
   const sandboxLedger = config.LEDGER_MODE === 'sandbox' ? new SandboxLedger(knex, { passphrase: config.STELLAR_NETWORK_PASSPHRASE, assetCode: config.STELLAR_ASSET_CODE }) : null;
+  const feedWaker = new FeedWaker({
+    connect: async () => {
+      const client = new pg.Client({ connectionString: config.DATABASE_URL, application_name: 'cagnotte-feed-waker' });
+      await client.connect();
+      return client;
+    },
+    maxWaitersPerTenant: config.FEED_MAX_WAITERS_PER_TENANT,
+    onError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'feed waker: LISTEN public_events lost, listening again'),
+  });
   return {
     config,
     logger,
@@ -178,7 +193,9 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     sandboxLedger,
     self,
     idempotency: new IdempotencyStore(pgPool, redis, logger),
+    feedWaker,
     async close() {
+      await feedWaker.close();
       await jobs.close();
       await store.close();
       await Promise.allSettled([knex.destroy(), pgPool.end(), redis.quit()]);

@@ -14,6 +14,7 @@ import {
   TenantReadModel,
   WebhookEndpointReader,
   WebhookInboxReader,
+  PublicFeedReader,
 } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
@@ -31,6 +32,7 @@ import { waitForMinPosition } from './shared/consistency';
 import { makeInvoiceQueryRoutes } from './invoicing/routes';
 import { makeInboxQueryRoutes, makeWebhookQueryRoutes } from './webhooks/routes';
 import { makeEventTypesRoute } from './webhooks/types-route';
+import { makeFeedRoutes } from './webhooks/feed-routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -67,5 +69,12 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     }),
     ...(services.config.APP_ENV === 'production' ? [] : makeInboxQueryRoutes({ inbox: new WebhookInboxReader(services.knex) })),
     makeEventTypesRoute(),
+    ...makeFeedRoutes({
+      feed: new PublicFeedReader(services.knex),
+      principals: new SessionEventPrincipals(services.knex),
+      waker: services.feedWaker,
+      heartbeatMs: services.config.FEED_HEARTBEAT_MS,
+      onStreamError: (err) => services.logger.warn({ err }, 'event stream ended on an error'),
+    }),
   ];
 };

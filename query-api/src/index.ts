@@ -6,3 +6,4 @@ export * from './catalogue/merchant-profile';
 export * from './audit/routes';
 export * from './audit/verify';
 export { NotYetExistingError } from './audit/state-route';
+export * from './webhooks/feed-routes';

@@ -235,6 +235,15 @@ const send = (base: URL, r: RawRequest): Promise<RawResponse> =>
     if (r.body !== undefined && !r.chunked) headers['content-length'] = String(Buffer.byteLength(r.body));
     const req = http.request({ host: base.hostname, port: base.port, method: r.method, path: r.path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
+      // An event stream (GET /v1/events/stream) never ends by itself: its first chunk is the answer, then hang up.
+      if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+        res.once('data', (c: Buffer) => {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: c.toString('utf8') });
+          req.destroy();
+        });
+        res.on('error', () => undefined);
+        return;
+      }
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
@@ -280,6 +289,12 @@ const makeChecker = (secrets: string[]) => {
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     const fail = (why: string) => problems.push({ request: describeRequest(r), status: res.status, why, excerpt: res.text.slice(0, 300) });
     if (res.status >= 500) fail(`status ${res.status}`);
+    if (res.status === 200 && String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+      // A stream that opened: it speaks SSE, not JSON (and leaks nothing either).
+      if (!/^(retry|id|event|data|:)/.test(res.text)) fail('an event stream that does not start with an SSE field');
+      for (const [name, re] of STACK_PATTERNS) if (re.test(res.text)) fail(`leaks a ${name}`);
+      return;
+    }
     let body: unknown;
     try {
       body = JSON.parse(res.text);

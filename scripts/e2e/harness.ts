@@ -157,8 +157,11 @@ export const startApi = async (overrides: Partial<Config> = {}, options: { clock
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    await new Promise<void>((r) => server.close(() => r()));
+    const closed = new Promise<void>((r) => server.close(() => r()));
+    // Open event streams and long-polls end first: the server waits for every open connection (as boot does).
+    await services.feedWaker.close();
     server.closeAllConnections?.();
+    await closed;
     await runner.stop();
     await services.close();
   };

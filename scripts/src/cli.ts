@@ -24,6 +24,7 @@ import {
 } from '@cagnotte/infra';
 import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { auditCommands } from './audit-cli';
+import { eventsCommands } from './events-cli';
 import { USAGE } from './cli/usage';
 
 class UsageError extends Error {}
@@ -84,6 +85,7 @@ const setBlocked = async (s: Services, args: string[], blocked: boolean) => {
 
 const commands: Record<string, (s: Services, args: string[]) => Promise<void>> = {
   ...auditCommands({ usage: (m) => new UsageError(m), print, meta, catchUp: (s, until) => runner(s).catchUp(until) }),
+  ...eventsCommands({ usage: (m) => new UsageError(m) }),
   'tenant create': async (s, args) => {
     const { values, positionals } = parseArgs({
       args,

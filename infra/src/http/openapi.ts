@@ -50,7 +50,7 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
       [def.success.status]: {
         description: def.success.description,
         ...(def.success.contentType
-          ? { content: { [def.success.contentType]: { schema: { type: 'string', format: 'binary' } } } }
+          ? { content: { [def.success.contentType]: { schema: def.success.contentType.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } } } }
           : def.success.schema
             ? { content: { 'application/json': { schema: successEnvelope(def.success.schema) } } }
             : {}),

@@ -58,7 +58,12 @@ export type RouteAnswer = {
   /** A document served as is instead of the JSON envelope (an invoice's XML or PDF); not for idempotent routes. */
   raw?: { contentType: string; body: Buffer | string };
 };
-export type RouteResult = RouteAnswer | { redirect: string; headers?: Record<string, string> };
+/**
+ * `streamed`: the handler wrote the response itself through `ctx.res` (Server-Sent Events, GET /v1/events/stream) and
+ * has ended it or will; the kit sends nothing more. Such a route declares `success.contentType` (for the document)
+ * and must not be idempotent. Errors thrown before the first byte are still answered in the envelope.
+ */
+export type RouteResult = RouteAnswer | { redirect: string; headers?: Record<string, string> } | { streamed: true };
 
 export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
   method: 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -270,13 +275,14 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
           if (e instanceof IdempotencyKeyAnswered) throw new Error('an answered Idempotency-Key has no answer', { cause: e });
           throw e;
         }
-        if ('redirect' in result) throw new Error('idempotent routes do not redirect');
+        if ('redirect' in result || 'streamed' in result) throw new Error('idempotent routes do not redirect or stream');
         const answer = claim.answerOf(result);
         if (claim.recorded) return send(answer, false);
         const sent = await kit.idempotency.record(claim, answer);
         return send(sent, sent !== answer);
       }
       const result = await run(null);
+      if ('streamed' in result) return;
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
       if ('redirect' in result) return res.redirect(307, result.redirect);
       if (result.raw) return res.status(result.status ?? def.success.status).type(result.raw.contentType).send(result.raw.body);

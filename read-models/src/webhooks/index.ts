@@ -5,3 +5,5 @@ export * from './inbox';
 export * from './catalogue';
 export * from './feed-table';
 export * from './schema-compat';
+export * from './cursor';
+export * from './feed-reader';

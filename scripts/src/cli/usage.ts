@@ -39,6 +39,9 @@ export const USAGE = `Usage: pnpm cli <command>
   events anchor                      anchor every new event on the ledger now (a memo-hash transaction)
   events anchors [--limit <n>]       the anchor receipts, newest first
   events anchors --leaves <id>       one anchor's leaves in tree order (to check it without our code)
+  events tail [--types <t,…>] [--from <cursor>] [--follow] [--tenant <slug>] [--limit <n>]
+                                     the public event feed as JSON lines (each with its \`cursor\`: --from resumes after
+                                     it), every tenant unless --tenant; --follow keeps tailing (Ctrl-C stops)
   escrow reconcile [--pool <id>]     record the stray payments the ledger shows, replay every published pool (or
                                      one) and compare with the ledger: the escrow holds exactly the PAID deposits, the
                                      platform received no more than its fee lines; lists missing, owed-back and

@@ -1,41 +1,7 @@
-/**
- * The names of the public event types a webhook endpoint can subscribe to.
- *
- * Stand-in until the catalogue (read-models/src/webhooks/catalogue.ts, `PUBLIC_EVENT_TYPES`) is merged: then this list
- * becomes `PUBLIC_EVENT_TYPES` itself, so one list decides what exists (STYLE rule 11). The names are the catalogue's.
- */
-export const PUBLIC_EVENT_TYPE_NAMES: readonly string[] = [
-  'pool.created',
-  'pool.updated',
-  'pool.published',
-  'pool.closed',
-  'pool.cancelled',
-  'pool.delivered',
-  'pool.settled',
-  'pool.archived',
-  'pool.unarchived',
-  'pool.visibility_changed',
-  'pool.listed',
-  'pool.listing_fee_refunded',
-  'escrow.opened',
-  'reservation.placed',
-  'reservation.signed',
-  'reservation.paid',
-  'reservation.expired',
-  'reservation.cancelled',
-  'reservation.late_payment_received',
-  'reservation.accepted',
-  'reservation.settled',
-  'dispute.opened',
-  'dispute.contested',
-  'dispute.resolved',
-  'settlement.prepared',
-  'release.settled',
-  'payout.settled',
-  'refund.settled',
-  'stray_payment.received',
-  'invoice.issued',
-];
+import { PUBLIC_EVENT_TYPES } from './public-types';
+
+/** The names of the public event types a webhook endpoint can subscribe to: the catalogue's, one list (STYLE rule 11). */
+export const PUBLIC_EVENT_TYPE_NAMES: readonly string[] = PUBLIC_EVENT_TYPES;
 
 /**
  * What an `enabledEvents` entry may be: `*` (every type), `<prefix>.*` (every type of one resource, `reservation.*`)

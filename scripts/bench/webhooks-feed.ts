@@ -151,7 +151,12 @@ class Consumers {
 
 export const runFeed = async (o: FeedOptions): Promise<FeedResult> => {
   const setupAgent = new http.Agent({ keepAlive: true });
-  const head = await headCursor(setupAgent, o);
+  let head = await headCursor(setupAgent, o);
+  // The app's projection writes the pool's first events a moment after their append.
+  for (let i = 0; i < 200 && !o.pool.firstIds.every((id) => head.ids.includes(id)); i++) {
+    await sleep(50);
+    head = await headCursor(setupAgent, o);
+  }
   if (head.ids.length === 0) throw new Error('the feed is empty: is the public-events projection running in the app?');
   setupAgent.destroy();
   const consumers = new Consumers(o, head.cursor);

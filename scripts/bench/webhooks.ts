@@ -2,6 +2,7 @@ import http from 'node:http';
 import { PUBLIC_EVENTS_TABLE, toPublicEvent, type PublicEventRow } from '@cagnotte/read-models';
 import { fmtMs, fmtRate, freshDatabase, latency, nowMs, type Latency, type SummaryRow } from './lib';
 import { startServer, stopServer } from './http';
+import { createEndpoints, deliveryRuntime, describeIdle, describeThroughput, runIdle, runThroughput } from './webhooks-delivery';
 import { describeFeed, runFeed, type FeedResult } from './webhooks-feed';
 import { benchPool, benchServices, organiserSession, sleep, startReceiver, type Receiver } from './webhooks-setup';
 
@@ -28,6 +29,7 @@ export interface WebhooksOptions {
 }
 
 const TARGET_DELIVERIES_PER_SECOND = 1_000;
+const TARGET_IDLE_P99_MS = 1_000;
 
 export interface PostsResult {
   posts: number;
@@ -98,25 +100,47 @@ export const runWebhooks = async (o: WebhooksOptions): Promise<{ rows: SummaryRo
     const organiser = await organiserSession(services, app.port);
     const pool = await benchPool(services, organiser);
 
-    // 1 and 2: deliveries, then the idle delay (webhooks-delivery.ts, when the delivery side is on this branch).
-    const bodies = await sampleBodies(services, organiser.tenantId, o.events);
-    const paths = Array.from({ length: o.endpoints }, (_, i) => `/hooks/${i}`);
-    await plainPosts(receiver.port, bodies.slice(0, 200), paths, o.concurrency); // warm-up
-    receiver.reset();
-    const posts = await plainPosts(receiver.port, bodies, paths, o.concurrency);
-    receiver.reset();
-    details.plainPosts = posts;
     console.log('\n## Webhooks');
-    console.log(
-      `Baseline: ${posts.posts} plain POSTs (${bodies.length} public event bodies × ${o.endpoints} receiver paths, ${o.concurrency} at a time, keep-alive): ${fmtRate(posts.perSecond)} (p50 ${fmtMs(posts.latency.p50)}, p99 ${fmtMs(posts.latency.p99)}, errors ${posts.errors}).`,
-    );
-    rows.push(row(`deliveries/s, ${o.events} events × ${o.endpoints} endpoints`, 'n/a (no delivery worker on this branch)', fmtRate(posts.perSecond, ' POST/s'), `≥ ${TARGET_DELIVERIES_PER_SECOND}/s`, null, { posts }));
-
-    // 3: the feed.
+    // 3 first: the feed, before any endpoint exists (so no delivery runs beside it).
     const feed: FeedResult = await runFeed({ port: app.port, baselinePort: baseline.port, app: app.child, organiser, pool, consumers: o.consumers, rate: o.rate, seconds: o.seconds });
     details.feed = feed;
-    console.log(`\n### Feed: GET /v1/events long-polls`);
+    console.log('\n### Feed: GET /v1/events long-polls');
     for (const line of describeFeed(feed)) console.log(line);
+
+    // 1 and 2: deliveries to the receiver, then the delay at idle.
+    const runtime = await deliveryRuntime(services);
+    const concurrency = runtime?.concurrency ?? o.concurrency;
+    const bodies = await sampleBodies(services, organiser.tenantId, o.events);
+    const paths = Array.from({ length: o.endpoints }, (_, i) => `/hooks/${i}`);
+    await plainPosts(receiver.port, bodies.slice(0, 200), paths, concurrency); // warm-up
+    receiver.reset();
+    const posts = await plainPosts(receiver.port, bodies, paths, concurrency);
+    receiver.reset();
+    details.plainPosts = posts;
+    console.log('\n### Deliveries to a local receiver (a child process answering 200)');
+    console.log(
+      `Baseline: ${posts.posts} plain POSTs (${bodies.length} public event bodies × ${o.endpoints} receiver paths, ${concurrency} at a time, keep-alive): ${fmtRate(posts.perSecond)} (p50 ${fmtMs(posts.latency.p50)}, p99 ${fmtMs(posts.latency.p99)}, errors ${posts.errors}).`,
+    );
+    const deliveriesMetric = `deliveries/s, ${o.events} events × ${o.endpoints} endpoints`;
+    const idleMetric = `commit → delivery at idle, ${o.idleEvents} events × ${o.endpoints} endpoints`;
+    if (!runtime) {
+      console.log('No delivery worker on this branch: parts 1 and 2 not measured.');
+      rows.push(row(deliveriesMetric, 'n/a (no delivery worker)', fmtRate(posts.perSecond, ' POST/s'), `≥ ${TARGET_DELIVERIES_PER_SECOND}/s`, null, { posts }));
+      rows.push(row(idleMetric, 'n/a (no delivery worker)', '', `p99 < ${TARGET_IDLE_P99_MS} ms`, null));
+    } else {
+      console.log(`Delivery: ${runtime.describe}.`);
+      await createEndpoints(app.port, organiser, receiver.port, o.endpoints);
+      const t = await runThroughput(services, organiser, pool, receiver, runtime, o.events, o.endpoints);
+      details.throughput = t;
+      console.log(describeThroughput(t, posts.perSecond));
+      const idle = await runIdle(organiser, pool, receiver, runtime, o.idleEvents, o.endpoints);
+      details.idle = idle;
+      console.log(describeIdle(idle));
+      rows.push(
+        row(deliveriesMetric, fmtRate(t.perSecond), `${fmtRate(posts.perSecond, ' POST/s')} (plain, ${concurrency} at a time)`, `≥ ${TARGET_DELIVERIES_PER_SECOND}/s`, t.complete && t.perSecond >= TARGET_DELIVERIES_PER_SECOND, { ...t }),
+        row(idleMetric, `p50 ${fmtMs(idle.delay.p50)}, p99 ${fmtMs(idle.delay.p99)}`, `plain POST p50 ${fmtMs(posts.latency.p50)}`, `p99 < ${TARGET_IDLE_P99_MS} ms`, idle.timeouts === 0 && idle.delay.p99 < TARGET_IDLE_P99_MS, { ...idle }),
+      );
+    }
     rows.push(
       row(`feed reads/s, ${o.consumers} long-polls, ${o.rate} appends/s`, fmtRate(feed.readsPerSecond, ' reads/s'), `${fmtRate(feed.baselineHealth.achievedRps, ' GET /health/s')}; bare express ${fmtRate(feed.baselineExpress.achievedRps, ' req/s')}`, '', null, {
         readsPerSecond: feed.readsPerSecond,

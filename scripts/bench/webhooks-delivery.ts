@@ -1,0 +1,120 @@
+import type { Services } from '@cagnotte/infra';
+import { PUBLIC_EVENTS_TABLE } from '@cagnotte/read-models';
+import { fmtMs, fmtRate, latency, machineCpu, type Latency } from './lib';
+import { json } from './http';
+import { sleep, wallMs, type BenchPool, type Organiser, type Receiver } from './webhooks-setup';
+
+/**
+ * Parts 1 and 2 of the webhooks benchmark: the delivery side (dispatcher + delivery jobs) started and stopped here
+ * through a `DeliveryRuntime`, the endpoints created through POST /v1/webhooks, the receiver a child process.
+ */
+
+/** The delivery side as the bench drives it: started once the feed holds the events, stopped before the next run. */
+export interface DeliveryRuntime {
+  /** How it runs, for the report (where the dispatcher and the jobs run, how many at a time, keep-alive or not). */
+  describe: string;
+  /** How many deliveries the worker runs at a time: the baseline POSTs at the same concurrency. */
+  concurrency: number;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ThroughputResult {
+  events: number;
+  endpoints: number;
+  deliveries: number;
+  /** Appending the events and the projection writing them into the feed (not counted in the rate). */
+  feedFillSeconds: number;
+  /** From the runtime's start (the events all in the feed) to the last receipt. */
+  seconds: number;
+  perSecond: number;
+  received: number;
+  duplicates: number;
+  complete: boolean;
+  cpu: ReturnType<ReturnType<typeof machineCpu>>;
+}
+
+export interface IdleResult {
+  events: number;
+  endpoints: number;
+  /** From the append's return to the receipt, every (endpoint, event). */
+  delay: Latency;
+  timeouts: number;
+}
+
+/** `count` endpoints of the organiser, each a path of the receiver, every public type. */
+export const createEndpoints = async (port: number, o: Organiser, receiverPort: number, count: number): Promise<string[]> => {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const r = await json(port, 'POST', '/v1/webhooks', o.auth, { url: `http://127.0.0.1:${receiverPort}/hooks/${i}`, enabledEvents: ['*'], description: `bench ${i}` });
+    ids.push(String(r.body.data.id));
+  }
+  return ids;
+};
+
+const feedCount = async (services: Services, tenantId: string): Promise<number> =>
+  Number(((await services.knex(PUBLIC_EVENTS_TABLE).where({ tenant_id: tenantId }).count({ n: '*' })) as Array<{ n: string }>)[0]!.n);
+
+/**
+ * Part 1: with the delivery stopped, `events` pool updates (100 per append) until the feed holds them all; then the
+ * delivery starts and the clock runs until the receiver has every (endpoint, event).
+ */
+export const runThroughput = async (services: Services, o: Organiser, pool: BenchPool, receiver: Receiver, runtime: DeliveryRuntime, events: number, endpoints: number): Promise<ThroughputResult> => {
+  receiver.reset();
+  const before = await feedCount(services, o.tenantId);
+  const fillStart = wallMs();
+  for (let i = 0; i < events; i += 100) await pool.update(Math.min(100, events - i));
+  while ((await feedCount(services, o.tenantId)) < before + events) await sleep(20);
+  const feedFillSeconds = (wallMs() - fillStart) / 1000;
+  const deliveries = events * endpoints;
+  const cpu = machineCpu();
+  const started = wallMs();
+  await runtime.start();
+  const at = await receiver.reached(deliveries, 600_000);
+  const usage = cpu();
+  const end = at ?? wallMs();
+  const dump = await receiver.dump();
+  await runtime.stop();
+  const seconds = (end - started) / 1000;
+  return { events, endpoints, deliveries, feedFillSeconds, seconds, perSecond: (at === null ? dump.receipts.length : deliveries) / seconds, received: dump.receipts.length, duplicates: dump.duplicates, complete: at !== null, cpu: usage };
+};
+
+/** Part 2: one update at a time, the next once every endpoint has the last (and 50 ms of quiet). */
+export const runIdle = async (o: Organiser, pool: BenchPool, receiver: Receiver, runtime: DeliveryRuntime, events: number, endpoints: number): Promise<IdleResult> => {
+  receiver.reset();
+  await runtime.start();
+  const appendedAt = new Map<string, number>();
+  let timeouts = 0;
+  try {
+    // Warm-up, not recorded.
+    for (let k = 0; k < 5; k++) {
+      await pool.update();
+      await receiver.reached((k + 1) * endpoints, 10_000);
+    }
+    await sleep(200);
+    receiver.reset();
+    for (let k = 0; k < events; k++) {
+      const { ids, at } = await pool.update();
+      appendedAt.set(ids[0]!, at);
+      if ((await receiver.reached((k + 1 - timeouts) * endpoints, 10_000)) === null) timeouts++;
+      await sleep(50);
+    }
+  } finally {
+    await sleep(200);
+  }
+  const dump = await receiver.dump();
+  await runtime.stop();
+  const delays = dump.receipts.filter(([id]) => appendedAt.has(id)).map(([id, , t]) => t - appendedAt.get(id)!);
+  return { events, endpoints, delay: latency(delays), timeouts };
+};
+
+export const describeThroughput = (r: ThroughputResult, baselinePerSecond: number): string =>
+  `${r.events} public events × ${r.endpoints} endpoints = ${r.deliveries} deliveries: ${r.received} received in ${r.seconds.toFixed(2)} s from the delivery's start = ${fmtRate(r.perSecond)} (baseline plain POSTs ${fmtRate(baselinePerSecond)}); duplicates ${r.duplicates}${r.complete ? '' : ', INCOMPLETE (timeout)'}; filling the feed took ${r.feedFillSeconds.toFixed(2)} s (not counted); CPU this process ${r.cpu.selfPercent}%, machine ${r.cpu.machineBusyPercent}%.`;
+
+export const describeIdle = (r: IdleResult): string =>
+  `${r.events} events appended one at a time to ${r.endpoints} endpoints: append → receipt p50 ${fmtMs(r.delay.p50)}, p99 ${fmtMs(r.delay.p99)}, max ${fmtMs(r.delay.max)} (${r.delay.count} receipts${r.timeouts ? `, ${r.timeouts} waits timed out` : ''}).`;
+
+/**
+ * The delivery side of this branch, or null when it has none yet (parts 1 and 2 are then reported as not measured).
+ */
+export const deliveryRuntime = async (_services: Services): Promise<DeliveryRuntime | null> => null;

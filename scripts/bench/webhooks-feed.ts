@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { closedLoop, type LoadResult } from './loadgen';
 import { fmtMs, fmtRate, latency, machineCpu, type Latency } from './lib';
 import { serverStats, type ServerStats } from './http';
-import { sleep, wallMs, type BenchPool, type Organiser } from './webhooks-setup';
+import { ProjectionWatch, sleep, wallMs, type BenchPool, type Organiser } from './webhooks-setup';
 
 /**
  * Part 3 of the webhooks benchmark: `consumers` long-polls of GET /v1/events?wait=30 through the real HTTP app (a child
@@ -19,6 +19,8 @@ export interface FeedOptions {
   app: ChildProcess;
   organiser: Organiser;
   pool: BenchPool;
+  /** Watches the projection's commits (a LISTEN connection of the bench process). */
+  watch: ProjectionWatch;
   consumers: number;
   rate: number;
   seconds: number;
@@ -37,6 +39,8 @@ export interface FeedResult {
   eventsPerRead: number;
   /** Delay from the append's return to the long-poll answer carrying the event, every (consumer, event). */
   delay: Latency;
+  /** Of which: from the append's return to the projection's NOTIFY (the event in the feed), per event. */
+  projection: Latency;
   missing: number;
   errors: Record<string, number>;
   cpu: ReturnType<ReturnType<typeof machineCpu>>;
@@ -179,6 +183,7 @@ export const runFeed = async (o: FeedOptions): Promise<FeedResult> => {
       const wait = due - wallMs();
       if (wait > 0) await sleep(wait);
       const { ids, at } = await o.pool.update();
+      o.watch.await(ids);
       appendedAt.set(ids[0]!, at);
     }
     const ids = [...appendedAt.keys()];
@@ -190,6 +195,7 @@ export const runFeed = async (o: FeedOptions): Promise<FeedResult> => {
     const readsWithEvents = consumers.readsWithEvents;
     const items = consumers.items;
     const delays: number[] = [];
+    const projection = ids.filter((id) => o.watch.seenAt.has(id)).map((id) => o.watch.seenAt.get(id)! - appendedAt.get(id)!);
     let missing = 0;
     for (const id of ids) {
       const times = consumers.received.get(id) ?? [];
@@ -212,6 +218,7 @@ export const runFeed = async (o: FeedOptions): Promise<FeedResult> => {
       eventsPerSecond: items / elapsed,
       eventsPerRead: readsWithEvents > 0 ? items / readsWithEvents : 0,
       delay: latency(delays),
+      projection: latency(projection),
       missing,
       errors: { ...consumers.errors },
       cpu: usage,
@@ -226,7 +233,7 @@ export const runFeed = async (o: FeedOptions): Promise<FeedResult> => {
 
 export const describeFeed = (r: FeedResult): string[] => [
   `${r.consumers} long-polls (GET /v1/events?wait=30, an organiser's session), ${r.appended} pool updates appended at ${r.appendRate}/s over ${r.seconds.toFixed(1)} s.`,
-  `Reads ${fmtRate(r.readsPerSecond)} (with events ${fmtRate(r.readsWithEventsPerSecond)}, ${r.eventsPerRead.toFixed(2)} events each); events received ${fmtRate(r.eventsPerSecond)}; commit → answer p50 ${fmtMs(r.delay.p50)}, p99 ${fmtMs(r.delay.p99)}, max ${fmtMs(r.delay.max)}; missing ${r.missing}; errors ${Object.keys(r.errors).length === 0 ? '0' : JSON.stringify(r.errors)}.`,
+  `Reads ${fmtRate(r.readsPerSecond)} (with events ${fmtRate(r.readsWithEventsPerSecond)}, ${r.eventsPerRead.toFixed(2)} events each); events received ${fmtRate(r.eventsPerSecond)}; commit → answer p50 ${fmtMs(r.delay.p50)}, p99 ${fmtMs(r.delay.p99)}, max ${fmtMs(r.delay.max)} (of which commit → in the feed, the projection's NOTIFY: p50 ${fmtMs(r.projection.p50)}, p99 ${fmtMs(r.projection.p99)}); missing ${r.missing}; errors ${Object.keys(r.errors).length === 0 ? '0' : JSON.stringify(r.errors)}.`,
   `CPU: app ${r.server ? `${r.server.cpuPercent}%` : 'n/a'} of one core, this process ${r.cpu.selfPercent}%, machine ${r.cpu.machineBusyPercent}% of all cores; app event-loop delay p99 ${r.server ? fmtMs(r.server.eventLoopDelayMs.p99) : 'n/a'}.`,
   `Baseline GET /health of the app, ${r.consumers} concurrent: ${fmtRate(r.baselineHealth.achievedRps, ' req/s')} (p50 ${fmtMs(r.baselineHealth.latency.p50)}, p99 ${fmtMs(r.baselineHealth.latency.p99)}, errors ${r.baselineHealth.errors}); bare express: ${fmtRate(r.baselineExpress.achievedRps, ' req/s')} (p50 ${fmtMs(r.baselineExpress.latency.p50)}, p99 ${fmtMs(r.baselineExpress.latency.p99)}).`,
 ];

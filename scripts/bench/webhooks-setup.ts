@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { createTenant, registerUser } from '@cagnotte/command-api';
 import { createServices, loadConfig, type ExpectedRevision, type Services } from '@cagnotte/infra';
 import { createProjectorRunner } from '@cagnotte/projectors';
-import { publicEventId } from '@cagnotte/read-models';
+import { PUBLIC_EVENTS_TABLE, publicEventId } from '@cagnotte/read-models';
 import { json } from './http';
 import { poolHistory, sampleEvent } from './pool-events';
 
@@ -128,5 +128,58 @@ export class Receiver {
     const timer = setTimeout(() => this.child.kill(), 5_000);
     await exited;
     clearTimeout(timer);
+  }
+}
+
+/** The little of a pg client the watch uses (the scripts package does not depend on pg itself). */
+interface ListenClient {
+  query(text: string): Promise<unknown>;
+  on(event: 'notification', listener: () => void): unknown;
+  release(): void;
+}
+
+/**
+ * When each awaited public event reached the feed: LISTEN public_events (the projection's NOTIFY at its commit), then
+ * which awaited ids the table holds. Splits a commit → answer delay into the projection's part and the reader's.
+ */
+export class ProjectionWatch {
+  private readonly pending = new Set<string>();
+  readonly seenAt = new Map<string, number>();
+  private checking: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly services: Services,
+    private readonly client: ListenClient,
+  ) {}
+
+  static async open(services: Services): Promise<ProjectionWatch> {
+    const client = (await services.pgPool.connect()) as ListenClient;
+    const watch = new ProjectionWatch(services, client);
+    client.on('notification', () => {
+      const at = wallMs();
+      watch.checking = watch.checking.then(() => watch.check(at));
+    });
+    await client.query('LISTEN public_events');
+    return watch;
+  }
+
+  await(ids: string[]): void {
+    for (const id of ids) this.pending.add(id);
+  }
+
+  private async check(at: number): Promise<void> {
+    if (this.pending.size === 0) return;
+    const ids = [...this.pending];
+    const rows = (await this.services.knex(PUBLIC_EVENTS_TABLE).whereIn('id', ids).select('id')) as Array<{ id: string }>;
+    for (const r of rows) {
+      this.pending.delete(r.id);
+      this.seenAt.set(r.id, at);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.checking.catch(() => undefined);
+    await this.client.query('UNLISTEN public_events').catch(() => undefined);
+    this.client.release();
   }
 }

@@ -4,7 +4,7 @@ import { fmtMs, fmtRate, freshDatabase, latency, nowMs, type Latency, type Summa
 import { startServer, stopServer } from './http';
 import { createEndpoints, deliveryRuntime, describeIdle, describeThroughput, runIdle, runThroughput } from './webhooks-delivery';
 import { describeFeed, runFeed, type FeedResult } from './webhooks-feed';
-import { benchPool, benchServices, organiserSession, sleep, startReceiver, type Receiver } from './webhooks-setup';
+import { benchPool, benchServices, organiserSession, ProjectionWatch, sleep, startReceiver, type Receiver } from './webhooks-setup';
 
 /**
  * `pnpm bench -- --only webhooks`: events out, on the bench database.
@@ -102,7 +102,13 @@ export const runWebhooks = async (o: WebhooksOptions): Promise<{ rows: SummaryRo
 
     console.log('\n## Webhooks');
     // 3 first: the feed, before any endpoint exists (so no delivery runs beside it).
-    const feed: FeedResult = await runFeed({ port: app.port, baselinePort: baseline.port, app: app.child, organiser, pool, consumers: o.consumers, rate: o.rate, seconds: o.seconds });
+    const watch = await ProjectionWatch.open(services);
+    let feed: FeedResult;
+    try {
+      feed = await runFeed({ port: app.port, baselinePort: baseline.port, app: app.child, organiser, pool, watch, consumers: o.consumers, rate: o.rate, seconds: o.seconds });
+    } finally {
+      await watch.close();
+    }
     details.feed = feed;
     console.log('\n### Feed: GET /v1/events long-polls');
     for (const line of describeFeed(feed)) console.log(line);

@@ -29,11 +29,12 @@ interface Ctx {
 }
 
 const HEARTBEAT_MS = 300;
+const MAX_WAITERS = 3;
 const test = suite<Ctx>('e2e: the event feed (GET /v1/events, long-poll, SSE)');
 const meta = () => ({ actor: { kind: 'operator' as const, id: 'e2e' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() });
 
 test.before(async (ctx) => {
-  ctx.api = await startApi({ FEED_HEARTBEAT_MS: HEARTBEAT_MS });
+  ctx.api = await startApi({ FEED_HEARTBEAT_MS: HEARTBEAT_MS, FEED_MAX_WAITERS_PER_TENANT: MAX_WAITERS });
   ctx.tenant = await ctx.api.tenant();
   ctx.other = await ctx.api.tenant();
   ctx.organiser = await ctx.api.user(ctx.tenant.slug, { role: 'organiser', wallet: false });
@@ -183,6 +184,31 @@ test('SSE: the history then live events, `id:` is the cursor, heartbeats, type f
   const deadline = Date.now() + 5_000;
   while (ctx.api.services.feedWaker.waiting(ctx.tenant.id) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   assert.is(ctx.api.services.feedWaker.waiting(ctx.tenant.id), 0, 'closed streams released their places');
+});
+
+test('past FEED_MAX_WAITERS_PER_TENANT open streams and long-polls, one more is a 429 with Retry-After; other tenants are not affected', async (ctx) => {
+  const base = `${ctx.api.url}/v1/events/stream`;
+  const auth = { authorization: `Bearer ${ctx.auditor.token}` };
+  const streams = [];
+  for (let i = 0; i < MAX_WAITERS; i++) streams.push(await openSse(base, auth));
+  assert.equal(streams.map((s) => s.status), [200, 200, 200]);
+  const refused = await openSse(base, auth);
+  assert.is(refused.status, 429, refused.errorText);
+  assert.ok(refused.headers.get('retry-after'));
+  assert.is(JSON.parse(refused.errorText).code, 'rate_limited');
+  const head = (await get(ctx, ctx.auditor, '/v1/events')).body.data.nextCursor;
+  assert.is((await get(ctx, ctx.auditor, `/v1/events?after=${head}&wait=5`)).status, 429, 'a long-poll that would wait');
+  assert.is((await get(ctx, ctx.auditor, `/v1/events?after=${head}`)).status, 200, 'a read that does not wait is not counted');
+  const other = await openSse(base, { authorization: `Bearer ${ctx.otherAuditor.token}` });
+  assert.is(other.status, 200, 'another tenant has places of its own');
+  await other.close();
+  await streams.pop()!.close();
+  const deadline = Date.now() + 5_000;
+  while (ctx.api.services.feedWaker.waiting(ctx.tenant.id) >= MAX_WAITERS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const again = await openSse(base, auth);
+  assert.is(again.status, 200, 'a released place is free again');
+  await again.close();
+  for (const s of streams) await s.close();
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -93,7 +93,9 @@ export const makeFeedRoutes = (deps: FeedRouteDeps): RouteDef[] => {
   /** Aborted when the client goes away (the response closes before it is finished). */
   const disconnected = (res: Response): AbortSignal => {
     const ac = new AbortController();
-    res.once('close', () => ac.abort());
+    // Gone already (while the principal was looked up): 'close' will not come again.
+    if (res.destroyed || !res.socket || res.socket.destroyed) ac.abort();
+    else res.once('close', () => ac.abort());
     return ac.signal;
   };
 
@@ -112,21 +114,25 @@ export const makeFeedRoutes = (deps: FeedRouteDeps): RouteDef[] => {
       const principal = await principalOf(ctx);
       const q = ctx.query as z.infer<typeof FeedQuery>;
       const query = { after: q.after ? decodeCursor(q.after) : null, types: q.types, subject: q.subject, limit: q.limit };
-      let page = await feed.page(principal, query);
-      if (page.items.length === 0 && q.wait > 0) {
-        const lease = waker.enter(principal.tenantId);
-        const signal = disconnected(ctx.res);
-        const deadline = Date.now() + q.wait * 1000;
-        try {
-          while (page.items.length === 0 && Date.now() < deadline) {
-            const reason = await lease.next(deadline - Date.now(), signal);
-            if (reason === 'aborted') break;
-            page = await feed.page(principal, query);
-            if (reason === 'closed') break;
-          }
-        } finally {
-          lease.release();
+      if (q.wait === 0) {
+        const page = await feed.page(principal, query);
+        return { data: { items: page.items.map((i) => i.event), nextCursor: page.nextCursor } };
+      }
+      // The place is taken before the first read: an event committed between that read and the wait still wakes it.
+      const lease = waker.enter(principal.tenantId);
+      const signal = disconnected(ctx.res);
+      const deadline = Date.now() + q.wait * 1000;
+      let page;
+      try {
+        page = await feed.page(principal, query);
+        while (page.items.length === 0 && Date.now() < deadline) {
+          const reason = await lease.next(deadline - Date.now(), signal);
+          if (reason === 'aborted') break;
+          page = await feed.page(principal, query);
+          if (reason === 'closed') break;
         }
+      } finally {
+        lease.release();
       }
       return { data: { items: page.items.map((i) => i.event), nextCursor: page.nextCursor } };
     },

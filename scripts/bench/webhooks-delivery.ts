@@ -15,6 +15,8 @@ export interface DeliveryRuntime {
   describe: string;
   /** How many deliveries the worker runs at a time: the baseline POSTs at the same concurrency. */
   concurrency: number;
+  /** Whether its requests reuse connections: the baseline does as it does. */
+  keepAlive: boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
 }

@@ -40,11 +40,11 @@ export interface PostsResult {
 }
 
 /**
- * The baseline of part 1: every body POSTed once to each path, `concurrency` at a time, on keep-alive sockets (what a
- * delivery worker would do with nothing to look up, sign or record).
+ * The baseline of part 1: every body POSTed once to each path, `concurrency` at a time, on keep-alive sockets or not as
+ * the delivery does (what a delivery worker would do with nothing to look up, sign or record).
  */
-export const plainPosts = async (port: number, bodies: string[], paths: string[], concurrency: number): Promise<PostsResult> => {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+export const plainPosts = async (port: number, bodies: string[], paths: string[], concurrency: number, keepAlive: boolean): Promise<PostsResult> => {
+  const agent = new http.Agent({ keepAlive, maxSockets: concurrency });
   const jobs = paths.flatMap((p) => bodies.map((body, i) => ({ path: p, body, id: String(i) })));
   const samples: number[] = [];
   let next = 0;
@@ -116,16 +116,17 @@ export const runWebhooks = async (o: WebhooksOptions): Promise<{ rows: SummaryRo
     // 1 and 2: deliveries to the receiver, then the delay at idle.
     const runtime = await deliveryRuntime(services);
     const concurrency = runtime?.concurrency ?? o.concurrency;
+    const keepAlive = runtime?.keepAlive ?? true;
     const bodies = await sampleBodies(services, organiser.tenantId, o.events);
     const paths = Array.from({ length: o.endpoints }, (_, i) => `/hooks/${i}`);
-    await plainPosts(receiver.port, bodies.slice(0, 200), paths, concurrency); // warm-up
+    await plainPosts(receiver.port, bodies.slice(0, 200), paths, concurrency, keepAlive); // warm-up
     receiver.reset();
-    const posts = await plainPosts(receiver.port, bodies, paths, concurrency);
+    const posts = await plainPosts(receiver.port, bodies, paths, concurrency, keepAlive);
     receiver.reset();
     details.plainPosts = posts;
     console.log('\n### Deliveries to a local receiver (a child process answering 200)');
     console.log(
-      `Baseline: ${posts.posts} plain POSTs (${bodies.length} public event bodies × ${o.endpoints} receiver paths, ${concurrency} at a time, keep-alive): ${fmtRate(posts.perSecond)} (p50 ${fmtMs(posts.latency.p50)}, p99 ${fmtMs(posts.latency.p99)}, errors ${posts.errors}).`,
+      `Baseline: ${posts.posts} plain POSTs (${bodies.length} public event bodies × ${o.endpoints} receiver paths, ${concurrency} at a time, ${keepAlive ? 'keep-alive' : 'a connection each'}): ${fmtRate(posts.perSecond)} (p50 ${fmtMs(posts.latency.p50)}, p99 ${fmtMs(posts.latency.p99)}, errors ${posts.errors}).`,
     );
     const deliveriesMetric = `deliveries/s, ${o.events} events × ${o.endpoints} endpoints`;
     const idleMetric = `commit → delivery at idle, ${o.idleEvents} events × ${o.endpoints} endpoints`;

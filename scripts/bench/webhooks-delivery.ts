@@ -117,6 +117,25 @@ export const describeIdle = (r: IdleResult): string =>
   `${r.events} events appended one at a time to ${r.endpoints} endpoints: append → receipt p50 ${fmtMs(r.delay.p50)}, p99 ${fmtMs(r.delay.p99)}, max ${fmtMs(r.delay.max)} (${r.delay.count} receipts${r.timeouts ? `, ${r.timeouts} waits timed out` : ''}).`;
 
 /**
- * The delivery side of this branch, or null when it has none yet (parts 1 and 2 are then reported as not measured).
+ * The delivery side as `pnpm start` runs it (startWebhooks: the `webhooks` consumer group's dispatcher, the bullmq
+ * delivery workers at WEBHOOK_DELIVERY_CONCURRENCY, the sweeper), here in the bench process beside the API in its
+ * child, with the bench's own services (the same database and Redis).
  */
-export const deliveryRuntime = async (_services: Services): Promise<DeliveryRuntime | null> => null;
+export const deliveryRuntime = async (services: Services): Promise<DeliveryRuntime | null> => {
+  const { startWebhooks } = await import('@cagnotte/command-api');
+  const concurrency = services.config.WEBHOOK_DELIVERY_CONCURRENCY;
+  let stop: (() => Promise<void>) | null = null;
+  return {
+    describe: `dispatcher (consumer group "webhooks") + bullmq delivery worker, ${concurrency} at a time (WEBHOOK_DELIVERY_CONCURRENCY), keep-alive sockets, in the bench process; the API and its projectors in a child process`,
+    concurrency,
+    keepAlive: true,
+    start: async () => {
+      stop ??= startWebhooks(services);
+    },
+    stop: async () => {
+      const s = stop;
+      stop = null;
+      await s?.();
+    },
+  };
+};

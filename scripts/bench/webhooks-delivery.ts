@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Services } from '@cagnotte/infra';
 import { PUBLIC_EVENTS_TABLE } from '@cagnotte/read-models';
 import { fmtMs, fmtRate, latency, machineCpu, type Latency } from './lib';
@@ -47,6 +48,42 @@ export interface IdleResult {
   delay: Latency;
   timeouts: number;
 }
+
+export interface QueueResult {
+  jobs: number;
+  seconds: number;
+  perSecond: number;
+}
+
+/**
+ * A second baseline of part 1: the queue alone. `count` no-op jobs through the same JobQueue (bullmq on the same
+ * Redis), queued as the dispatcher queues (a batch's jobs at once) while one worker runs them at the same concurrency:
+ * what one job per delivery costs before any SQL, signing or HTTP. The jobs stay in Redis like any completed job.
+ */
+export const runQueueBaseline = async (services: Services, count: number, concurrency: number): Promise<QueueResult> => {
+  const queue = `bench-noop-${randomUUID().slice(0, 8)}`;
+  let handled = 0;
+  let resolveDone: () => void = () => undefined;
+  const done = new Promise<void>((r) => (resolveDone = r));
+  const started = wallMs();
+  const worker = services.jobs.startWorker<{ n: number }>(
+    queue,
+    async () => {
+      if (++handled === count) resolveDone();
+    },
+    { concurrency },
+  );
+  try {
+    for (let i = 0; i < count; i += 1_500) {
+      await Promise.all(Array.from({ length: Math.min(1_500, count - i) }, (_, k) => services.jobs.enqueue(queue, `job-${i + k}`, { n: i + k })));
+    }
+    await Promise.race([done, sleep(600_000)]);
+  } finally {
+    await worker.close();
+  }
+  const seconds = (wallMs() - started) / 1000;
+  return { jobs: handled, seconds, perSecond: handled / seconds };
+};
 
 /** `count` endpoints of the organiser, each a path of the receiver, every public type. */
 export const createEndpoints = async (port: number, o: Organiser, receiverPort: number, count: number): Promise<string[]> => {

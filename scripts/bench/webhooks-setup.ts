@@ -14,8 +14,13 @@ import { poolHistory, sampleEvent } from './pool-events';
 /** Wall-clock milliseconds with sub-millisecond resolution, the same clock the receiver stamps receipts with. */
 export const wallMs = (): number => performance.timeOrigin + performance.now();
 
-export const benchServices = (url: string): Promise<Services> =>
-  createServices(loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' }), { migrate: false });
+/**
+ * The bench's services; `redisPrefix` keeps its queues (the deliveries' among them) apart from any other process on the
+ * same Redis: a `pnpm start` beside it would otherwise share the webhook-deliveries queue with the bench's workers.
+ */
+export const benchServices = (url: string, redisPrefix: string): Promise<Services> =>
+  createServices(loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent', REDIS_KEY_PREFIX: redisPrefix }), { migrate: false });
+
 
 export interface Organiser {
   tenantId: string;

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { deleteKeysWithPrefix } from '@cagnotte/infra';
 import { PUBLIC_EVENTS_TABLE, toPublicEvent, type PublicEventRow } from '@cagnotte/read-models';
 import { fmtMs, fmtRate, freshDatabase, latency, nowMs, type Latency, type SummaryRow } from './lib';
 import { startServer, stopServer } from './http';
@@ -80,10 +82,11 @@ export const plainPosts = async (port: number, bodies: string[], paths: string[]
 
 export const runWebhooks = async (o: WebhooksOptions): Promise<{ rows: SummaryRow[]; details: Record<string, unknown> }> => {
   await freshDatabase(o.url);
-  const app = await startServer('app', { BENCH_SERVER_DATABASE_URL: o.url });
+  const redisPrefix = `bench:webhooks:${randomUUID()}:`;
+  const app = await startServer('app', { BENCH_SERVER_DATABASE_URL: o.url, REDIS_KEY_PREFIX: redisPrefix });
   const baseline = await startServer('baseline', {});
   let receiver: Receiver | null = null;
-  const services = await benchServices(o.url);
+  const services = await benchServices(o.url, redisPrefix);
   const rows: SummaryRow[] = [];
   const details: Record<string, unknown> = {};
   const row = (metric: string, measured: string, base: string, target = '', pass: boolean | null = null, raw: Record<string, unknown> = {}): SummaryRow => ({
@@ -166,6 +169,8 @@ export const runWebhooks = async (o: WebhooksOptions): Promise<{ rows: SummaryRo
     await services.close();
     await stopServer(baseline.child);
     await stopServer(app.child);
+    // The run's queues and completed jobs (deliveries, the no-op baseline, the app's rate-limit counters).
+    await deleteKeysWithPrefix(services.config.REDIS_URL, redisPrefix).catch(() => undefined);
   }
   return { rows, details };
 };

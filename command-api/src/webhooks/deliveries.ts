@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { JOB_QUEUES, type JobQueue } from '@cagnotte/infra';
-import type { ConsumedEvent } from '@cagnotte/read-models';
-import { matchesEnabledEvents } from './type-match';
+import { compareFeedPositions, matchesEnabledEvents, positionOfRow, type FeedPosition, type PublicEventRow } from '@cagnotte/read-models';
 
 /**
  * The rows of webhook delivery (migrations 025, 026): one `webhook_deliveries` row per (endpoint, event), and how its
@@ -49,13 +48,9 @@ interface EndpointMatchRow {
   from_idx: number | null;
 }
 
-const after = (e: ConsumedEvent, w: EndpointMatchRow): boolean => {
-  if (w.from_commit_text === null) return true;
-  const c = BigInt(w.from_commit_text);
-  const p = BigInt(w.from_prepare ?? 0);
-  const i = w.from_idx ?? 0;
-  return e.position.commit !== c ? e.position.commit > c : e.position.prepare !== p ? e.position.prepare > p : e.position.idx > i;
-};
+/** The event comes after the endpoint's creation (its `from_*` position, the feed head then), as numbers. */
+const after = (e: FeedPosition, w: EndpointMatchRow): boolean =>
+  w.from_commit_text === null || compareFeedPositions(e, positionOfRow({ commit_text: w.from_commit_text, prepare_position: w.from_prepare ?? '0', idx: w.from_idx ?? 0 })) > 0;
 
 /** What the dispatcher queues once its batch is committed: every new delivery of `none` endpoints, the subjects of `per_subject` ones. */
 export interface Dispatched {
@@ -68,8 +63,8 @@ export interface Dispatched {
  * tenant, the endpoint enabled and not deleted, its owner scope, its enabledEvents, created before the event).
  * A batch handled again inserts nothing twice (ON CONFLICT DO NOTHING).
  */
-export const insertDeliveries = async (trx: Knex.Transaction, events: ConsumedEvent[]): Promise<Dispatched> => {
-  const tenants = [...new Set(events.map((e) => e.tenantId))];
+export const insertDeliveries = async (trx: Knex.Transaction, events: PublicEventRow[]): Promise<Dispatched> => {
+  const tenants = [...new Set(events.map((e) => e.tenant_id))];
   if (tenants.length === 0) return { rows: [], subjects: [] };
   const endpoints = (
     await trx.raw<{ rows: EndpointMatchRow[] }>(
@@ -81,14 +76,15 @@ export const insertDeliveries = async (trx: Knex.Transaction, events: ConsumedEv
   if (endpoints.length === 0) return { rows: [], subjects: [] };
   const values: Array<Record<string, unknown>> = [];
   for (const e of events) {
+    const position = positionOfRow(e);
     for (const w of endpoints) {
-      if (w.tenant_id !== e.tenantId || (w.owner_id !== null && w.owner_id !== e.ownerId) || !matchesEnabledEvents(w.enabled_events, e.type) || !after(e, w)) continue;
+      if (w.tenant_id !== e.tenant_id || (w.owner_id !== null && w.owner_id !== e.owner_id) || !matchesEnabledEvents(w.enabled_events, e.type) || !after(position, w)) continue;
       values.push({
         endpoint_id: w.id,
         event_id: e.id,
-        commit_position: trx.raw('?::text::xid8', [e.position.commit.toString()]),
-        prepare_position: e.position.prepare.toString(),
-        idx: e.position.idx,
+        commit_position: trx.raw('?::text::xid8', [e.commit_text]),
+        prepare_position: e.prepare_position,
+        idx: e.idx,
         subject: e.subject,
         sequence: e.sequence,
         status: 'pending',
@@ -143,24 +139,25 @@ export const enqueueDispatched = async (knex: Knex, jobs: JobQueue, d: Dispatche
 
 /**
  * The safety net: pending deliveries whose attempt is overdue by `graceMs` and not in flight (a job lost with Redis,
- * a dispatcher that died between its commit and its queueing, an attempt whose worker died): their next attempt is
- * queued again. per_subject endpoints only get their subjects' heads.
+ * a dispatcher that died between its commit and its queueing, an attempt whose worker died: its lease ran out) get
+ * their next attempt queued again; the queue ignores a key it still has. Of a per_subject endpoint, only a subject's
+ * oldest pending delivery counts (the others wait for it), so a long backlog behind a failing one is not swept.
  */
 export const sweepOverdue = async (knex: Knex, jobs: JobQueue, graceMs: number, limit = 500): Promise<number> => {
-  const r = await knex.raw<{ rows: Array<PendingRow & { subject: string; ordering: string; is_test: boolean }> }>(
-    `SELECT d.endpoint_id, d.event_id, d.attempts, d.next_attempt_at, d.subject, w.ordering, d.commit_position IS NULL AS is_test
+  const r = await knex.raw<{ rows: PendingRow[] }>(
+    `SELECT d.endpoint_id, d.event_id, d.attempts
        FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
       WHERE d.status = 'pending' AND coalesce(d.next_attempt_at, d.created_at) < now() - (? * interval '1 millisecond')
         AND (d.leased_until IS NULL OR d.leased_until < now())
-      ORDER BY d.next_attempt_at NULLS FIRST
+        AND (w.ordering <> 'per_subject' OR d.commit_position IS NULL OR NOT EXISTS (
+              SELECT 1 FROM webhook_deliveries o
+               WHERE o.endpoint_id = d.endpoint_id AND o.subject = d.subject AND o.status = 'pending' AND o.commit_position IS NOT NULL
+                 AND (o.commit_position, o.prepare_position, o.idx) < (d.commit_position, d.prepare_position, d.idx)))
+      ORDER BY coalesce(d.next_attempt_at, d.created_at)
       LIMIT ?`,
     [graceMs, limit],
   );
-  const plain = r.rows.filter((x) => x.ordering !== 'per_subject' || x.is_test).map((x) => ({ ...x, next_attempt_at: null }));
-  const heads = await subjectHeads(
-    knex,
-    r.rows.filter((x) => x.ordering === 'per_subject' && !x.is_test).map((x) => ({ endpointId: x.endpoint_id, subject: x.subject })),
-  );
-  await Promise.all([...plain, ...heads.map((h) => ({ ...h, next_attempt_at: null }))].map((row) => enqueueAttempt(jobs, row)));
-  return plain.length + heads.length;
+  // Overdue: the next attempt runs now.
+  await Promise.all(r.rows.map((row) => enqueueAttempt(jobs, { ...row, next_attempt_at: null })));
+  return r.rows.length;
 };

@@ -1,6 +1,5 @@
 export * from './principal';
-// The catalogue's channel name and the cursor's FeedPosition are the same values and shape as consumer-group's own.
-export { CONSUMER_GROUPS_TABLE, ConsumerGroup, notifyPublicEvents, positionBefore, type BatchHandler, type BatchResult, type ConsumedEvent, type ConsumerGroupOptions, type RunOptions } from './consumer-group';
+export * from './consumer-group';
 export * from './event-types';
 export * from './endpoints';
 export * from './inbox';

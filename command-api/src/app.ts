@@ -19,11 +19,12 @@ import { makeQuoteSigner } from './fees/quote-token';
 import { makeWebhookCommandRoutes } from './webhooks/routes';
 import { InboxTokens, makeInboxCommandRoutes } from './webhooks/inbox';
 import type { WebhookDeliveryScheduler } from './webhooks/ports';
+import { makeDeliveryScheduler } from './webhooks/delivery';
 
 export interface CommandApiDeps {
   services: Services;
   clock?: () => Date;
-  /** The webhook delivery side (test and recover); without it those two routes are not served. */
+  /** The webhook delivery side that test and recover queue on; the jobs queue of `services` by default. */
   webhookDelivery?: WebhookDeliveryScheduler;
   /** DNS for the webhook URL guard (specs); the system resolver otherwise. */
   webhookResolver?: Resolver;
@@ -75,7 +76,8 @@ const webhookRoutes = (deps: CommandApiDeps, clock: () => Date): RouteDef[] => {
       production,
       maxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
       clock,
-      ...(deps.webhookDelivery ? { delivery: deps.webhookDelivery } : {}),
+      // Test and recover only queue jobs: any process serving commands can take them, whichever runs the workers.
+      delivery: deps.webhookDelivery ?? makeDeliveryScheduler({ knex, jobs: deps.services.jobs, clock }),
       ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
     }),
     ...(production ? [] : makeInboxCommandRoutes({ knex, tokens: new InboxTokens(encryptionKey), rateLimiter })),

@@ -499,9 +499,9 @@ production('given production, when the URL is http, a private or link-local addr
   assert.is(ok.status, 201, ok.text);
   const patched = await call<Envelope>(ctx.url, 'PATCH', `/v1/webhooks/${ok.body.data.id}`, { token: ctx.auditor.token, tenant: ctx.tenant, body: { url: 'https://rebind.partner.example/x' } });
   assert.is(patched.status, 400, 'the URL is checked again when it changes');
-  // No sandbox inbox in production, and no delivery side wired here: no test route.
+  // No sandbox inbox in production; a test delivery is queued like any other (the delivery checks the URL again).
   assert.is((await call(ctx.url, 'POST', '/sandbox/webhook-inbox')).status, 404);
-  assert.is((await call(ctx.url, 'POST', `/v1/webhooks/${ok.body.data.id}/test`, { token: ctx.auditor.token, tenant: ctx.tenant })).status, 404);
+  assert.is((await call(ctx.url, 'POST', `/v1/webhooks/${ok.body.data.id}/test`, { token: ctx.auditor.token, tenant: ctx.tenant })).status, 202);
 });
 
 production.run();

@@ -21,6 +21,7 @@ import * as assert from 'uvu/assert';
 import { Webhook } from 'standardwebhooks';
 import { createTenant, registerUser } from '@cagnotte/command-api';
 import { call, fundingPool, startSecondCommandApi, type ApiResponse } from './harness';
+import { openSse } from './public-events';
 import { startReceiver, type ReceivedDelivery, type Receiver } from './webhook-receiver';
 
 const root = resolve(__dirname, '../..');
@@ -140,6 +141,53 @@ const feedReader = (server: Server, auth: { token: string; tenant: string }) => 
   };
 };
 
+/**
+ * The same over GET /v1/events/stream: an EventSource-like client that reconnects with Last-Event-ID whenever the
+ * stream ends (the server died). Every event it was sent, in order.
+ */
+const streamReader = (server: Server, auth: { token: string; tenant: string }) => {
+  const ids: string[] = [];
+  let lastId = null as string | null;
+  let stopAt: number | null = null;
+  let reconnects = 0;
+  const done = (async () => {
+    while (stopAt === null || ids.length < stopAt) {
+      const headers: Record<string, string> = { authorization: `Bearer ${auth.token}`, 'x-service-tenant': auth.tenant, ...(lastId ? { 'last-event-id': lastId } : {}) };
+      const stream = await openSse(`${server.url}/v1/events/stream`, headers).catch(() => null);
+      if (!stream || stream.status !== 200) {
+        await stream?.close();
+        await sleep(100);
+        continue;
+      }
+      let taken = 0;
+      const take = () => {
+        for (; taken < stream.events.length; taken++) {
+          const e = stream.events[taken]!;
+          ids.push((JSON.parse(e.data ?? '{}') as { id: string }).id);
+          lastId = e.id ?? lastId;
+        }
+      };
+      while (!stream.ended && (stopAt === null || ids.length < stopAt)) {
+        take();
+        await sleep(50);
+      }
+      await stream.close();
+      take();
+      reconnects++;
+    }
+  })();
+  return {
+    ids,
+    get reconnects() {
+      return reconnects;
+    },
+    finish: async (n: number, timeoutMs = 60_000) => {
+      stopAt = n;
+      await Promise.race([done, sleep(timeoutMs).then(() => Promise.reject(new Error(`the stream reader read ${ids.length} of ${n} events`)))]);
+    },
+  };
+};
+
 test('kill -9 while 1,000 events go to 5 endpoints: every (endpoint, event) pair arrives at least once, verified; the feed resumes from its cursor with nothing lost or repeated', async (ctx) => {
   const started = Date.now();
   const run = randomUUID().slice(0, 8);
@@ -185,6 +233,7 @@ test('kill -9 while 1,000 events go to 5 endpoints: every (endpoint, event) pair
       endpoints.push({ id: res.body.data.id, secret: res.body.data.secret, path: `/crash-${i}`, ordering });
     }
     const reader = feedReader(server, auth);
+    const streamed = streamReader(server, auth);
 
     // Production: POOLS pools, then PATCHes on each (one writer per pool: no conflicts) up to EVENTS public events.
     let productionMs = 0;
@@ -250,6 +299,7 @@ test('kill -9 while 1,000 events go to 5 endpoints: every (endpoint, event) pair
     }
     const deliveredMs = Date.now() - started;
     await reader.finish(feed.length);
+    await streamed.finish(feed.length);
 
     // What arrived, per endpoint: distinct ids, duplicates (the receiver dedupes them on webhook-id), strays.
     const feedIds = new Set(feed.map((e) => e.id));
@@ -283,7 +333,7 @@ test('kill -9 while 1,000 events go to 5 endpoints: every (endpoint, event) pair
     console.log(
       `    kill -9 × ${kills} (at ${killTimes.map((t) => `${(t / 1000).toFixed(1)} s`).join(', ')}; ${server.starts} starts): ${feed.length} events × ${ENDPOINTS} endpoints = ${pairs} pairs; ` +
         `${receiver.deliveries.length} deliveries, ${duplicates} duplicates (deduped on webhook-id), ${left} pairs missing, ${strays} strays, ${unverified} unverified, ${outOfOrder} out of order (per_subject); ` +
-        `produced by ${(productionMs / 1000).toFixed(1)} s, all delivered by ${(deliveredMs / 1000).toFixed(1)} s; feed reader: ${reader.items.length} read, ${readerDuplicates} repeated, ${reader.failures} failed requests`,
+        `produced by ${(productionMs / 1000).toFixed(1)} s, all delivered by ${(deliveredMs / 1000).toFixed(1)} s; feed reader: ${reader.items.length} read, ${readerDuplicates} repeated, ${reader.failures} failed requests; SSE: ${streamed.ids.length} read, ${streamed.ids.length - new Set(streamed.ids).size} repeated, ${streamed.reconnects} reconnections`,
     );
     assert.ok(kills >= KILLS, 'the server was killed as planned');
     assert.is(left, 0, 'every (endpoint, event) pair delivered at least once');
@@ -291,6 +341,7 @@ test('kill -9 while 1,000 events go to 5 endpoints: every (endpoint, event) pair
     assert.is(unverified, 0, 'every delivery verifies with standardwebhooks');
     assert.is(outOfOrder, 0, 'per_subject: first arrivals in sequence order');
     assert.equal(readerIds, feed.map((e) => e.id), 'the feed read across the kills is the whole feed, in order, once');
+    assert.equal(streamed.ids, feed.map((e) => e.id), 'the stream resumed from Last-Event-ID across the kills: the whole feed, in order, once');
   } finally {
     await server.kill('SIGTERM');
   }

@@ -331,14 +331,16 @@ test('given a secret rotated mid-stream, when events follow, then they carry two
     assert.not.ok(verify(null, Buffer.from(`${d.id}.${d.timestamp}.${d.body} `), key, Buffer.from(v1a[0]!, 'base64')), 'and not for another body');
   }
   // Once the old secret has expired, only the new one signs.
-  assert.is((await as(ctx, owner).post(`/v1/webhooks/${endpoint.id}/rotate-secret`, { expiresInSeconds: 0 })).status, 200);
-  const newest = (await as(ctx, owner).post(`/v1/webhooks/${endpoint.id}/rotate-secret`, { expiresInSeconds: 0 })).body.data.secret as string;
+  const expired = await as(ctx, owner).post(`/v1/webhooks/${endpoint.id}/rotate-secret`, { expiresInSeconds: 0 });
+  assert.is(expired.status, 200, expired.text);
+  const newest = expired.body.data.secret as string;
   await someEvent(ctx, owner);
   await ctx.receiver.until(() => ctx.receiver.on('/c').length === 4, 'an event after the old secrets expired');
   const last = ctx.receiver.on('/c')[3]!;
   assert.is(signaturesOf(last, 'v1').length, 1);
   verifyWith(newest, last);
   assert.throws(() => verifyWith(endpoint.secret, last));
+  assert.throws(() => verifyWith(newSecret, last));
 });
 
 // ---- d. recover and test --------------------------------------------------------------------------------------------

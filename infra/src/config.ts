@@ -121,6 +121,16 @@ const ConfigSchema = z
     PLATFORM_ADDRESS_LINE1: z.string().max(300).default('1 rue de la Paix'),
     PLATFORM_ADDRESS_POSTCODE: z.string().max(16).default('75002'),
     PLATFORM_ADDRESS_CITY: z.string().max(120).default('Paris'),
+    /** How long a webhook delivery waits for the receiver's answer (docs/webhooks.md). */
+    WEBHOOK_TIMEOUT_MS: int(15_000, 50, 120_000),
+    /** The retry schedule of webhook deliveries, ms from the previous attempt, comma-separated (first 0: at once). Default: Standard Webhooks' 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
+    WEBHOOK_RETRY_SCHEDULE_MS: z
+      .string()
+      .regex(/^\d{1,9}(,\d{1,9}){0,49}$/, 'WEBHOOK_RETRY_SCHEDULE_MS is a comma-separated list of milliseconds (0,5000,300000)')
+      .transform((v) => v.split(',').map(Number))
+      .optional(),
+    /** Webhook deliveries one process sends at the same time. */
+    WEBHOOK_DELIVERY_CONCURRENCY: int(32, 1, 1000),
     /** Webhook endpoints one tenant may have (every owner together). */
     WEBHOOK_MAX_ENDPOINTS_PER_TENANT: int(20, 1, 1000),
     /** Encrypts webhook signing secrets and keys at rest (AES-256-GCM): base64 of 32 random bytes (`openssl rand -base64 32`). */

@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { UnsafeWebhookAddressError, checkWebhookUrl, resolvePublicAddress, signDelivery, type JobQueue, type Logger, type Resolver, type WebhookKeyring } from '@cagnotte/infra';
+import type { WebhookEndpointRow } from '@cagnotte/read-models';
+import { enqueueAttempt, subjectHeads, type DeliveryJob, type PendingRow } from './deliveries';
+import { MAX_BODY_BYTES, failingTooLong, outcomeOf, type Outcome } from './outcome';
+import { postWebhook, type SendResult } from './sender';
+import type { WebhookDeliveryScheduler } from './ports';
+import { matchesEnabledEvents } from './type-match';
+
+/**
+ * One webhook attempt, run by a job of the `webhook-deliveries` queue (docs/webhooks.md, "Delivery"): claim the
+ * attempt on the delivery row, check the URL and resolve its address (the SSRF guard, at every attempt), POST the
+ * signed public event to that address, record the attempt, then decide (outcome.ts): delivered, retried (a new job at
+ * the schedule's next step), failed for good, or the endpoint disabled (410 Gone, or failing for 5 days).
+ */
+export interface WebhookDeliveryDeps {
+  knex: Knex;
+  jobs: JobQueue;
+  keyring: Pick<WebhookKeyring, 'activeSecrets' | 'signingKey'>;
+  logger: Logger;
+  production: boolean;
+  /** Sandbox: the service's own inbox URL prefix, which http:// may reach. */
+  sandboxInboxBase: () => string | undefined;
+  /** DNS (specs inject one); the system's otherwise. */
+  resolver?: Resolver;
+  timeoutMs: number;
+  schedule: readonly number[];
+  clock: () => Date;
+  random?: () => number;
+}
+
+export const API_VERSION = '2026-11-01';
+export const USER_AGENT = 'Cagnotte-Webhooks/1';
+/** An attempt's lease beyond its timeout: past it, the attempt is taken as lost and the sweeper queues the next. */
+const LEASE_MARGIN_MS = 30_000;
+
+interface ClaimedRow {
+  endpoint_id: string;
+  event_id: string;
+  attempts: number;
+  step: number;
+  trigger: 'dispatch' | 'recovery' | 'test';
+  subject: string;
+  is_test: boolean;
+}
+
+interface EventRow {
+  id: string;
+  type: string;
+  created_at: Date;
+  tenant_id: string;
+  subject: string;
+  sequence: string;
+  api_version: string;
+  data: unknown;
+}
+
+/** The public event as sent: `{id, type, createdAt, tenant, subject, sequence, apiVersion, data}`. */
+const bodyOf = (e: EventRow): string =>
+  JSON.stringify({ id: e.id, type: e.type, createdAt: new Date(e.created_at).toISOString(), tenant: e.tenant_id, subject: e.subject, sequence: Number(e.sequence), apiVersion: e.api_version, data: e.data });
+
+const cancelPending = (db: Knex | Knex.Transaction, endpointId: string, why: string) =>
+  db('webhook_deliveries').where({ endpoint_id: endpointId, status: 'pending' }).update({ status: 'cancelled', last_error: why, leased_until: null, updated_at: db.fn.now() });
+
+export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: DeliveryJob): Promise<Outcome | 'skipped'> => {
+  const { knex } = deps;
+  const endpoint: WebhookEndpointRow | undefined = await knex('webhook_endpoints').where({ id: job.endpointId }).first();
+  if (!endpoint) return 'skipped';
+  if (endpoint.deleted_at || endpoint.status !== 'enabled') {
+    // Recorded on the deliveries: what was pending is cancelled (a recovery offers them again once re-enabled).
+    await cancelPending(knex, endpoint.id, endpoint.deleted_at ? 'endpoint deleted' : `endpoint disabled (${endpoint.disabled_reason ?? 'by its owner'})`);
+    return 'skipped';
+  }
+  const claimed = (
+    await knex.raw<{ rows: ClaimedRow[] }>(
+      `UPDATE webhook_deliveries SET attempts = attempts + 1, step = step + 1, leased_until = now() + (? * interval '1 millisecond'), updated_at = now()
+        WHERE endpoint_id = ? AND event_id = ? AND status = 'pending' AND attempts = ? AND (leased_until IS NULL OR leased_until < now())
+        RETURNING endpoint_id, event_id, attempts, step, trigger, subject, commit_position IS NULL AS is_test`,
+      [deps.timeoutMs + LEASE_MARGIN_MS, job.endpointId, job.eventId, job.attempt - 1],
+    )
+  ).rows[0];
+  // Another run of this attempt got there first, or the delivery moved on: nothing to do.
+  if (!claimed) return 'skipped';
+
+  const now = deps.clock();
+  const event: EventRow | undefined = claimed.is_test
+    ? (await knex('webhook_test_events').where({ id: job.eventId }).first<{ payload: { createdAt: string; tenant: string; sequence: number; apiVersion: string } & EventRow } | undefined>().then((r) =>
+        r ? { ...r.payload, created_at: new Date(r.payload.createdAt), tenant_id: r.payload.tenant, sequence: String(r.payload.sequence), api_version: r.payload.apiVersion } : undefined,
+      ))
+    : await knex('rm_public_events').where({ id: job.eventId }).first();
+  if (!event) throw new Error(`webhook delivery ${job.endpointId}:${job.eventId}: the event is not in the feed`);
+  const body = bodyOf(event);
+
+  const started = Date.now();
+  let result: SendResult;
+  if (Buffer.byteLength(body) >= MAX_BODY_BYTES) {
+    result = { kind: 'error', error: `body_too_large: ${Buffer.byteLength(body)} bytes (the limit is ${MAX_BODY_BYTES})`, excerpt: null };
+  } else {
+    result = await send(deps, endpoint, job.eventId, body, now);
+  }
+  const latencyMs = Date.now() - started;
+  const tooLarge = result.kind === 'error' && result.error.startsWith('body_too_large');
+  const outcome: Outcome = tooLarge ? { kind: 'failed' } : outcomeOf(result, claimed.step, deps.schedule, now, (deps.random ?? Math.random)());
+
+  let next: PendingRow | null = null;
+  await knex.transaction(async (trx) => {
+    await trx('webhook_attempts').insert({
+      endpoint_id: claimed.endpoint_id,
+      event_id: claimed.event_id,
+      attempt: claimed.attempts,
+      trigger: claimed.trigger,
+      status_code: result.kind === 'answered' ? result.status : null,
+      latency_ms: latencyMs,
+      error: result.kind === 'error' ? result.error : result.kind === 'answered' && outcome.kind !== 'delivered' ? `HTTP ${result.status}` : null,
+      response_excerpt: result.excerpt,
+      attempted_at: now,
+    });
+    const where = { endpoint_id: claimed.endpoint_id, event_id: claimed.event_id };
+    const lastError = result.kind === 'error' ? result.error : `HTTP ${result.status}`;
+    switch (outcome.kind) {
+      case 'delivered':
+        await trx('webhook_deliveries').where(where).update({ status: 'delivered', delivered_at: now, leased_until: null, next_attempt_at: null, last_error: null, updated_at: trx.fn.now() });
+        await trx('webhook_endpoints').where({ id: endpoint.id }).whereNotNull('failing_since').update({ failing_since: null, updated_at: trx.fn.now() });
+        return;
+      case 'gone':
+        await trx('webhook_deliveries').where(where).update({ status: 'failed', leased_until: null, next_attempt_at: null, last_error: lastError, updated_at: trx.fn.now() });
+        await disable(trx, endpoint.id, 'gone', now);
+        return;
+      case 'failed':
+      case 'retry': {
+        const failingSince = endpoint.failing_since ? new Date(endpoint.failing_since) : now;
+        if (!endpoint.failing_since) await trx('webhook_endpoints').where({ id: endpoint.id }).whereNull('failing_since').update({ failing_since: now, updated_at: trx.fn.now() });
+        if (outcome.kind === 'failed') {
+          await trx('webhook_deliveries').where(where).update({ status: 'failed', leased_until: null, next_attempt_at: null, last_error: lastError, updated_at: trx.fn.now() });
+        } else {
+          const at = new Date(now.getTime() + outcome.delayMs);
+          await trx('webhook_deliveries').where(where).update({ leased_until: null, next_attempt_at: at, last_error: lastError, updated_at: trx.fn.now() });
+          next = { endpoint_id: claimed.endpoint_id, event_id: claimed.event_id, attempts: claimed.attempts, next_attempt_at: at };
+        }
+        if (failingTooLong(failingSince, now)) {
+          await trx('webhook_deliveries').where(where).update({ status: 'failed' });
+          await disable(trx, endpoint.id, 'failing', now);
+          next = null;
+        }
+        return;
+      }
+      default:
+        outcome satisfies never;
+    }
+  });
+  // After the commit: the next attempt, or the next delivery of this subject (per_subject).
+  if (next) await enqueueAttempt(deps.jobs, next);
+  else if (endpoint.ordering === 'per_subject' && !claimed.is_test) {
+    for (const head of await subjectHeads(knex, [{ endpointId: endpoint.id, subject: claimed.subject }])) await enqueueAttempt(deps.jobs, head);
+  }
+  return outcome;
+};
+
+const disable = async (trx: Knex.Transaction, endpointId: string, reason: 'gone' | 'failing', now: Date) => {
+  await trx('webhook_endpoints').where({ id: endpointId, status: 'enabled' }).update({ status: 'disabled', disabled_reason: reason, disabled_at: now, updated_at: trx.fn.now() });
+  await cancelPending(trx, endpointId, `endpoint disabled (${reason})`);
+};
+
+/** The URL check and the address at this attempt, the signature, the POST. A refused URL or address is a failed attempt. */
+const send = async (deps: WebhookDeliveryDeps, endpoint: WebhookEndpointRow, eventId: string, body: string, now: Date): Promise<SendResult> => {
+  const checked = checkWebhookUrl(endpoint.url, { production: deps.production, allowLoopbackHttp: !deps.production, sandboxInboxBase: deps.sandboxInboxBase() });
+  if (!checked.ok) return { kind: 'error', error: `url_refused: ${checked.problem}`, excerpt: null };
+  let address: { address: string; family: 4 | 6 };
+  try {
+    address = await resolvePublicAddress(checked.url.hostname, { production: deps.production, resolver: deps.resolver });
+  } catch (e) {
+    if (e instanceof UnsafeWebhookAddressError) return { kind: 'error', error: `address_refused: ${e.message}`, excerpt: null };
+    throw e;
+  }
+  const [secrets, key] = await Promise.all([deps.keyring.activeSecrets(endpoint.id, now), deps.keyring.signingKey(endpoint.tenant_id)]);
+  const signed = signDelivery({ id: eventId, timestamp: Math.floor(now.getTime() / 1000), body, secrets, ed25519: key.privateKey });
+  const headers = { ...signed, 'content-type': 'application/json', 'user-agent': USER_AGENT };
+  return postWebhook(checked.url, address, headers, body, deps.timeoutMs);
+};
+
+/** The test and recover operations of the endpoints API (ports.ts). */
+export const makeDeliveryScheduler = (deps: Pick<WebhookDeliveryDeps, 'knex' | 'jobs' | 'clock'>): WebhookDeliveryScheduler => ({
+  async scheduleTest(endpoint) {
+    const now = deps.clock();
+    const id = `evt_${randomUUID().replace(/-/g, '')}`;
+    const payload = { id, type: 'webhook.test', createdAt: now.toISOString(), tenant: endpoint.tenant_id, subject: endpoint.id, sequence: 0, apiVersion: API_VERSION, data: { endpointId: endpoint.id } };
+    await deps.knex.transaction(async (trx) => {
+      await trx('webhook_test_events').insert({ id, endpoint_id: endpoint.id, tenant_id: endpoint.tenant_id, payload: JSON.stringify(payload), created_at: now });
+      await trx('webhook_deliveries').insert({ endpoint_id: endpoint.id, event_id: id, subject: endpoint.id, sequence: 0, status: 'pending', trigger: 'test' });
+    });
+    await enqueueAttempt(deps.jobs, { endpoint_id: endpoint.id, event_id: id, attempts: 0, next_attempt_at: null });
+    return { eventId: id };
+  },
+
+  async scheduleRecovery(endpoint, since, until) {
+    const w = (await deps.knex.raw<{ rows: Array<{ from_commit_text: string | null; from_prepare: string | null; from_idx: number | null }> }>(
+      'SELECT from_commit::text AS from_commit_text, from_prepare, from_idx FROM webhook_endpoints WHERE id = ?',
+      [endpoint.id],
+    )).rows[0];
+    const events = (
+      await deps.knex.raw<{ rows: Array<{ id: string; type: string; subject: string; sequence: string; commit_text: string; prepare_position: string; idx: number }> }>(
+        `SELECT e.id, e.type, e.subject, e.sequence, e.commit_position::text AS commit_text, e.prepare_position, e.idx
+           FROM rm_public_events e
+          WHERE e.tenant_id = ? AND e.created_at >= ? AND (?::timestamptz IS NULL OR e.created_at < ?::timestamptz)
+            AND (?::uuid IS NULL OR e.owner_id = ?::uuid)
+            AND (?::text IS NULL OR (e.commit_position, e.prepare_position, e.idx) > (?::text::xid8, ?::bigint, ?::smallint))
+          ORDER BY e.commit_position, e.prepare_position, e.idx`,
+        [endpoint.tenant_id, since, until, until, endpoint.owner_id, endpoint.owner_id, w?.from_commit_text ?? null, w?.from_commit_text ?? null, w?.from_prepare ?? null, w?.from_idx ?? null],
+      )
+    ).rows.filter((e) => matchesEnabledEvents(endpoint.enabled_events, e.type));
+    const rows: PendingRow[] = [];
+    for (let i = 0; i < events.length; i += 500) {
+      const values = events.slice(i, i + 500).map((e) => ({
+        endpoint_id: endpoint.id,
+        event_id: e.id,
+        commit_position: deps.knex.raw('?::text::xid8', [e.commit_text]),
+        prepare_position: e.prepare_position,
+        idx: e.idx,
+        subject: e.subject,
+        sequence: e.sequence,
+        status: 'pending',
+        trigger: 'recovery',
+      }));
+      // A delivery that ended (delivered, failed, cancelled) runs again from the schedule's start; one still pending goes on.
+      const r = await deps.knex('webhook_deliveries')
+        .insert(values)
+        .onConflict(['endpoint_id', 'event_id'])
+        .merge({ status: 'pending', step: 0, trigger: 'recovery', next_attempt_at: null, last_error: null, delivered_at: null, updated_at: deps.knex.fn.now() })
+        .where('webhook_deliveries.status', '<>', 'pending')
+        .returning(['endpoint_id', 'event_id', 'attempts', 'subject']);
+      rows.push(...(r as Array<PendingRow & { subject: string }>).map((x) => ({ ...x, next_attempt_at: null })));
+    }
+    if (endpoint.ordering === 'per_subject') {
+      const subjects = [...new Set((rows as Array<PendingRow & { subject: string }>).map((r) => r.subject))].map((subject) => ({ endpointId: endpoint.id, subject }));
+      for (const head of await subjectHeads(deps.knex, subjects)) await enqueueAttempt(deps.jobs, head);
+    } else {
+      await Promise.all(rows.map((r) => enqueueAttempt(deps.jobs, r)));
+    }
+    return { scheduled: rows.length };
+  },
+});

@@ -1,0 +1,67 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { AttemptResult } from './outcome';
+
+/** What a response keeps in webhook_attempts: its first 1 KB. */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+export type SendResult = AttemptResult & { excerpt: string | null };
+
+const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+
+/**
+ * POSTs `body` to `url`, connecting to `address` (the one the SSRF guard checked), never to what DNS says now: the
+ * request's `lookup` answers that address, while the URL's host still gives the Host header and the TLS name (SNI and
+ * certificate check). Reads at most 1 KB of the answer; `timeoutMs` bounds the whole exchange.
+ */
+export const postWebhook = (url: URL, address: { address: string; family: 4 | 6 }, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult> =>
+  new Promise((resolve) => {
+    const lookup: LookupFunction = (_host, options, callback) => {
+      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [address]);
+      else callback(null, address.address, address.family);
+    };
+    const secure = url.protocol === 'https:';
+    let done = false;
+    const finish = (r: SendResult) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(r);
+    };
+    const req = (secure ? https : http).request(
+      url,
+      {
+        method: 'POST',
+        lookup,
+        agent: secure ? agents.https : agents.http,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const end = () => {
+          const excerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+          const retryAfter = res.headers['retry-after'];
+          finish({ kind: 'answered', status: res.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, excerpt });
+        };
+        res.on('data', (c: Buffer) => {
+          if (size < RESPONSE_EXCERPT_BYTES) chunks.push(c);
+          size += c.length;
+          if (size >= RESPONSE_EXCERPT_BYTES) {
+            // Enough for the excerpt: the rest of a large answer is not read.
+            end();
+            res.destroy();
+          }
+        });
+        res.on('end', end);
+        res.on('error', end);
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish({ kind: 'error', error: `timeout: no answer within ${timeoutMs} ms`, excerpt: null });
+    }, timeoutMs);
+    req.on('error', (e: NodeJS.ErrnoException) => finish({ kind: 'error', error: `${e.code ?? 'error'}: ${e.message}`.slice(0, 500), excerpt: null }));
+    req.end(body);
+  });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import knexFactory, { type Knex } from 'knex';
-import { ConsumerGroup, notifyPublicEvents, positionBefore, type ConsumedEvent, type FeedPosition } from './consumer-group';
+import { ConsumerGroup, notifyPublicEvents, positionBefore, type ConsumedEvent } from './consumer-group';
+import type { FeedPosition } from './cursor';
 
 /**
  * Consumer groups over rm_public_events, with rows inserted directly (the projection is another helper's). Each test

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import type { FeedPosition } from './cursor';
+import { PUBLIC_EVENTS_CHANNEL } from './feed-table';
 
 /**
  * Consumer groups of the public feed (`rm_public_events`): named, checkpointed, at-least-once, shared by several
@@ -18,16 +20,9 @@ import type { Knex } from 'knex';
  * (docs/projections.md), so a row never commits below one already visible: the group skips nothing.
  */
 
-/** The channel the public-events projection notifies after each batch it commits. */
-export const PUBLIC_EVENTS_CHANNEL = 'public_events';
 
 export const CONSUMER_GROUPS_TABLE = 'event_consumer_groups';
 
-export interface FeedPosition {
-  commit: bigint;
-  prepare: bigint;
-  idx: number;
-}
 
 /** A public event as a consumer group hands it over: the row of `rm_public_events`, with its position as numbers. */
 export interface ConsumedEvent {

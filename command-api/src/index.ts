@@ -26,3 +26,5 @@ export * from './invoicing/parties';
 export * from './webhooks/routes';
 export * from './webhooks/ports';
 export * from './webhooks/inbox';
+export * from './webhooks/dispatcher';
+export * from './webhooks/deliveries';

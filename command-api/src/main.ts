@@ -4,6 +4,7 @@ import { startReservationExpiry } from './reservations/expiry';
 import { startListingRefunds } from './pools/listing';
 import { escrowJobDeps, startEscrowJobs } from './escrow/jobs';
 import { invoicingJobDeps, startInvoicingJobs } from './invoicing/jobs';
+import { makeDeliveryScheduler, startWebhooks } from './webhooks/dispatcher';
 import { TenantReadModel } from '@cagnotte/read-models';
 
 /** command-api alone (split deployment): writes only; reads are served by query-api, projections by the worker. */
@@ -13,11 +14,13 @@ void boot('command-api', async (services) => {
   const stopRefunds = startListingRefunds(services, new EscrowLedger(services.ledger));
   const stopEscrowJobs = startEscrowJobs(escrowJobDeps(services));
   const stopInvoicing = startInvoicingJobs(invoicingJobDeps(services));
+  // Webhook delivery (docs/webhooks.md): the dispatcher of the public feed, the delivery workers and their sweeper.
+  const stopWebhooks = startWebhooks(services);
   return {
     app: createApiServer({
       services,
       tenants: new TenantReadModel(services.knex),
-      routes: makeCommandRoutes({ services }),
+      routes: makeCommandRoutes({ services, webhookDelivery: makeDeliveryScheduler({ knex: services.knex, jobs: services.jobs, clock: () => new Date() }) }),
       projections: ['identity', 'pools', 'reservations'],
       info: { title: 'Cagnotte command API', version: '1.0.0', description: 'Write side of the marketplace API.' },
     }),
@@ -26,6 +29,7 @@ void boot('command-api', async (services) => {
       await stopRefunds();
       await stopEscrowJobs();
       await stopInvoicing();
+      await stopWebhooks();
     },
   };
 });

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { makeCommandRoutes } from '@cagnotte/command-api';
+import { makeCommandRoutes, makeDeliveryScheduler } from '@cagnotte/command-api';
 import { makeQueryRoutes } from '@cagnotte/query-api';
 import { createProjectorRunner, type ProjectorRunner } from '@cagnotte/projectors';
 import { createApiServer, type Services } from '@cagnotte/infra';
@@ -18,7 +18,15 @@ export const createEmbedded = async (services: Services, options: { projectors?:
   const app = createApiServer({
     services,
     tenants: new TenantReadModel(services.knex),
-    routes: [...makeCommandRoutes({ services, ...(options.clock ? { clock: options.clock } : {}) }), ...makeQueryRoutes({ services })],
+    routes: [
+      ...makeCommandRoutes({
+        services,
+        ...(options.clock ? { clock: options.clock } : {}),
+        // Test and recover only queue jobs: the delivery workers may run in this process or another.
+        webhookDelivery: makeDeliveryScheduler({ knex: services.knex, jobs: services.jobs, clock: options.clock ?? (() => new Date()) }),
+      }),
+      ...makeQueryRoutes({ services }),
+    ],
     projections: runner.names,
     info: API_INFO,
   });

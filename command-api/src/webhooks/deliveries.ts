@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { JobQueue } from '@cagnotte/infra';
+import { JOB_QUEUES, type JobQueue } from '@cagnotte/infra';
 import type { ConsumedEvent } from '@cagnotte/read-models';
 import { matchesEnabledEvents } from './type-match';
 
@@ -13,7 +13,7 @@ import { matchesEnabledEvents } from './type-match';
  * the queue keeps one. Retries are new jobs, not the queue's own retries: the queue's backoff is one exponential
  * curve per process, and a delivery needs the Standard Webhooks schedule, a Retry-After and a new key per attempt.
  */
-export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
+export const WEBHOOK_DELIVERY_QUEUE = JOB_QUEUES.webhookDeliveries;
 
 export interface DeliveryJob {
   endpointId: string;

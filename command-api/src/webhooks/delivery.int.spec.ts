@@ -323,4 +323,42 @@ test('given a delivered event, when the endpoint asks for a test and a recovery 
   assert.equal(triggers.sort(), [['event', 'dispatch'], ['event', 'recovery'], ['test', 'test']].sort());
 });
 
+test('given deliveries committed but never queued (a dispatcher that died after its commit) and an attempt whose worker died (lease expired), then the sweeper queues them and both are delivered', async () => {
+  const tenant = randomUUID();
+  const rx = await receiver(() => ({ status: 200 }));
+  const ep = await newEndpoint({ tenantId: tenant, url: rx.url });
+  // Published to no dispatcher: the group of start() begins after these rows, as if they had been dispatched already.
+  const [lost, leased] = await publish(tenant, [{ subject: 'res_1' }, { subject: 'res_2' }]);
+  const rows = await knex().raw<{ rows: Array<{ id: string; c: string; p: string }> }>(
+    'SELECT id, commit_position::text AS c, prepare_position AS p FROM rm_public_events WHERE tenant_id = ?',
+    [tenant],
+  );
+  for (const r of rows.rows) {
+    await knex()('webhook_deliveries').insert({
+      endpoint_id: ep.id,
+      event_id: r.id,
+      commit_position: knex().raw('?::text::xid8', [r.c]),
+      prepare_position: r.p,
+      idx: 0,
+      subject: r.id === lost ? 'res_1' : 'res_2',
+      sequence: 1,
+      status: 'pending',
+      created_at: new Date(Date.now() - 10_000),
+      // The second one's first attempt was claimed by a worker that died: attempts 1, its lease over.
+      ...(r.id === leased ? { attempts: 1, step: 1, leased_until: new Date(Date.now() - 1_000), next_attempt_at: new Date(Date.now() - 10_000) } : {}),
+    });
+  }
+  const { stop } = await start();
+  await until('both delivered', async () => (await knex()('webhook_deliveries').where({ endpoint_id: ep.id, status: 'delivered' })).length === 2);
+  await stop();
+  assert.equal(
+    (await attempts(ep.id)).map((a) => [a.event_id === lost ? 'lost' : 'leased', a.attempt]).sort(),
+    [
+      ['leased', 2],
+      ['lost', 1],
+    ],
+  );
+  assert.is(rx.received.length, 2);
+});
+
 test.run();

@@ -63,32 +63,43 @@ const bodyOf = (e: EventRow): string =>
 const cancelPending = (db: Knex | Knex.Transaction, endpointId: string, why: string) =>
   db('webhook_deliveries').where({ endpoint_id: endpointId, status: 'pending' }).update({ status: 'cancelled', last_error: why, leased_until: null, updated_at: db.fn.now() });
 
+/** The claim, with the endpoint and the event it needs, in one statement (a delivery's hot path is three round trips). */
+const CLAIM = `
+  WITH c AS (
+    UPDATE webhook_deliveries d
+       SET attempts = d.attempts + 1, step = d.step + 1, leased_until = now() + (? * interval '1 millisecond'), updated_at = now()
+      FROM webhook_endpoints w
+     WHERE d.endpoint_id = ? AND d.event_id = ? AND d.status = 'pending' AND d.attempts = ? AND (d.leased_until IS NULL OR d.leased_until < now())
+       AND w.id = d.endpoint_id AND w.status = 'enabled' AND w.deleted_at IS NULL
+    RETURNING d.endpoint_id, d.event_id, d.attempts, d.step, d.trigger, d.subject, d.commit_position IS NULL AS is_test
+  )
+  SELECT c.*, row_to_json(w) AS endpoint, row_to_json(e) AS event, t.payload AS test_payload
+    FROM c JOIN webhook_endpoints w ON w.id = c.endpoint_id
+    LEFT JOIN rm_public_events e ON e.id = c.event_id AND NOT c.is_test
+    LEFT JOIN webhook_test_events t ON t.id = c.event_id AND c.is_test`;
+
+type Claimed = ClaimedRow & {
+  endpoint: WebhookEndpointRow;
+  event: EventRow | null;
+  test_payload: ({ createdAt: string; tenant: string; sequence: number; apiVersion: string } & EventRow) | null;
+};
+
 export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: DeliveryJob): Promise<Outcome | 'skipped'> => {
   const { knex } = deps;
-  const endpoint: WebhookEndpointRow | undefined = await knex('webhook_endpoints').where({ id: job.endpointId }).first();
-  if (!endpoint) return 'skipped';
-  if (endpoint.deleted_at || endpoint.status !== 'enabled') {
-    // Recorded on the deliveries: what was pending is cancelled (a recovery offers them again once re-enabled).
-    await cancelPending(knex, endpoint.id, endpoint.deleted_at ? 'endpoint deleted' : `endpoint disabled (${endpoint.disabled_reason ?? 'by its owner'})`);
+  const claimed = (await knex.raw<{ rows: Claimed[] }>(CLAIM, [deps.timeoutMs + LEASE_MARGIN_MS, job.endpointId, job.eventId, job.attempt - 1])).rows[0];
+  if (!claimed) {
+    // Another run of this attempt got there first, the delivery moved on, or the endpoint is off: then what was
+    // pending is cancelled, and says why (a recovery offers it again once re-enabled).
+    const endpoint: WebhookEndpointRow | undefined = await knex('webhook_endpoints').where({ id: job.endpointId }).first();
+    if (endpoint && (endpoint.deleted_at || endpoint.status !== 'enabled')) {
+      await cancelPending(knex, endpoint.id, endpoint.deleted_at ? 'endpoint deleted' : `endpoint disabled (${endpoint.disabled_reason ?? 'by its owner'})`);
+    }
     return 'skipped';
   }
-  const claimed = (
-    await knex.raw<{ rows: ClaimedRow[] }>(
-      `UPDATE webhook_deliveries SET attempts = attempts + 1, step = step + 1, leased_until = now() + (? * interval '1 millisecond'), updated_at = now()
-        WHERE endpoint_id = ? AND event_id = ? AND status = 'pending' AND attempts = ? AND (leased_until IS NULL OR leased_until < now())
-        RETURNING endpoint_id, event_id, attempts, step, trigger, subject, commit_position IS NULL AS is_test`,
-      [deps.timeoutMs + LEASE_MARGIN_MS, job.endpointId, job.eventId, job.attempt - 1],
-    )
-  ).rows[0];
-  // Another run of this attempt got there first, or the delivery moved on: nothing to do.
-  if (!claimed) return 'skipped';
-
+  const endpoint = claimed.endpoint;
   const now = deps.clock();
-  const event: EventRow | undefined = claimed.is_test
-    ? (await knex('webhook_test_events').where({ id: job.eventId }).first<{ payload: { createdAt: string; tenant: string; sequence: number; apiVersion: string } & EventRow } | undefined>().then((r) =>
-        r ? { ...r.payload, created_at: new Date(r.payload.createdAt), tenant_id: r.payload.tenant, sequence: String(r.payload.sequence), api_version: r.payload.apiVersion } : undefined,
-      ))
-    : await knex('rm_public_events').where({ id: job.eventId }).first();
+  const t = claimed.test_payload;
+  const event: EventRow | null = t ? { ...t, created_at: new Date(t.createdAt), tenant_id: t.tenant, sequence: String(t.sequence), api_version: t.apiVersion } : claimed.event;
   if (!event) throw new Error(`webhook delivery ${job.endpointId}:${job.eventId}: the event is not in the feed`);
   const body = bodyOf(event);
 
@@ -102,6 +113,23 @@ export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: Deliver
   const latencyMs = Date.now() - started;
   const tooLarge = result.kind === 'error' && result.error.startsWith('body_too_large');
   const outcome: Outcome = tooLarge ? { kind: 'failed' } : outcomeOf(result, claimed.step, deps.schedule, now, (deps.random ?? Math.random)());
+
+  if (outcome.kind === 'delivered' && result.kind === 'answered') {
+    // One statement (atomic on its own): the attempt, the delivery, and the endpoint no longer failing.
+    await knex.raw(
+      `WITH a AS (
+         INSERT INTO webhook_attempts (endpoint_id, event_id, attempt, trigger, status_code, latency_ms, error, response_excerpt, attempted_at)
+         VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)
+       ), w AS (
+         UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now() WHERE id = ? AND failing_since IS NOT NULL
+       )
+       UPDATE webhook_deliveries SET status = 'delivered', delivered_at = ?, leased_until = NULL, next_attempt_at = NULL, last_error = NULL, updated_at = now()
+        WHERE endpoint_id = ? AND event_id = ?`,
+      [claimed.endpoint_id, claimed.event_id, claimed.attempts, claimed.trigger, result.status, latencyMs, result.excerpt, now, endpoint.id, now, claimed.endpoint_id, claimed.event_id],
+    );
+    if (endpoint.ordering === 'per_subject' && !claimed.is_test) await queueSubjectHead(deps, endpoint.id, claimed.subject);
+    return outcome;
+  }
 
   let next: PendingRow | null = null;
   await knex.transaction(async (trx) => {
@@ -151,10 +179,12 @@ export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: Deliver
   });
   // After the commit: the next attempt, or the next delivery of this subject (per_subject).
   if (next) await enqueueAttempt(deps.jobs, next);
-  else if (endpoint.ordering === 'per_subject' && !claimed.is_test) {
-    for (const head of await subjectHeads(knex, [{ endpointId: endpoint.id, subject: claimed.subject }])) await enqueueAttempt(deps.jobs, head);
-  }
+  else if (endpoint.ordering === 'per_subject' && !claimed.is_test) await queueSubjectHead(deps, endpoint.id, claimed.subject);
   return outcome;
+};
+
+const queueSubjectHead = async (deps: WebhookDeliveryDeps, endpointId: string, subject: string) => {
+  for (const head of await subjectHeads(deps.knex, [{ endpointId, subject }])) await enqueueAttempt(deps.jobs, head);
 };
 
 const disable = async (trx: Knex.Transaction, endpointId: string, reason: 'gone' | 'failing', now: Date) => {

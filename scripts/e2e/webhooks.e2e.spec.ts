@@ -14,14 +14,8 @@ import { createPublicKey, randomUUID, verify } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Webhook } from 'standardwebhooks';
-import { grantAuditor, makeCommandRoutes } from '@cagnotte/command-api';
-import { makeDeliveryScheduler, startWebhookDelivery, webhookDeliveryDeps } from '@cagnotte/command-api/src/webhooks/dispatcher';
-import { makeQueryRoutes } from '@cagnotte/query-api';
-import { createApiServer } from '@cagnotte/infra';
-import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
-import { TenantReadModel } from '@cagnotte/read-models';
-import { API_INFO } from '../src/api';
-import { call, fundingPool, listen, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
+import { grantAuditor, startWebhookDelivery, webhookDeliveryDeps } from '@cagnotte/command-api';
+import { fundingPool, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
 import { acknowledgedCounts, startReceiver, type Receiver, type ReceivedDelivery } from './webhook-receiver';
 import { signXdr } from './wallet';
 
@@ -31,8 +25,6 @@ const TIMEOUT_MS = 1000;
 
 interface Ctx {
   api: TestApi;
-  /** The app with the delivery scheduler (test, recover) and the delivery running beside it. */
-  url: string;
   receiver: Receiver;
   tenant: { id: string; slug: string };
   other: { id: string; slug: string };
@@ -65,39 +57,11 @@ const waitFor = async (probe: () => Promise<boolean>, what: string, timeoutMs = 
   }
 };
 
-/**
- * The embedded app with the delivery side's scheduler behind POST …/test and …/recover, and the delivery itself
- * (dispatcher, workers, sweeper) in this process, as `pnpm start` runs them.
- */
-const serveWithDelivery = async (api: TestApi): Promise<{ url: string; stop: () => Promise<void> }> => {
-  const services = api.services;
-  const deps = { ...webhookDeliveryDeps(services), timeoutMs: TIMEOUT_MS, schedule: RETRY_SCHEDULE_MS };
-  const app = createApiServer({
-    services,
-    tenants: new TenantReadModel(services.knex),
-    routes: [...makeCommandRoutes({ services, webhookDelivery: makeDeliveryScheduler(deps) }), ...makeQueryRoutes({ services })],
-    projections: api.runner.names,
-    info: API_INFO,
-  });
-  const { server, url } = await listen(app);
-  const stopDelivery = startWebhookDelivery(deps, { sweepEveryMs: 1000, sweepGraceMs: 3000 });
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await stopDelivery();
-    await new Promise<void>((r) => server.close(() => r()));
-    server.closeAllConnections?.();
-  };
-  onTestTeardown(stop);
-  return { url, stop };
-};
-
 test.before(async (ctx) => {
   ctx.api = await startApi({ STELLAR_NETWORK_PASSPHRASE: `Cagnotte webhooks e2e ${randomUUID()}`, WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE_MS, WEBHOOK_TIMEOUT_MS: TIMEOUT_MS });
-  const served = await serveWithDelivery(ctx.api);
-  ctx.url = served.url;
-  ctx.stopDelivery = served.stop;
+  // The delivery (dispatcher, workers, sweeper) in this process, as `pnpm start` runs it; the embedded app's test and
+  // recover routes queue its jobs.
+  ctx.stopDelivery = startWebhookDelivery(webhookDeliveryDeps(ctx.api.services), { sweepEveryMs: 1000, sweepGraceMs: 3000 });
   ctx.receiver = await startReceiver();
   ctx.tenant = await ctx.api.tenant();
   ctx.other = await ctx.api.tenant();
@@ -115,8 +79,8 @@ test.after(async (ctx) => {
 
 const as = (ctx: Ctx, user: TestUser) => ({
   post: (path: string, body: unknown = {}): Promise<ApiResponse<Envelope>> =>
-    call(ctx.url, 'POST', path, { token: user.token, tenant: user.tenant, body, headers: { 'Idempotency-Key': randomUUID() } }),
-  get: (path: string): Promise<ApiResponse<Envelope>> => call(ctx.url, 'GET', path, { token: user.token, tenant: user.tenant }),
+    ctx.api.call('POST', path, { token: user.token, tenant: user.tenant, body, headers: { 'Idempotency-Key': randomUUID() } }),
+  get: (path: string): Promise<ApiResponse<Envelope>> => ctx.api.call('GET', path, { token: user.token, tenant: user.tenant }),
 });
 
 /** Every item of the user's feed after `after` (paging to the end), and the cursor to read on from. */

@@ -80,6 +80,7 @@ test.after(async (ctx) => {
 const as = (ctx: Ctx, user: TestUser) => ({
   post: (path: string, body: unknown = {}): Promise<ApiResponse<Envelope>> =>
     ctx.api.call('POST', path, { token: user.token, tenant: user.tenant, body, headers: { 'Idempotency-Key': randomUUID() } }),
+  patch: (path: string, body: unknown): Promise<ApiResponse<Envelope>> => ctx.api.call('PATCH', path, { token: user.token, tenant: user.tenant, body }),
   get: (path: string): Promise<ApiResponse<Envelope>> => ctx.api.call('GET', path, { token: user.token, tenant: user.tenant }),
 });
 
@@ -247,6 +248,47 @@ test('given a receiver that answers 410 Gone, when an event is delivered, then t
   await sleep(1200);
   assert.is(ctx.receiver.on('/b410').length, 1, 'one attempt, no retry, nothing more to a disabled endpoint');
   assert.equal((await attemptsOf(ctx, owner, endpoint.id)).map((a) => a.statusCode), [410]);
+});
+
+test('given an endpoint disabled by a 410, when its owner re-enables it, then the recovery it offers covers the gap: recovering that window delivers the event that got the 410 and those of the disabled time, nothing else', async (ctx) => {
+  const owner = await organiser(ctx, 'Gone Again');
+  const endpoint = await createEndpoint(ctx, owner, '/b410-back');
+  let gone = false;
+  ctx.receiver.answer('/b410-back', () => (gone ? { status: 200 } : ((gone = true), { status: 410 })));
+  const before = await someEvent(ctx, owner);
+  await waitFor(async () => (await as(ctx, owner).get(`/v1/webhooks/${endpoint.id}`)).body.data.status === 'disabled', 'the endpoint disabled');
+  const during = await someEvent(ctx, owner);
+  await waitFor(async () => (await feedAfter(ctx, owner, null)).items.some((e) => e.subject === during), 'the event of the disabled time in the feed');
+  const enabled = await as(ctx, owner).patch(`/v1/webhooks/${endpoint.id}`, { status: 'enabled' });
+  assert.is(enabled.status, 200, enabled.text);
+  const recovery = enabled.body.data.recovery as { since: string; until: string } | undefined;
+  assert.ok(recovery, `re-enabling an endpoint disabled by its receiver offers a recovery: ${enabled.text}`);
+  const recovered = await as(ctx, owner).post(`/v1/webhooks/${endpoint.id}/recover`, recovery);
+  assert.is(recovered.status, 202, recovered.text);
+  await ctx.receiver.until(() => ctx.receiver.on('/b410-back').filter((d) => d.status === 200).length >= 1, 'a recovered delivery', 10_000);
+  await sleep(1000);
+  const acknowledged = ctx.receiver.on('/b410-back').filter((d) => d.status === 200).map((d) => bodyOf(d).subject);
+  assert.equal(acknowledged.sort(), [before, during].sort(), `the gap is the 410’d event and the disabled time’s (offered ${JSON.stringify(recovery)}, scheduled ${recovered.body.data.scheduled})`);
+});
+
+test('given a per_subject endpoint whose receiver fails the first attempt of every event of one subject, when two subjects change in turn, then that subject’s events go one at a time in sequence order, each after the previous one was acknowledged, and the other subject is not held', async (ctx) => {
+  const owner = await organiser(ctx, 'Ordered');
+  await createEndpoint(ctx, owner, '/order', { ordering: 'per_subject' });
+  const slow = await someEvent(ctx, owner, 'slow');
+  const fast = await someEvent(ctx, owner, 'fast');
+  await ctx.receiver.until(() => ctx.receiver.on('/order').length === 2, 'both pool.created');
+  ctx.receiver.answer('/order', ({ arrival, body }) => ((JSON.parse(body) as PublicEvent).subject === slow && arrival === 1 ? { status: 500 } : { status: 200 }));
+  for (let i = 1; i <= 3; i++) {
+    for (const poolId of [slow, fast]) assert.is((await as(ctx, owner).patch(`/api/pools/${poolId}`, { title: `${poolId === slow ? 'slow' : 'fast'} ${i}` })).status, 200);
+  }
+  await ctx.receiver.until(() => ctx.receiver.on('/order').filter((d) => d.status === 200).length === 2 + 6, 'the six updates acknowledged', 20_000);
+  const updates = ctx.receiver.on('/order').slice(2);
+  const of = (subject: string) => updates.filter((d) => bodyOf(d).subject === subject);
+  const slowOnes = of(slow);
+  assert.equal(slowOnes.map((d) => [bodyOf(d).sequence, d.status]), [...new Set(slowOnes.map((d) => bodyOf(d).sequence))].sort((a, b) => a - b).flatMap((q) => [[q, 500], [q, 200]]), 'each one failed once, then acknowledged, before the next was sent');
+  assert.equal(of(fast).map((d) => d.status), [200, 200, 200]);
+  assert.equal(of(fast).map((d) => bodyOf(d).sequence), [...of(fast).map((d) => bodyOf(d).sequence)].sort((a, b) => a - b));
+  assert.ok(of(fast).at(-1)!.at < slowOnes.at(-1)!.at, 'the failing subject held only itself');
 });
 
 test('given a receiver that hangs, when an event is delivered, then the attempt is recorded as a timeout and retried', async (ctx) => {

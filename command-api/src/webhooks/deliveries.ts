@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { JOB_QUEUES, type JobQueue } from '@cagnotte/infra';
-import type { ConsumedEvent } from '@cagnotte/read-models';
-import { matchesEnabledEvents } from './type-match';
+import { compareFeedPositions, matchesEnabledEvents, positionOfRow, type FeedPosition, type PublicEventRow } from '@cagnotte/read-models';
 
 /**
  * The rows of webhook delivery (migrations 025, 026): one `webhook_deliveries` row per (endpoint, event), and how its
@@ -49,13 +48,9 @@ interface EndpointMatchRow {
   from_idx: number | null;
 }
 
-const after = (e: ConsumedEvent, w: EndpointMatchRow): boolean => {
-  if (w.from_commit_text === null) return true;
-  const c = BigInt(w.from_commit_text);
-  const p = BigInt(w.from_prepare ?? 0);
-  const i = w.from_idx ?? 0;
-  return e.position.commit !== c ? e.position.commit > c : e.position.prepare !== p ? e.position.prepare > p : e.position.idx > i;
-};
+/** The event comes after the endpoint's creation (its `from_*` position, the feed head then), as numbers. */
+const after = (e: FeedPosition, w: EndpointMatchRow): boolean =>
+  w.from_commit_text === null || compareFeedPositions(e, positionOfRow({ commit_text: w.from_commit_text, prepare_position: w.from_prepare ?? '0', idx: w.from_idx ?? 0 })) > 0;
 
 /** What the dispatcher queues once its batch is committed: every new delivery of `none` endpoints, the subjects of `per_subject` ones. */
 export interface Dispatched {
@@ -68,8 +63,8 @@ export interface Dispatched {
  * tenant, the endpoint enabled and not deleted, its owner scope, its enabledEvents, created before the event).
  * A batch handled again inserts nothing twice (ON CONFLICT DO NOTHING).
  */
-export const insertDeliveries = async (trx: Knex.Transaction, events: ConsumedEvent[]): Promise<Dispatched> => {
-  const tenants = [...new Set(events.map((e) => e.tenantId))];
+export const insertDeliveries = async (trx: Knex.Transaction, events: PublicEventRow[]): Promise<Dispatched> => {
+  const tenants = [...new Set(events.map((e) => e.tenant_id))];
   if (tenants.length === 0) return { rows: [], subjects: [] };
   const endpoints = (
     await trx.raw<{ rows: EndpointMatchRow[] }>(
@@ -81,14 +76,15 @@ export const insertDeliveries = async (trx: Knex.Transaction, events: ConsumedEv
   if (endpoints.length === 0) return { rows: [], subjects: [] };
   const values: Array<Record<string, unknown>> = [];
   for (const e of events) {
+    const position = positionOfRow(e);
     for (const w of endpoints) {
-      if (w.tenant_id !== e.tenantId || (w.owner_id !== null && w.owner_id !== e.ownerId) || !matchesEnabledEvents(w.enabled_events, e.type) || !after(e, w)) continue;
+      if (w.tenant_id !== e.tenant_id || (w.owner_id !== null && w.owner_id !== e.owner_id) || !matchesEnabledEvents(w.enabled_events, e.type) || !after(position, w)) continue;
       values.push({
         endpoint_id: w.id,
         event_id: e.id,
-        commit_position: trx.raw('?::text::xid8', [e.position.commit.toString()]),
-        prepare_position: e.position.prepare.toString(),
-        idx: e.position.idx,
+        commit_position: trx.raw('?::text::xid8', [e.commit_text]),
+        prepare_position: e.prepare_position,
+        idx: e.idx,
         subject: e.subject,
         sequence: e.sequence,
         status: 'pending',

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { Webhook } from 'standardwebhooks';
 import { BullJobQueue, SANDBOX_WEBHOOK_ENCRYPTION_KEY, WebhookKeyring, createLogger, verifyEd25519Delivery, webhookEncryptionKey, type JobQueue, type SignedDeliveryHeaders } from '@cagnotte/infra';
 import { onTestTeardown, testKnex } from '@cagnotte/infra/src/testing/resources';
-import { ConsumerGroup, notifyPublicEvents } from '@cagnotte/read-models';
+import { ConsumerGroup, PUBLIC_EVENTS_CHANNEL } from '@cagnotte/read-models';
 import { startWebhookDelivery } from './dispatcher';
 import { makeDeliveryScheduler, type WebhookDeliveryDeps } from './delivery';
 
@@ -102,7 +102,7 @@ const publish = async (tenantId: string, events: Array<{ type?: string; subject:
         data: JSON.stringify({ reservationId: e.subject, amount: '12.5000000' }),
       })),
     );
-    await notifyPublicEvents(trx);
+    await trx.raw('SELECT pg_notify(?, ?)', [PUBLIC_EVENTS_CHANNEL, tenantId]);
   });
   return ids;
 };

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { UnsafeWebhookAddressError, checkWebhookUrl, resolvePublicAddress, signDelivery, type JobQueue, type Logger, type Resolver, type WebhookKeyring } from '@cagnotte/infra';
-import type { WebhookEndpointRow } from '@cagnotte/read-models';
+import { API_VERSION, matchesEnabledEvents, toPublicEvent, type PublicEvent, type PublicEventRow, type WebhookEndpointRow } from '@cagnotte/read-models';
 import { enqueueAttempt, subjectHeads, type DeliveryJob, type PendingRow } from './deliveries';
 import { MAX_BODY_BYTES, failingTooLong, outcomeOf, type Outcome } from './outcome';
 import { postWebhook, type SendResult } from './sender';
 import type { WebhookDeliveryScheduler } from './ports';
-import { matchesEnabledEvents } from './type-match';
 
 /**
  * One webhook attempt, run by a job of the `webhook-deliveries` queue (docs/webhooks.md, "Delivery"): claim the
@@ -30,7 +29,6 @@ export interface WebhookDeliveryDeps {
   random?: () => number;
 }
 
-export const API_VERSION = '2026-11-01';
 export const USER_AGENT = 'Cagnotte-Webhooks/1';
 /** An attempt's lease beyond its timeout: past it, the attempt is taken as lost and the sweeper queues the next. */
 const LEASE_MARGIN_MS = 30_000;
@@ -45,20 +43,11 @@ interface ClaimedRow {
   is_test: boolean;
 }
 
-interface EventRow {
-  id: string;
-  type: string;
-  created_at: Date;
-  tenant_id: string;
-  subject: string;
-  sequence: string;
-  api_version: string;
-  data: unknown;
-}
+/** The event as the claim reads it: a feed row (row_to_json), or a test event's stored envelope. */
+type EventRow = Omit<PublicEventRow, 'commit_text' | 'prepare_position' | 'idx'>;
 
-/** The public event as sent: `{id, type, createdAt, tenant, subject, sequence, apiVersion, data}`. */
-const bodyOf = (e: EventRow): string =>
-  JSON.stringify({ id: e.id, type: e.type, createdAt: new Date(e.created_at).toISOString(), tenant: e.tenant_id, subject: e.subject, sequence: Number(e.sequence), apiVersion: e.api_version, data: e.data });
+/** The body: the public event's envelope, the same as the feed serves (read-models/src/webhooks/feed-table.ts). */
+const bodyOf = (e: EventRow): string => JSON.stringify(toPublicEvent(e));
 
 const cancelPending = (db: Knex | Knex.Transaction, endpointId: string, why: string) =>
   db('webhook_deliveries').where({ endpoint_id: endpointId, status: 'pending' }).update({ status: 'cancelled', last_error: why, leased_until: null, updated_at: db.fn.now() });
@@ -81,7 +70,7 @@ const CLAIM = `
 type Claimed = ClaimedRow & {
   endpoint: WebhookEndpointRow;
   event: EventRow | null;
-  test_payload: ({ createdAt: string; tenant: string; sequence: number; apiVersion: string } & EventRow) | null;
+  test_payload: PublicEvent | null;
 };
 
 export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: DeliveryJob): Promise<Outcome | 'skipped'> => {
@@ -99,7 +88,9 @@ export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: Deliver
   const endpoint = claimed.endpoint;
   const now = deps.clock();
   const t = claimed.test_payload;
-  const event: EventRow | null = t ? { ...t, created_at: new Date(t.createdAt), tenant_id: t.tenant, sequence: String(t.sequence), api_version: t.apiVersion } : claimed.event;
+  const event: EventRow | null = t
+    ? { id: t.id, type: t.type, created_at: t.createdAt, tenant_id: t.tenant, owner_id: null, subject: t.subject, sequence: String(t.sequence), api_version: t.apiVersion, data: t.data }
+    : claimed.event;
   if (!event) throw new Error(`webhook delivery ${job.endpointId}:${job.eventId}: the event is not in the feed`);
   const body = bodyOf(event);
 

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import knexFactory, { type Knex } from 'knex';
-import { ConsumerGroup, notifyPublicEvents, positionBefore, type ConsumedEvent } from './consumer-group';
+import { ConsumerGroup, positionBefore } from './consumer-group';
 import type { FeedPosition } from './cursor';
+import { PUBLIC_EVENTS_CHANNEL, type PublicEventRow } from './feed-table';
+import { positionOfRow } from './feed-reader';
 
 /**
  * Consumer groups over rm_public_events, with rows inserted directly (the projection is another helper's). Each test
@@ -58,6 +60,10 @@ const headPosition = async (): Promise<FeedPosition | null> => {
   return top ? { commit: BigInt(top.c), prepare: BigInt(top.p), idx: Number(top.i) } : null;
 };
 
+/** A row as the handler got it, with its position as numbers. */
+type Consumed = PublicEventRow & { position: FeedPosition };
+const withPosition = (rows: PublicEventRow[]): Consumed[] => rows.map((r) => ({ ...r, position: positionOfRow(r) }));
+
 const key = (p: FeedPosition) => `${p.commit}.${p.prepare}.${p.idx}`;
 
 test('given 2,000 events and three workers in one group, when one worker throws mid-batch and another loses its connection, then every event is handled, each committed once and in order, the failed batches by another worker, and the position never goes back', async () => {
@@ -73,14 +79,14 @@ test('given 2,000 events and three workers in one group, when one worker throws 
   await group.ensure();
   const handledBy = new Map<string, Set<string>>();
   const handledTimes = new Map<string, number>();
-  const committed: ConsumedEvent[][] = [];
+  const committed: Consumed[][] = [];
   const failedBatches: Array<{ worker: string; keys: string[] }> = [];
   let batchesA = 0;
   let batchesB = 0;
   const aborts = { A: new AbortController(), B: new AbortController(), C: new AbortController() };
 
-  const handlerOf = (worker: 'A' | 'B' | 'C') => async (events: ConsumedEvent[], trx: Knex.Transaction) => {
-    const mine = events.filter((e) => e.tenantId === tenant);
+  const handlerOf = (worker: 'A' | 'B' | 'C') => async (rows: PublicEventRow[], trx: Knex.Transaction) => {
+    const mine = withPosition(rows).filter((e) => e.tenant_id === tenant);
     for (const e of mine) {
       const k = key(e.position);
       if (!handledBy.has(k)) handledBy.set(k, new Set());
@@ -120,6 +126,8 @@ test('given 2,000 events and three workers in one group, when one worker throws 
   await Promise.all(runs);
   sampling = false;
   await sampler;
+  // The rows are this spec's own: other specs reading the whole feed (the operator's tail) need not see them.
+  await knex('rm_public_events').where({ tenant_id: tenant }).delete();
 
   // Every event handled at least once.
   assert.is(handledBy.size, positions.length);
@@ -149,9 +157,9 @@ test('given a group after the head and a long poll, when a public event is commi
   const from = await headPosition();
   const group = new ConsumerGroup(knex, `spec-${randomUUID()}`, { pollMs: 10_000, maxPollMs: 10_000 });
   await group.ensure(from);
-  const got: ConsumedEvent[] = [];
+  const got: Consumed[] = [];
   const stop = new AbortController();
-  const run = group.run(async (events) => void got.push(...events.filter((e) => e.tenantId === tenant)), { signal: stop.signal });
+  const run = group.run(async (rows) => void got.push(...withPosition(rows).filter((e) => e.tenant_id === tenant)), { signal: stop.signal });
   await sleep(300); // the worker found nothing and waits on its 10 s poll
   const commit = (from?.commit ?? 0n) + 1_000n;
   const t0 = Date.now();
@@ -170,7 +178,7 @@ test('given a group after the head and a long poll, when a public event is commi
       created_at: new Date(),
       data: '{}',
     });
-    await notifyPublicEvents(trx);
+    await trx.raw('SELECT pg_notify(?, ?)', [PUBLIC_EVENTS_CHANNEL, tenant]);
   });
   await until('the event is handled', () => got.length === 1, 5_000);
   const latency = Date.now() - t0;
@@ -185,9 +193,9 @@ test('given no notification at all, when events are committed, then polling alon
   const tenant = randomUUID();
   await insertRows(tenant, [{ commit: 3n, prepare: freshPrepareBase(), idx: 0 }]);
   const group = new ConsumerGroup(knex, `spec-${randomUUID()}`, { pollMs: 20, maxPollMs: 100, listen: false });
-  const got: ConsumedEvent[] = [];
+  const got: Consumed[] = [];
   const stop = new AbortController();
-  const run = group.run(async (events) => void got.push(...events.filter((e) => e.tenantId === tenant)), { signal: stop.signal });
+  const run = group.run(async (rows) => void got.push(...withPosition(rows).filter((e) => e.tenant_id === tenant)), { signal: stop.signal });
   try {
     await until('the first event is handled', () => got.length === 1);
     const top = (await headPosition())!;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import type { FeedPosition } from './cursor';
-import { PUBLIC_EVENTS_CHANNEL } from './feed-table';
+import { compareFeedPositions, type FeedPosition } from './cursor';
+import { PUBLIC_EVENTS_CHANNEL, PUBLIC_EVENTS_TABLE, type PublicEventRow } from './feed-table';
+import { FEED_COLUMNS, positionOfRow, whereAfter } from './feed-reader';
 
 /**
  * Consumer groups of the public feed (`rm_public_events`): named, checkpointed, at-least-once, shared by several
@@ -20,30 +21,14 @@ import { PUBLIC_EVENTS_CHANNEL } from './feed-table';
  * (docs/projections.md), so a row never commits below one already visible: the group skips nothing.
  */
 
-
 export const CONSUMER_GROUPS_TABLE = 'event_consumer_groups';
-
-
-/** A public event as a consumer group hands it over: the row of `rm_public_events`, with its position as numbers. */
-export interface ConsumedEvent {
-  position: FeedPosition;
-  id: string;
-  tenantId: string;
-  ownerId: string | null;
-  type: string;
-  subject: string;
-  sequence: number;
-  apiVersion: string;
-  createdAt: Date;
-  data: unknown;
-}
 
 /**
  * Handles one batch inside the group's transaction. It may answer a function to run once the batch is committed
  * (work that must see the batch's writes, such as queueing jobs that read them); that one runs at most once per
  * committed batch and may be lost with the process, so it must be re-doable from the committed rows.
  */
-export type BatchHandler = (events: ConsumedEvent[], trx: Knex.Transaction) => Promise<void | (() => Promise<void>)>;
+export type BatchHandler = (events: PublicEventRow[], trx: Knex.Transaction) => Promise<void | (() => Promise<void>)>;
 
 export interface RunOptions {
   batchSize?: number;
@@ -64,37 +49,8 @@ export interface ConsumerGroupOptions {
 /** A batch tried by `runOnce`: `locked` when another worker of the group holds it. */
 export type BatchResult = { kind: 'handled'; count: number; last: FeedPosition } | { kind: 'empty' } | { kind: 'locked' };
 
-interface Row {
-  commit_text: string;
-  prepare_position: string;
-  idx: number;
-  id: string;
-  tenant_id: string;
-  owner_id: string | null;
-  type: string;
-  subject: string;
-  sequence: string;
-  api_version: string;
-  created_at: Date;
-  data: unknown;
-}
-
-const toEvent = (r: Row): ConsumedEvent => ({
-  position: { commit: BigInt(r.commit_text), prepare: BigInt(r.prepare_position), idx: Number(r.idx) },
-  id: r.id,
-  tenantId: r.tenant_id,
-  ownerId: r.owner_id,
-  type: r.type,
-  subject: r.subject,
-  sequence: Number(r.sequence),
-  apiVersion: r.api_version,
-  createdAt: new Date(r.created_at),
-  data: r.data,
-});
-
 /** a < b, as numbers. */
-export const positionBefore = (a: FeedPosition, b: FeedPosition): boolean =>
-  a.commit !== b.commit ? a.commit < b.commit : a.prepare !== b.prepare ? a.prepare < b.prepare : a.idx < b.idx;
+export const positionBefore = (a: FeedPosition, b: FeedPosition): boolean => compareFeedPositions(a, b) < 0;
 
 const sleep = (ms: number, signal?: AbortSignal, wake?: { promise: Promise<void> }) =>
   new Promise<void>((resolve) => {
@@ -144,23 +100,20 @@ export class ConsumerGroup {
   async runOnce(handler: BatchHandler, batchSize = 100): Promise<BatchResult> {
     let after: (() => Promise<void>) | void = undefined;
     const result = await this.knex.transaction(async (trx): Promise<BatchResult> => {
-      const claimed = await trx.raw<{ rows: unknown[] }>(`SELECT name FROM ${CONSUMER_GROUPS_TABLE} WHERE name = ? FOR UPDATE SKIP LOCKED`, [this.name]);
-      if (claimed.rows.length === 0) return { kind: 'locked' };
-      // The position is read under the lock, in the same statement as the batch: the latest committed one.
-      const batch = await trx.raw<{ rows: Row[] }>(
-        `SELECT e.commit_position::text AS commit_text, e.prepare_position, e.idx, e.id, e.tenant_id, e.owner_id, e.type, e.subject,
-                e.sequence, e.api_version, e.created_at, e.data
-           FROM rm_public_events e, ${CONSUMER_GROUPS_TABLE} g
-          WHERE g.name = ?
-            AND (g.commit_position IS NULL OR (e.commit_position, e.prepare_position, e.idx) > (g.commit_position, g.prepare_position, g.idx))
-          ORDER BY e.commit_position, e.prepare_position, e.idx
-          LIMIT ?`,
-        [this.name, batchSize],
+      const claimed = await trx.raw<{ rows: Array<{ commit_text: string | null; prepare_position: string | null; idx: number | null }> }>(
+        `SELECT commit_position::text AS commit_text, prepare_position, idx FROM ${CONSUMER_GROUPS_TABLE} WHERE name = ? FOR UPDATE SKIP LOCKED`,
+        [this.name],
       );
-      if (batch.rows.length === 0) return { kind: 'empty' };
-      const events = batch.rows.map(toEvent);
+      const group = claimed.rows[0];
+      if (!group) return { kind: 'locked' };
+      // The position read under the lock is the latest committed one; the batch follows it, in feed order.
+      const position = group.commit_text === null ? null : positionOfRow({ commit_text: group.commit_text, prepare_position: group.prepare_position ?? '0', idx: group.idx ?? 0 });
+      const events: PublicEventRow[] = await whereAfter(trx(PUBLIC_EVENTS_TABLE).select(trx.raw(FEED_COLUMNS)), position)
+        .orderBy([{ column: 'commit_position' }, { column: 'prepare_position' }, { column: 'idx' }])
+        .limit(batchSize);
+      if (events.length === 0) return { kind: 'empty' };
       after = await handler(events, trx);
-      const last = events[events.length - 1]!.position;
+      const last = positionOfRow(events[events.length - 1]!);
       await trx.raw(
         `UPDATE ${CONSUMER_GROUPS_TABLE}
             SET commit_position = ?::text::xid8, prepare_position = ?::bigint, idx = ?::smallint,
@@ -262,6 +215,3 @@ interface PgConnection {
   removeListener(event: 'notification', fn: () => void): void;
   query(sql: string): Promise<unknown>;
 }
-
-/** Tells the groups' workers that new public events are committed (the projection calls it in its transaction). */
-export const notifyPublicEvents = (db: Knex | Knex.Transaction): Promise<unknown> => db.raw(`SELECT pg_notify('${PUBLIC_EVENTS_CHANNEL}', '')`);

@@ -8,3 +8,4 @@ export * from './feed-table';
 export * from './schema-compat';
 export * from './cursor';
 export * from './feed-reader';
+export * from './type-match';

@@ -139,24 +139,25 @@ export const enqueueDispatched = async (knex: Knex, jobs: JobQueue, d: Dispatche
 
 /**
  * The safety net: pending deliveries whose attempt is overdue by `graceMs` and not in flight (a job lost with Redis,
- * a dispatcher that died between its commit and its queueing, an attempt whose worker died): their next attempt is
- * queued again. per_subject endpoints only get their subjects' heads.
+ * a dispatcher that died between its commit and its queueing, an attempt whose worker died: its lease ran out) get
+ * their next attempt queued again; the queue ignores a key it still has. Of a per_subject endpoint, only a subject's
+ * oldest pending delivery counts (the others wait for it), so a long backlog behind a failing one is not swept.
  */
 export const sweepOverdue = async (knex: Knex, jobs: JobQueue, graceMs: number, limit = 500): Promise<number> => {
-  const r = await knex.raw<{ rows: Array<PendingRow & { subject: string; ordering: string; is_test: boolean }> }>(
-    `SELECT d.endpoint_id, d.event_id, d.attempts, d.next_attempt_at, d.subject, w.ordering, d.commit_position IS NULL AS is_test
+  const r = await knex.raw<{ rows: PendingRow[] }>(
+    `SELECT d.endpoint_id, d.event_id, d.attempts
        FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
       WHERE d.status = 'pending' AND coalesce(d.next_attempt_at, d.created_at) < now() - (? * interval '1 millisecond')
         AND (d.leased_until IS NULL OR d.leased_until < now())
-      ORDER BY d.next_attempt_at NULLS FIRST
+        AND (w.ordering <> 'per_subject' OR d.commit_position IS NULL OR NOT EXISTS (
+              SELECT 1 FROM webhook_deliveries o
+               WHERE o.endpoint_id = d.endpoint_id AND o.subject = d.subject AND o.status = 'pending' AND o.commit_position IS NOT NULL
+                 AND (o.commit_position, o.prepare_position, o.idx) < (d.commit_position, d.prepare_position, d.idx)))
+      ORDER BY coalesce(d.next_attempt_at, d.created_at)
       LIMIT ?`,
     [graceMs, limit],
   );
-  const plain = r.rows.filter((x) => x.ordering !== 'per_subject' || x.is_test).map((x) => ({ ...x, next_attempt_at: null }));
-  const heads = await subjectHeads(
-    knex,
-    r.rows.filter((x) => x.ordering === 'per_subject' && !x.is_test).map((x) => ({ endpointId: x.endpoint_id, subject: x.subject })),
-  );
-  await Promise.all([...plain, ...heads.map((h) => ({ ...h, next_attempt_at: null }))].map((row) => enqueueAttempt(jobs, row)));
-  return plain.length + heads.length;
+  // Overdue: the next attempt runs now.
+  await Promise.all(r.rows.map((row) => enqueueAttempt(jobs, { ...row, next_attempt_at: null })));
+  return r.rows.length;
 };

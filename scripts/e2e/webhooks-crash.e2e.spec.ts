@@ -346,7 +346,7 @@ test('kill -9 while 1,000 events go to 5 endpoints: every (endpoint, event) pair
     console.log(
       `    kill -9 × ${kills} (at ${killTimes.map((t) => `${(t / 1000).toFixed(1)} s`).join(', ')}; ${server.starts} starts): ${feed.length} events × ${ENDPOINTS} endpoints = ${pairs} pairs; ` +
         `${receiver.deliveries.length} deliveries, ${duplicates} duplicates (deduped on webhook-id; ${unexcused} without a kill between), ${left} pairs missing, ${strays} strays, ${unverified} unverified, ${outOfOrder} out of order (per_subject); ` +
-        `produced by ${(productionMs / 1000).toFixed(1)} s, all delivered by ${(deliveredMs / 1000).toFixed(1)} s; feed reader: ${reader.items.length} read, ${readerDuplicates} repeated, ${reader.failures} failed requests; SSE: ${streamed.ids.length} read, ${streamed.ids.length - new Set(streamed.ids).size} repeated, ${streamed.reconnects} reconnections`,
+        `produced by ${(productionMs / 1000).toFixed(1)} s, all delivered by ${(deliveredMs / 1000).toFixed(1)} s (${((deliveredMs - (killTimes.at(-1) ?? 0)) / 1000).toFixed(1)} s after the last kill: lost attempts wait for their lease and the sweeper); feed reader: ${reader.items.length} read, ${readerDuplicates} repeated, ${reader.failures} failed requests; SSE: ${streamed.ids.length} read, ${streamed.ids.length - new Set(streamed.ids).size} repeated, ${streamed.reconnects} reconnections`,
     );
     assert.ok(kills >= KILLS, 'the server was killed as planned');
     assert.is(left, 0, 'every (endpoint, event) pair delivered at least once');

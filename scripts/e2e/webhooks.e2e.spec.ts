@@ -3,7 +3,8 @@
  * HTTP the way a partner does: an organiser's endpoint receives every public event of a pool from publish to
  * settlement exactly once, in `sequence` order per subject, each verified with the npm `standardwebhooks` package and
  * equal to the feed's item; failures (500, 410, a hang, 429 with Retry-After) are retried or disable the endpoint as
- * the schedule says, and GET …/attempts shows them; a secret rotated mid-stream signs beside the new one, and the
+ * the schedule says, and GET …/attempts shows them; per_subject holds a failing subject only, one event at a time;
+ * re-enabling an endpoint a 410 disabled offers a recovery window that covers the gap; a secret rotated mid-stream signs beside the new one, and the
  * tenant's ed25519 key verifies v1a with node:crypto; recover re-delivers a window with the same webhook-ids; test
  * sends a webhook.test; another organiser's or tenant's events never arrive.
  *

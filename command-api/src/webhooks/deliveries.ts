@@ -31,11 +31,19 @@ export interface PendingRow {
   next_attempt_at: Date | null;
 }
 
-export const enqueueAttempt = (jobs: JobQueue, row: PendingRow): Promise<string> => {
+const attemptJob = (row: PendingRow) => {
   const attempt = row.attempts + 1;
-  const job: DeliveryJob = { endpointId: row.endpoint_id, eventId: row.event_id, attempt };
-  return jobs.enqueue(WEBHOOK_DELIVERY_QUEUE, deliveryJobKey(row.endpoint_id, row.event_id, attempt), job, row.next_attempt_at ? { runAt: row.next_attempt_at } : {});
+  const payload: DeliveryJob = { endpointId: row.endpoint_id, eventId: row.event_id, attempt };
+  return { key: deliveryJobKey(row.endpoint_id, row.event_id, attempt), payload, options: row.next_attempt_at ? { runAt: row.next_attempt_at } : {} };
 };
+
+export const enqueueAttempt = (jobs: JobQueue, row: PendingRow): Promise<string> => {
+  const j = attemptJob(row);
+  return jobs.enqueue(WEBHOOK_DELIVERY_QUEUE, j.key, j.payload, j.options);
+};
+
+/** The next attempts of many deliveries, in one round trip. */
+export const enqueueAttempts = (jobs: JobQueue, rows: PendingRow[]): Promise<void> => jobs.enqueueMany(WEBHOOK_DELIVERY_QUEUE, rows.map(attemptJob));
 
 interface EndpointMatchRow {
   id: string;
@@ -134,7 +142,7 @@ export const subjectHeads = async (knex: Knex, keys: Array<{ endpointId: string;
 /** Queues the rows (`none`) and the subjects' heads (`per_subject`); the queue ignores keys it already has. */
 export const enqueueDispatched = async (knex: Knex, jobs: JobQueue, d: Dispatched): Promise<void> => {
   const heads = await subjectHeads(knex, d.subjects);
-  await Promise.all([...d.rows, ...heads].map((row) => enqueueAttempt(jobs, row)));
+  await enqueueAttempts(jobs, [...d.rows, ...heads]);
 };
 
 /**
@@ -158,6 +166,9 @@ export const sweepOverdue = async (knex: Knex, jobs: JobQueue, graceMs: number, 
     [graceMs, limit],
   );
   // Overdue: the next attempt runs now.
-  await Promise.all(r.rows.map((row) => enqueueAttempt(jobs, { ...row, next_attempt_at: null })));
+  await enqueueAttempts(
+    jobs,
+    r.rows.map((row) => ({ ...row, next_attempt_at: null })),
+  );
   return r.rows.length;
 };

@@ -83,7 +83,7 @@ const newEndpoint = async (o: { tenantId: string; url: string; ordering?: 'none'
 };
 
 /** Public events committed as the projection would: one transaction, positions at its own xid, then a NOTIFY. */
-const publish = async (tenantId: string, events: Array<{ type?: string; subject: string; sequence?: number }>) => {
+const publish = async (tenantId: string, events: Array<{ type?: string; subject: string; sequence?: number; data?: unknown }>) => {
   const ids = events.map(() => `evt_${randomUUID().replace(/-/g, '')}`);
   await knex().transaction(async (trx) => {
     await trx('rm_public_events').insert(
@@ -99,7 +99,7 @@ const publish = async (tenantId: string, events: Array<{ type?: string; subject:
         sequence: e.sequence ?? i + 1,
         api_version: '2026-11-01',
         created_at: new Date(),
-        data: JSON.stringify({ reservationId: e.subject, amount: '12.5000000' }),
+        data: JSON.stringify(e.data ?? { reservationId: e.subject, amount: '12.5000000' }),
       })),
     );
     await trx.raw('SELECT pg_notify(?, ?)', [PUBLIC_EVENTS_CHANNEL, tenantId]);
@@ -359,6 +359,31 @@ test('given deliveries committed but never queued (a dispatcher that died after 
     ],
   );
   assert.is(rx.received.length, 2);
+});
+
+test('given an event whose body would reach 64 KB, then nothing is sent and the delivery fails with body_too_large; given an endpoint disabled by its owner, then its pending deliveries are cancelled, saying why', async () => {
+  const tenant = randomUUID();
+  const rx = await receiver((_r, n) => ({ status: n === 1 ? 500 : 200 }));
+  const ep = await newEndpoint({ tenantId: tenant, url: rx.url });
+  const { stop } = await start({ schedule: [0, 1_000] });
+  const [big, small] = await publish(tenant, [
+    { subject: 'res_big', data: { note: 'x'.repeat(64 * 1024) } },
+    { subject: 'res_1' },
+  ]);
+  await until('the big one failed and the small one was tried', async () => (await delivery(ep.id, big!))?.status === 'failed' && (await attempts(ep.id)).length === 2);
+  const bigAttempt = (await attempts(ep.id)).find((a) => a.event_id === big)!;
+  assert.match(bigAttempt.error, /^body_too_large/);
+  assert.equal(
+    rx.received.map((r) => r.headers['webhook-id']),
+    [small],
+    'only the small event reached the receiver',
+  );
+  // The small one's retry is due in a second: the owner disables the endpoint meanwhile.
+  await knex()('webhook_endpoints').where({ id: ep.id }).update({ status: 'disabled', disabled_at: new Date() });
+  await until('cancelled', async () => (await delivery(ep.id, small!))?.status === 'cancelled', 5_000);
+  await stop();
+  assert.match((await delivery(ep.id, small!)).last_error, /endpoint disabled/);
+  assert.is(rx.received.length, 1, 'nothing sent to a disabled endpoint');
 });
 
 test.run();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { UnsafeWebhookAddressError, checkWebhookUrl, resolvePublicAddress, signDelivery, type JobQueue, type Logger, type Resolver, type WebhookKeyring } from '@cagnotte/infra';
 import { API_VERSION, matchesEnabledEvents, toPublicEvent, type PublicEvent, type PublicEventRow, type WebhookEndpointRow } from '@cagnotte/read-models';
-import { enqueueAttempt, subjectHeads, type DeliveryJob, type PendingRow } from './deliveries';
+import { enqueueAttempt, enqueueAttempts, subjectHeads, type DeliveryJob, type PendingRow } from './deliveries';
 import { MAX_BODY_BYTES, failingTooLong, outcomeOf, type Outcome } from './outcome';
 import { postWebhook, type SendResult } from './sender';
 import type { WebhookDeliveryScheduler } from './ports';
@@ -16,7 +16,7 @@ import type { WebhookDeliveryScheduler } from './ports';
 export interface WebhookDeliveryDeps {
   knex: Knex;
   jobs: JobQueue;
-  keyring: Pick<WebhookKeyring, 'activeSecrets' | 'signingKey'>;
+  keyring: Pick<WebhookKeyring, 'endpointSecretsOf' | 'signingKey'>;
   logger: Logger;
   production: boolean;
   /** Sandbox: the service's own inbox URL prefix, which http:// may reach. */
@@ -62,7 +62,9 @@ const CLAIM = `
        AND w.id = d.endpoint_id AND w.status = 'enabled' AND w.deleted_at IS NULL
     RETURNING d.endpoint_id, d.event_id, d.attempts, d.step, d.trigger, d.subject, d.commit_position IS NULL AS is_test
   )
-  SELECT c.*, row_to_json(w) AS endpoint, row_to_json(e) AS event, t.payload AS test_payload
+  SELECT c.*, row_to_json(w) AS endpoint, row_to_json(e) AS event, t.payload AS test_payload,
+         ARRAY(SELECT s.secret_ciphertext FROM webhook_secrets s
+                WHERE s.endpoint_id = c.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > ?::timestamptz) ORDER BY s.id DESC) AS secret_ciphertexts
     FROM c JOIN webhook_endpoints w ON w.id = c.endpoint_id
     LEFT JOIN rm_public_events e ON e.id = c.event_id AND NOT c.is_test
     LEFT JOIN webhook_test_events t ON t.id = c.event_id AND c.is_test`;
@@ -71,11 +73,14 @@ type Claimed = ClaimedRow & {
   endpoint: WebhookEndpointRow;
   event: EventRow | null;
   test_payload: PublicEvent | null;
+  /** The secrets that sign now, newest first (encrypted). */
+  secret_ciphertexts: string[];
 };
 
 export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: DeliveryJob): Promise<Outcome | 'skipped'> => {
   const { knex } = deps;
-  const claimed = (await knex.raw<{ rows: Claimed[] }>(CLAIM, [deps.timeoutMs + LEASE_MARGIN_MS, job.endpointId, job.eventId, job.attempt - 1])).rows[0];
+  const now = deps.clock();
+  const claimed = (await knex.raw<{ rows: Claimed[] }>(CLAIM, [deps.timeoutMs + LEASE_MARGIN_MS, job.endpointId, job.eventId, job.attempt - 1, now])).rows[0];
   if (!claimed) {
     // Another run of this attempt got there first, the delivery moved on, or the endpoint is off: then what was
     // pending is cancelled, and says why (a recovery offers it again once re-enabled).
@@ -86,7 +91,6 @@ export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: Deliver
     return 'skipped';
   }
   const endpoint = claimed.endpoint;
-  const now = deps.clock();
   const t = claimed.test_payload;
   const event: EventRow | null = t
     ? { id: t.id, type: t.type, created_at: t.createdAt, tenant_id: t.tenant, owner_id: null, subject: t.subject, sequence: String(t.sequence), api_version: t.apiVersion, data: t.data }
@@ -99,7 +103,7 @@ export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: Deliver
   if (Buffer.byteLength(body) >= MAX_BODY_BYTES) {
     result = { kind: 'error', error: `body_too_large: ${Buffer.byteLength(body)} bytes (the limit is ${MAX_BODY_BYTES})`, excerpt: null };
   } else {
-    result = await send(deps, endpoint, job.eventId, body, now);
+    result = await send(deps, endpoint, deps.keyring.endpointSecretsOf(endpoint.id, claimed.secret_ciphertexts), job.eventId, body, now);
   }
   const latencyMs = Date.now() - started;
   const tooLarge = result.kind === 'error' && result.error.startsWith('body_too_large');
@@ -184,7 +188,7 @@ const disable = async (trx: Knex.Transaction, endpointId: string, reason: 'gone'
 };
 
 /** The URL check and the address at this attempt, the signature, the POST. A refused URL or address is a failed attempt. */
-const send = async (deps: WebhookDeliveryDeps, endpoint: WebhookEndpointRow, eventId: string, body: string, now: Date): Promise<SendResult> => {
+const send = async (deps: WebhookDeliveryDeps, endpoint: WebhookEndpointRow, secrets: string[], eventId: string, body: string, now: Date): Promise<SendResult> => {
   const checked = checkWebhookUrl(endpoint.url, { production: deps.production, allowLoopbackHttp: !deps.production, sandboxInboxBase: deps.sandboxInboxBase() });
   if (!checked.ok) return { kind: 'error', error: `url_refused: ${checked.problem}`, excerpt: null };
   let address: { address: string; family: 4 | 6 };
@@ -194,7 +198,7 @@ const send = async (deps: WebhookDeliveryDeps, endpoint: WebhookEndpointRow, eve
     if (e instanceof UnsafeWebhookAddressError) return { kind: 'error', error: `address_refused: ${e.message}`, excerpt: null };
     throw e;
   }
-  const [secrets, key] = await Promise.all([deps.keyring.activeSecrets(endpoint.id, now), deps.keyring.signingKey(endpoint.tenant_id)]);
+  const key = await deps.keyring.signingKey(endpoint.tenant_id);
   const signed = signDelivery({ id: eventId, timestamp: Math.floor(now.getTime() / 1000), body, secrets, ed25519: key.privateKey });
   const headers = { ...signed, 'content-type': 'application/json', 'user-agent': USER_AGENT };
   return postWebhook(checked.url, address, headers, body, deps.timeoutMs);
@@ -254,9 +258,9 @@ export const makeDeliveryScheduler = (deps: Pick<WebhookDeliveryDeps, 'knex' | '
     }
     if (endpoint.ordering === 'per_subject') {
       const subjects = [...new Set((rows as Array<PendingRow & { subject: string }>).map((r) => r.subject))].map((subject) => ({ endpointId: endpoint.id, subject }));
-      for (const head of await subjectHeads(deps.knex, subjects)) await enqueueAttempt(deps.jobs, head);
+      await enqueueAttempts(deps.jobs, await subjectHeads(deps.knex, subjects));
     } else {
-      await Promise.all(rows.map((r) => enqueueAttempt(deps.jobs, r)));
+      await enqueueAttempts(deps.jobs, rows);
     }
     return { scheduled: rows.length };
   },

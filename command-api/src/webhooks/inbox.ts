@@ -27,7 +27,9 @@ export class InboxTokens {
   isIssued(token: string): boolean {
     if (!INBOX_TOKEN.test(token)) return false;
     const raw = Buffer.from(token.slice(4), 'base64url');
-    return raw.length === 26 && timingSafeEqual(raw.subarray(16), this.mac(raw.subarray(0, 16)));
+    // 26 bytes take 35 base64 characters with 2 spare bits in the last: only the canonical spelling is the token (else
+    // two tokens, differing in those bits, would name one inbox).
+    return raw.length === 26 && raw.toString('base64url') === token.slice(4) && timingSafeEqual(raw.subarray(16), this.mac(raw.subarray(0, 16)));
   }
 
   private mac(nonce: Buffer): Buffer {

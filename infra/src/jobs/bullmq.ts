@@ -104,6 +104,18 @@ export class BullJobQueue implements JobQueue {
     return jobId;
   }
 
+  async enqueueMany<P>(name: string, jobs: ReadonlyArray<{ key: string; payload: P; options?: EnqueueOptions }>): Promise<void> {
+    if (jobs.length === 0) return;
+    const now = Date.now();
+    // addBulk: one MULTI for the lot; a job id the queue still knows is skipped, as add() skips it.
+    await this.queue(name).addBulk(
+      jobs.map((j) => {
+        const delay = j.options?.runAt ? j.options.runAt.getTime() - now : (j.options?.delayMs ?? 0);
+        return { name, data: j.payload, opts: { jobId: jobIdOf(j.key), ...(delay > 0 ? { delay } : {}) } };
+      }),
+    );
+  }
+
   startWorker<P>(name: string, handler: JobHandler<P>, options: WorkerOptions = {}): JobWorker {
     if (this.closed) throw new Error('the job queue is closed');
     this.known.add(name);

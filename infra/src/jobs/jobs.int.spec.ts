@@ -42,6 +42,33 @@ test('job ids: keys with `:` or digits only become valid, distinct bullmq ids', 
   }
 });
 
+test('enqueueMany queues a lot in one call, each key once: keys already known (from enqueue or an earlier lot) are skipped, delays kept', async () => {
+  const jobs = newJobs();
+  const queue = `bulk-${randomUUID().slice(0, 8)}`;
+  await jobs.enqueue(queue, 'k:1', { n: 1 });
+  await jobs.enqueueMany(queue, [
+    { key: 'k:1', payload: { n: 100 } },
+    { key: 'k:2', payload: { n: 2 } },
+    { key: 'k:3', payload: { n: 3 }, options: { delayMs: 300 } },
+  ]);
+  await jobs.enqueueMany(queue, [{ key: 'k:2', payload: { n: 200 } }]);
+  const seen: Array<{ key: string; n: number; at: number }> = [];
+  const t0 = Date.now();
+  const worker = jobs.startWorker<{ n: number }>(queue, async (p, ctx) => void seen.push({ key: ctx.key, n: p.n, at: Date.now() - t0 }), { concurrency: 4 });
+  await until('three jobs ran', () => seen.length === 3);
+  await sleep(200);
+  await worker.close();
+  assert.equal(
+    seen.map((s) => [s.key, s.n]).sort(),
+    [
+      ['k:1', 1],
+      ['k:2', 2],
+      ['k:3', 3],
+    ],
+  );
+  assert.ok(seen.find((s) => s.key === 'k:3')!.at >= 250, 'the delayed one waited');
+});
+
 test('a delayed job runs once, at or after its time; the same key scheduled twice runs once', async () => {
   const jobs = newJobs();
   const scheduler = new Scheduler<{ poolId: string }>(jobs, 'deadlines');

@@ -58,6 +58,8 @@ export interface QueueCounts {
 export interface JobQueue {
   /** Queues one job; a second enqueue of the same key on the same queue is a no-op. Answers the queue's job id. */
   enqueue<P>(queue: string, key: string, payload: P, options?: EnqueueOptions): Promise<string>;
+  /** Queues several jobs of one queue in one round trip (each as enqueue would: a key the queue knows is a no-op). */
+  enqueueMany<P>(queue: string, jobs: ReadonlyArray<{ key: string; payload: P; options?: EnqueueOptions }>): Promise<void>;
   startWorker<P>(queue: string, handler: JobHandler<P>, options?: WorkerOptions): JobWorker;
   /** Per queue: every queue this process declared or used. */
   counts(): Promise<Record<string, QueueCounts>>;

@@ -64,6 +64,14 @@ export class WebhookKeyring {
     return rows.map((r) => this.decrypt(r.secret_ciphertext, `endpoint:${endpointId}`));
   }
 
+  /**
+   * An endpoint's secrets from ciphertexts its caller already read (the delivery reads them with its claim, in one
+   * statement): the same as activeSecrets without the query. The ciphertexts must be the endpoint's own (bound to it).
+   */
+  endpointSecretsOf(endpointId: string, ciphertexts: readonly string[]): string[] {
+    return ciphertexts.map((c) => this.decrypt(c, `endpoint:${endpointId}`));
+  }
+
   /** The tenant's ed25519 key pair, created on first use (two processes creating it at once keep the first one written). */
   async signingKey(tenantId: string): Promise<{ publicKey: string; privateKey: KeyObject }> {
     const cached = this.signingKeys.get(tenantId);

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type pg from 'pg';
 import { ConflictError } from '@cagnotte/domain';
 import type { IdempotencyClaim, Replay, WebhookKeyring } from '@cagnotte/infra';
-import { WEBHOOK_TABLES, WebhookEndpointReader, type EventPrincipal, type WebhookEndpointRow } from '@cagnotte/read-models';
+import { PUBLIC_EVENTS_TABLE, WEBHOOK_TABLES, WebhookEndpointReader, type EventPrincipal, type WebhookEndpointRow } from '@cagnotte/read-models';
 import type { WebhookCreateInput, WebhookUpdateInput } from './input';
 
 /** Disabled by the delivery side (the receiver answered 410, or failed for 5 days): re-enabling offers the missed window. */
@@ -97,7 +97,16 @@ export class WebhookEndpointStore {
       if (input.status === 'disabled' && current.status === 'enabled') Object.assign(changes, { status: 'disabled', disabled_reason: 'manual', disabled_at: now });
       if (input.status === 'enabled' && current.status === 'disabled') {
         if (current.disabled_reason && AUTOMATIC_DISABLES.has(current.disabled_reason)) {
-          recovery = { since: new Date(current.failing_since ?? current.disabled_at ?? now), until: now };
+          // The gap starts at the oldest event the endpoint missed, not when it began failing: the event that got the 410
+          // (or the first failure) and those cancelled behind it were created before that moment.
+          const began = new Date(current.failing_since ?? current.disabled_at ?? now);
+          const missed = (await trx.raw(
+            `SELECT min(e.created_at) AS oldest FROM ${WEBHOOK_TABLES.deliveries} d JOIN ${PUBLIC_EVENTS_TABLE} e ON e.id = d.event_id
+              WHERE d.endpoint_id = ? AND d.status IN ('failed', 'cancelled') AND d.updated_at >= ?::timestamptz - interval '1 second'`,
+            [id, began.toISOString()],
+          )) as { rows: Array<{ oldest: Date | null }> };
+          const oldest = missed.rows[0]?.oldest ? new Date(missed.rows[0].oldest) : null;
+          recovery = { since: oldest && oldest < began ? oldest : began, until: now };
         }
         Object.assign(changes, { status: 'enabled', disabled_reason: null, disabled_at: null, failing_since: null });
       }

@@ -5,19 +5,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PostgresEventStore, clearProjectionFault, recordProjectionFailure } from '@cagnotte/infra';
 import { testKnex, testPgPool } from '@cagnotte/infra/src/testing/resources';
-import { createServer } from 'node:net';
 import { call, runCli } from './harness';
-
-/** A loopback port free at this moment (bound on 0, then released for the child process to take). */
-const freePort = () =>
-  new Promise<number>((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolvePort(port));
-    });
-  });
+import { freePort } from './child-server';
 
 const root = resolve(__dirname, '../..');
 const tsx = resolve(root, 'node_modules/.bin/tsx');

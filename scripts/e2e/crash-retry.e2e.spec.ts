@@ -7,20 +7,15 @@
  *
  * Bounded for CI: CRASH_KILLS (default 5) kills, a few seconds of load between them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call, groupsPool, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
+import { ChildServer, freePort } from './child-server';
 
-const root = resolve(__dirname, '../..');
 const KILLS = Number(process.env.CRASH_KILLS ?? 5);
 const WORKERS = 10;
 const POOLS = 3;
-/** Generous: a restart compiles TypeScript on a shared, loaded machine. */
-const START_DEADLINE_MS = 90_000;
 const OP_DEADLINE_MS = 240_000;
 
 const test = suite<{ api: TestApi; organiser: TestUser; buyer: TestUser }>('e2e: Idempotency-Key across kill -9 of the server');
@@ -36,60 +31,6 @@ test.after(async (ctx) => ctx.api.stop());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const freePort = (): Promise<number> =>
-  new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
-
-/** The API as a child process that can be SIGKILLed and started again on the same port. */
-class Server {
-  child: ChildProcess | null = null;
-  starts = 0;
-  log = '';
-  constructor(
-    readonly port: number,
-    private readonly defaultTenant: string,
-  ) {}
-
-  get url() {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.starts++;
-    // node itself (not the tsx CLI, which would run the server in a grandchild that SIGKILL does not reach).
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/src/start.ts'], {
-      cwd: root,
-      env: { ...process.env, PORT: String(this.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DEFAULT_TENANT: this.defaultTenant },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (d) => (this.log = (this.log + String(d)).slice(-4000)));
-    child.stderr!.on('data', (d) => (this.log = (this.log + String(d)).slice(-4000)));
-    this.child = child;
-    const deadline = Date.now() + START_DEADLINE_MS;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}: ${this.log}`);
-      const ok = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
-      if (ok) return;
-      await sleep(150);
-    }
-    throw new Error(`the server did not start within ${START_DEADLINE_MS} ms: ${this.log}`);
-  }
-
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill(signal);
-    await exited;
-  }
-}
 
 interface Op {
   kind: 'create' | 'patch' | 'reserve';
@@ -117,7 +58,7 @@ test('kill -9 mid-write, retry every request with its key: no duplicate pool, no
   const open = await api.call('POST', '/api/pools', { token: organiser.token, tenant: organiser.tenant, body: groupsPool({ title: `crash-${run}-open` }) });
   const openPool = open.body.data.id as string;
   assert.is((await api.call('POST', `/api/pools/${openPool}/publish`, { token: organiser.token, tenant: organiser.tenant })).status, 200);
-  const server = new Server(await freePort(), `crash-${run}`);
+  const server = new ChildServer(await freePort(), { DEFAULT_TENANT: `crash-${run}` });
   const send = (op: Op) =>
     call(server.url, op.method, op.path, { token: op.kind === 'reserve' ? buyer.token : organiser.token, tenant: organiser.tenant, body: op.body, headers: { 'idempotency-key': op.key } });
 

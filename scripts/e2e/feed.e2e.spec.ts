@@ -5,16 +5,14 @@
  * own), anyone else 404; another tenant's events never appear. Long-poll answers as soon as an event is committed;
  * the SSE stream resumes from Last-Event-ID across a kill -9 of the server with nothing lost or repeated.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { grantAuditor } from '@cagnotte/command-api';
 import { decodeCursor, encodeCursor } from '@cagnotte/read-models';
 import { startApi, type TestApi, type TestUser } from './harness';
 import { insertPublicEvent, openSse, type InsertedEvent } from './public-events';
+import { ChildServer, freePort } from './child-server';
 
 interface Ctx {
   api: TestApi;
@@ -214,54 +212,10 @@ test('past FEED_MAX_WAITERS_PER_TENANT open streams and long-polls, one more is 
 // ---------------------------------------------------------------------------------------------------------------
 // Across a kill -9: the API as a child process (as crash-retry.e2e.spec.ts runs it).
 
-const root = resolve(__dirname, '../..');
-const freePort = (): Promise<number> =>
-  new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
-
-class ChildApi {
-  child: ChildProcess | null = null;
-  log = '';
-  constructor(readonly port: number) {}
-  get url() {
-    return `http://127.0.0.1:${this.port}`;
-  }
-  async start(): Promise<void> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/src/start.ts'], {
-      cwd: root,
-      env: { ...process.env, PORT: String(this.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', FEED_HEARTBEAT_MS: String(HEARTBEAT_MS) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (d) => (this.log = (this.log + String(d)).slice(-4000)));
-    child.stderr!.on('data', (d) => (this.log = (this.log + String(d)).slice(-4000)));
-    this.child = child;
-    const deadline = Date.now() + 90_000;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}: ${this.log}`);
-      if (await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false)) return;
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    throw new Error(`the server did not start: ${this.log}`);
-  }
-  async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
 
 test('SSE resumes from Last-Event-ID across a kill -9 of the server: nothing lost, nothing repeated', async (ctx) => {
   const { knex, pgPool } = ctx.api.services;
-  const server = new ChildApi(await freePort());
+  const server = new ChildServer(await freePort(), { FEED_HEARTBEAT_MS: String(HEARTBEAT_MS) });
   const received: string[] = [];
   const inserted: string[] = ofTenant(ctx, ctx.tenant.id);
   const auth = { authorization: `Bearer ${ctx.auditor.token}`, 'x-service-tenant': ctx.tenant.slug };

@@ -12,10 +12,7 @@
  *
  * Sizes: WEBHOOK_CRASH_EVENTS (default 1000), WEBHOOK_CRASH_KILLS (default 4).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Webhook } from 'standardwebhooks';
@@ -23,8 +20,8 @@ import { createTenant, registerUser } from '@cagnotte/command-api';
 import { call, fundingPool, startSecondCommandApi, type ApiResponse } from './harness';
 import { openSse } from './public-events';
 import { startReceiver, type ReceivedDelivery, type Receiver } from './webhook-receiver';
+import { ChildServer, freePort } from './child-server';
 
-const root = resolve(__dirname, '../..');
 const EVENTS = Number(process.env.WEBHOOK_CRASH_EVENTS ?? 1000);
 const KILLS = Number(process.env.WEBHOOK_CRASH_KILLS ?? 4);
 const ENDPOINTS = 5;
@@ -32,8 +29,6 @@ const ENDPOINTS = 5;
 const WEBHOOK_DELIVERY_CONCURRENCY = 32;
 /** Subjects (pools) the events are spread over; each pool gets one pool.created and its share of pool.updated. */
 const POOLS = 20;
-/** Generous: a restart compiles TypeScript on a shared, loaded machine. */
-const START_DEADLINE_MS = 90_000;
 const DELIVERED_DEADLINE_MS = Number(process.env.WEBHOOK_CRASH_DEADLINE_MS ?? 150_000);
 
 type Envelope = { success: boolean; data: any; code?: string };
@@ -49,60 +44,6 @@ const test = suite<{ receiver: Receiver }>('e2e: webhooks and the feed across ki
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const meta = () => ({ actor: { kind: 'operator' as const, id: 'e2e' }, correlationId: randomUUID(), causationId: null, occurredAt: new Date().toISOString() });
 
-const freePort = (): Promise<number> =>
-  new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
-
-/** The whole service as a child process that can be SIGKILLed and started again on the same port. */
-class Server {
-  child: ChildProcess | null = null;
-  starts = 0;
-  log = '';
-  constructor(
-    readonly port: number,
-    private readonly env: Record<string, string>,
-  ) {}
-
-  get url() {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.starts++;
-    // node itself (not the tsx CLI, which would run the server in a grandchild that SIGKILL does not reach).
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/src/start.ts'], {
-      cwd: root,
-      env: { ...process.env, PORT: String(this.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (d) => (this.log = (this.log + String(d)).slice(-4000)));
-    child.stderr!.on('data', (d) => (this.log = (this.log + String(d)).slice(-4000)));
-    this.child = child;
-    const deadline = Date.now() + START_DEADLINE_MS;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}: ${this.log}`);
-      const ok = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
-      if (ok) return;
-      await sleep(150);
-    }
-    throw new Error(`the server did not start within ${START_DEADLINE_MS} ms: ${this.log}`);
-  }
-
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill(signal);
-    await exited;
-  }
-}
 
 test.before(async (ctx) => {
   ctx.receiver = await startReceiver();
@@ -113,7 +54,7 @@ test.after(async (ctx) => ctx.receiver.close());
  * Reads GET /v1/events from a cursor, long-polling, across the server's deaths: a failed request is tried again from
  * the same cursor. Every item it was handed, in order.
  */
-const feedReader = (server: Server, auth: { token: string; tenant: string }) => {
+const feedReader = (server: ChildServer, auth: { token: string; tenant: string }) => {
   const items: PublicEvent[] = [];
   let cursor: string | null = null;
   let stopAt: number | null = null;
@@ -147,7 +88,7 @@ const feedReader = (server: Server, auth: { token: string; tenant: string }) => 
  * The same over GET /v1/events/stream: an EventSource-like client that reconnects with Last-Event-ID whenever the
  * stream ends (the server died). Every event it was sent, in order.
  */
-const streamReader = (server: Server, auth: { token: string; tenant: string }) => {
+const streamReader = (server: ChildServer, auth: { token: string; tenant: string }) => {
   const ids: string[] = [];
   let lastId = null as string | null;
   let stopAt: number | null = null;
@@ -196,7 +137,7 @@ test('kill -9 while 1,000 events go to 5 endpoints: every (endpoint, event) pair
   const slug = `hooks-crash-${run}`;
   // The commands' side: a command API of this process (no projector, no delivery): it lives through every kill.
   const commands = await startSecondCommandApi();
-  const server = new Server(await freePort(), {
+  const server = new ChildServer(await freePort(), {
     DEFAULT_TENANT: `${slug}-default`,
     // Failures here are the sender's own deaths, not the receiver's: keep any retry short.
     WEBHOOK_RETRY_SCHEDULE_MS: '0,200,500,1000,2000',

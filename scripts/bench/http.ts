@@ -115,14 +115,14 @@ const prepare = async (url: string, port: number, pools: number): Promise<{ slug
   }
 };
 
-interface ServerStats {
+export interface ServerStats {
   eventLoopDelayMs: { p50: number; p99: number; max: number };
   gc: { count: number; totalMs: number; maxMs: number };
   cpuPercent: number;
 }
 
 /** Asks the child for its event-loop delay, GC pauses and CPU since the last ask. */
-const serverStats = (child: ChildProcess): Promise<ServerStats | null> =>
+export const serverStats = (child: ChildProcess): Promise<ServerStats | null> =>
   new Promise((resolve) => {
     const timer = setTimeout(() => done(null), 2_000);
     const onMessage = (m: { stats?: ServerStats }) => m.stats && done(m.stats);

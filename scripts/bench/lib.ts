@@ -6,7 +6,7 @@ export type PgPool = ReturnType<typeof createPgPool>;
 
 /** One line of the final summary. `pass` is null when the row has no target. */
 export interface SummaryRow {
-  part: 'appends' | 'projector' | 'http' | 'soak';
+  part: 'appends' | 'projector' | 'http' | 'soak' | 'webhooks';
   metric: string;
   measured: string;
   baseline: string;

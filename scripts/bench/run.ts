@@ -1,6 +1,7 @@
 /**
- * `pnpm bench [-- --only appends|projector|http|search|reservations|settlement|publish|soak]`: the event store, the pools projector, the public
- * pool read and catalogue search, reservations, the escrow's settlement on the sandbox ledger, concurrent publishes (the platform's transactions in turn), each beside a baseline measured in the same run, on a database of its own (BENCH_DATABASE_URL,
+ * `pnpm bench [-- --only appends|projector|http|search|reservations|settlement|publish|webhooks|soak]`: the event store, the pools projector, the public
+ * pool read and catalogue search, reservations, the escrow's settlement on the sandbox ledger, concurrent publishes (the platform's transactions in turn),
+ * events out (webhook deliveries, commit-to-delivery delay, feed long-polls), each beside a baseline measured in the same run, on a database of its own (BENCH_DATABASE_URL,
  * default cagnotte_bench, dropped and recreated for every part). Prints the machine, the figures and a
  * summary, and writes scripts/bench/results/latest.json. A benchmark, not a test: it never fails the build.
  */
@@ -11,12 +12,13 @@ import { benchDatabaseUrl, describeMachine, fmtMs, table, verdict, type SummaryR
 
 process.env.LOG_LEVEL = 'silent';
 
-const PARTS = ['appends', 'projector', 'http', 'search', 'reservations', 'settlement', 'publish', 'soak'] as const;
+const PARTS = ['appends', 'projector', 'http', 'search', 'reservations', 'settlement', 'publish', 'webhooks', 'soak'] as const;
 /** The soak (projectors' exactly-once stress, minutes) runs only when named. */
 const DEFAULT_PARTS = PARTS.filter((p) => p !== 'soak');
 type Part = (typeof PARTS)[number];
 
-const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search|reservations|settlement|publish|soak[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--deposits N] [--publishes N] [--keep-db]`;
+const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search|reservations|settlement|publish|webhooks|soak[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--deposits N] [--publishes N] [--endpoints N] [--idle-events N] [--consumers N] [--append-rate N] [--keep-db]
+  webhooks: --events public events (default 5000) × --endpoints (3) delivered to a local receiver; --idle-events (200) one at a time for the commit-to-delivery delay; --consumers (100) long-polls of GET /v1/events while --append-rate (20/s) events are appended for --seconds (10)`;
 
 /** `--name value` and `--name=value`; a bare `--` (as pnpm may pass it) is ignored. */
 const parseArgs = (argv: string[]) => {
@@ -54,6 +56,13 @@ const parseArgs = (argv: string[]) => {
     queries: num('queries', 150, 10, 10_000),
     deposits: num('deposits', 200, 1, 5_000),
     publishes: num('publishes', 50, 1, 1_000),
+    /** The webhooks part's own defaults where it shares a flag with another part. */
+    webhookEvents: num('events', 5_000, 100, 1_000_000),
+    webhookSeconds: num('seconds', 10, 1, 3600),
+    endpoints: num('endpoints', 3, 1, 50),
+    idleEvents: num('idle-events', 200, 10, 10_000),
+    consumers: num('consumers', 100, 1, 190),
+    appendRate: num('append-rate', 20, 1, 1_000),
     keepDb: values['keep-db'] === 'true',
   };
 };
@@ -107,6 +116,20 @@ const main = async () => {
       const r = await runPublish({ url, publishes: args.publishes });
       rows.push(...r.rows);
       details.publish = r.details;
+    } else if (part === 'webhooks') {
+      const { runWebhooks } = await import('./webhooks');
+      const r = await runWebhooks({
+        url,
+        events: args.webhookEvents,
+        endpoints: args.endpoints,
+        idleEvents: args.idleEvents,
+        consumers: args.consumers,
+        rate: args.appendRate,
+        seconds: args.webhookSeconds,
+        concurrency: args.concurrency,
+      });
+      rows.push(...r.rows);
+      details.webhooks = r.details;
     } else if (part === 'search') {
       const { runSearch } = await import('./search');
       const r = await runSearch({ url, listings: args.listings, queries: args.queries });

@@ -130,7 +130,7 @@ const ConfigSchema = z
       .transform((v) => v.split(',').map(Number))
       .optional(),
     /** Webhook deliveries one process sends at the same time. */
-    WEBHOOK_DELIVERY_CONCURRENCY: int(32, 1, 1000),
+    WEBHOOK_DELIVERY_CONCURRENCY: int(128, 1, 1000),
     /** Webhook endpoints one tenant may have (every owner together). */
     WEBHOOK_MAX_ENDPOINTS_PER_TENANT: int(20, 1, 1000),
     /** Encrypts webhook signing secrets and keys at rest (AES-256-GCM): base64 of 32 random bytes (`openssl rand -base64 32`). */

@@ -8,7 +8,7 @@ import { BullJobQueue, SANDBOX_WEBHOOK_ENCRYPTION_KEY, WebhookKeyring, createLog
 import { onTestTeardown, testKnex } from '@cagnotte/infra/src/testing/resources';
 import { ConsumerGroup, PUBLIC_EVENTS_CHANNEL } from '@cagnotte/read-models';
 import { startWebhookDelivery } from './dispatcher';
-import { makeDeliveryScheduler, type WebhookDeliveryDeps } from './delivery';
+import { makeDeliveryScheduler, runDeliveryAttempt, type WebhookDeliveryDeps } from './delivery';
 
 /**
  * Webhook delivery against a real receiver (a node http server in this spec), with public events and endpoints
@@ -384,6 +384,42 @@ test('given an event whose body would reach 64 KB, then nothing is sent and the 
   await stop();
   assert.match((await delivery(ep.id, small!)).last_error, /endpoint disabled/);
   assert.is(rx.received.length, 1, 'nothing sent to a disabled endpoint');
+});
+
+test('given many attempts at once, some of them twice (two runs of one job), then their claims and records share statements, yet each delivery is sent once and recorded once', async () => {
+  const tenant = randomUUID();
+  const rx = await receiver(() => ({ status: 200 }));
+  const ep = await newEndpoint({ tenantId: tenant, url: rx.url });
+  // Published to no dispatcher; the attempts are run here, by hand, all in one turn of the event loop.
+  const ids = await publish(tenant, Array.from({ length: 30 }, (_, i) => ({ subject: `res_${i}` })));
+  const rows = await knex().raw<{ rows: Array<{ id: string; c: string; p: string }> }>(
+    'SELECT id, commit_position::text AS c, prepare_position AS p FROM rm_public_events WHERE tenant_id = ?',
+    [tenant],
+  );
+  await knex()('webhook_deliveries').insert(
+    rows.rows.map((r) => ({ endpoint_id: ep.id, event_id: r.id, commit_position: knex().raw('?::text::xid8', [r.c]), prepare_position: r.p, idx: 0, subject: r.id, sequence: 1, status: 'pending' })),
+  );
+  const deps: WebhookDeliveryDeps = {
+    knex: knex(),
+    jobs: newJobs(),
+    keyring: keyring(),
+    logger,
+    production: false,
+    sandboxInboxBase: () => undefined,
+    timeoutMs: 2_000,
+    schedule: [0, 50],
+    clock: () => new Date(),
+  };
+  const runs = [...ids, ...ids.slice(0, 10)].map((eventId) => runDeliveryAttempt(deps, { endpointId: ep.id, eventId, attempt: 1 }));
+  const outcomes = await Promise.all(runs);
+  assert.is(outcomes.filter((o) => o !== 'skipped' && o.kind === 'delivered').length, 30);
+  assert.is(outcomes.filter((o) => o === 'skipped').length, 10);
+  assert.equal(rx.received.map((r) => String(r.headers['webhook-id'])).sort(), [...ids].sort(), 'each event sent once');
+  const recorded = await attempts(ep.id);
+  assert.equal(recorded.map((a) => a.event_id).sort(), [...ids].sort(), 'one attempt recorded per event');
+  assert.ok(recorded.every((a) => a.attempt === 1 && a.status_code === 200 && a.trigger === 'dispatch' && a.response_excerpt?.length === 1024));
+  const delivered = await knex()('webhook_deliveries').where({ endpoint_id: ep.id });
+  assert.ok(delivered.every((d) => d.status === 'delivered' && d.attempts === 1 && d.leased_until === null && d.delivered_at !== null));
 });
 
 test.run();

@@ -5,6 +5,7 @@ import { API_VERSION, matchesEnabledEvents, toPublicEvent, type PublicEvent, typ
 import { enqueueAttempt, enqueueAttempts, subjectHeads, type DeliveryJob, type PendingRow } from './deliveries';
 import { MAX_BODY_BYTES, failingTooLong, outcomeOf, type Outcome } from './outcome';
 import { postWebhook, type SendResult } from './sender';
+import { MicroBatcher } from './batcher';
 import type { WebhookDeliveryScheduler } from './ports';
 
 /**
@@ -52,22 +53,112 @@ const bodyOf = (e: EventRow): string => JSON.stringify(toPublicEvent(e));
 const cancelPending = (db: Knex | Knex.Transaction, endpointId: string, why: string) =>
   db('webhook_deliveries').where({ endpoint_id: endpointId, status: 'pending' }).update({ status: 'cancelled', last_error: why, leased_until: null, updated_at: db.fn.now() });
 
-/** The claim, with the endpoint and the event it needs, in one statement (a delivery's hot path is three round trips). */
+/**
+ * The claims of many attempts, with the endpoint and the event each needs, in one statement (a delivery's hot path is
+ * two round trips, each shared with the attempts that run beside it: batcher.ts). Each (endpoint, event) is claimed
+ * at most once (attempts = n - 1 → n under the lease): of two runs of one attempt, one gets the row.
+ */
 const CLAIM = `
-  WITH c AS (
+  WITH k AS (
+    SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) AS k(endpoint_id, event_id, attempts, at)
+  ), c AS (
     UPDATE webhook_deliveries d
        SET attempts = d.attempts + 1, step = d.step + 1, leased_until = now() + (? * interval '1 millisecond'), updated_at = now()
-      FROM webhook_endpoints w
-     WHERE d.endpoint_id = ? AND d.event_id = ? AND d.status = 'pending' AND d.attempts = ? AND (d.leased_until IS NULL OR d.leased_until < now())
+      FROM k, webhook_endpoints w
+     WHERE d.endpoint_id = k.endpoint_id AND d.event_id = k.event_id AND d.status = 'pending' AND d.attempts = k.attempts
+       AND (d.leased_until IS NULL OR d.leased_until < now())
        AND w.id = d.endpoint_id AND w.status = 'enabled' AND w.deleted_at IS NULL
-    RETURNING d.endpoint_id, d.event_id, d.attempts, d.step, d.trigger, d.subject, d.commit_position IS NULL AS is_test
+    RETURNING d.endpoint_id, d.event_id, d.attempts, d.step, d.trigger, d.subject, d.commit_position IS NULL AS is_test, k.at
   )
-  SELECT c.*, row_to_json(w) AS endpoint, row_to_json(e) AS event, t.payload AS test_payload,
+  SELECT c.endpoint_id, c.event_id, c.attempts, c.step, c.trigger, c.subject, c.is_test,
+         row_to_json(w) AS endpoint, row_to_json(e) AS event, t.payload AS test_payload,
          ARRAY(SELECT s.secret_ciphertext FROM webhook_secrets s
-                WHERE s.endpoint_id = c.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > ?::timestamptz) ORDER BY s.id DESC) AS secret_ciphertexts
+                WHERE s.endpoint_id = c.endpoint_id AND (s.expires_at IS NULL OR s.expires_at > c.at) ORDER BY s.id DESC) AS secret_ciphertexts
     FROM c JOIN webhook_endpoints w ON w.id = c.endpoint_id
     LEFT JOIN rm_public_events e ON e.id = c.event_id AND NOT c.is_test
     LEFT JOIN webhook_test_events t ON t.id = c.event_id AND c.is_test`;
+
+interface ClaimRequest {
+  job: DeliveryJob;
+  now: Date;
+}
+
+/** One statement for the batch; each request gets its row, or undefined (not claimed: another run has it, or it moved on). */
+const claimAll = async (deps: WebhookDeliveryDeps, requests: ClaimRequest[]): Promise<Array<Claimed | undefined>> => {
+  const rows = (
+    await deps.knex.raw<{ rows: Claimed[] }>(CLAIM, [
+      requests.map((r) => r.job.endpointId),
+      requests.map((r) => r.job.eventId),
+      requests.map((r) => r.job.attempt - 1),
+      requests.map((r) => r.now),
+      deps.timeoutMs + LEASE_MARGIN_MS,
+    ])
+  ).rows;
+  const byKey = new Map(rows.map((r) => [`${r.endpoint_id} ${r.event_id} ${r.attempts}`, r]));
+  // A row goes to one request only: two runs of one attempt in one batch, one sends.
+  return requests.map((r) => {
+    const key = `${r.job.endpointId} ${r.job.eventId} ${r.job.attempt}`;
+    const row = byKey.get(key);
+    byKey.delete(key);
+    return row;
+  });
+};
+
+interface DeliveredRecord {
+  claimed: ClaimedRow;
+  status: number;
+  latencyMs: number;
+  excerpt: string | null;
+  at: Date;
+}
+
+/** The delivered attempts of a batch in one statement (atomic): their attempts, their deliveries, their endpoints no longer failing. */
+const recordDelivered = async (deps: WebhookDeliveryDeps, records: DeliveredRecord[]): Promise<null[]> => {
+  await deps.knex.raw(
+    `WITH k AS (
+       SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::int[], ?::int[], ?::text[], ?::timestamptz[])
+         AS k(endpoint_id, event_id, attempt, trigger, status_code, latency_ms, excerpt, at)
+     ), a AS (
+       INSERT INTO webhook_attempts (endpoint_id, event_id, attempt, trigger, status_code, latency_ms, error, response_excerpt, attempted_at)
+       SELECT endpoint_id, event_id, attempt, trigger, status_code, latency_ms, NULL, excerpt, at FROM k
+     ), w AS (
+       UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now() WHERE id IN (SELECT endpoint_id FROM k) AND failing_since IS NOT NULL
+     )
+     UPDATE webhook_deliveries d SET status = 'delivered', delivered_at = k.at, leased_until = NULL, next_attempt_at = NULL, last_error = NULL, updated_at = now()
+       FROM k WHERE d.endpoint_id = k.endpoint_id AND d.event_id = k.event_id`,
+    [
+      records.map((r) => r.claimed.endpoint_id),
+      records.map((r) => r.claimed.event_id),
+      records.map((r) => r.claimed.attempts),
+      records.map((r) => r.claimed.trigger),
+      records.map((r) => r.status),
+      records.map((r) => r.latencyMs),
+      // pg sends null elements as SQL NULL.
+      records.map((r) => r.excerpt) as string[],
+      records.map((r) => r.at),
+    ],
+  );
+  return records.map(() => null);
+};
+
+/** Batch sizes: a statement of 200 attempts stays small; two statements in flight keep the pipe full. */
+const BATCH = { maxBatch: 200, maxInFlight: 2 };
+
+interface Batchers {
+  claim: MicroBatcher<ClaimRequest, Claimed | undefined>;
+  delivered: MicroBatcher<DeliveredRecord, null>;
+}
+
+/** One pair of batchers per set of deps (a process's delivery side, or a spec's). */
+const batchers = new WeakMap<WebhookDeliveryDeps, Batchers>();
+const batchersOf = (deps: WebhookDeliveryDeps): Batchers => {
+  let b = batchers.get(deps);
+  if (!b) {
+    b = { claim: new MicroBatcher((r) => claimAll(deps, r), BATCH), delivered: new MicroBatcher((r) => recordDelivered(deps, r), BATCH) };
+    batchers.set(deps, b);
+  }
+  return b;
+};
 
 type Claimed = ClaimedRow & {
   endpoint: WebhookEndpointRow;
@@ -80,7 +171,7 @@ type Claimed = ClaimedRow & {
 export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: DeliveryJob): Promise<Outcome | 'skipped'> => {
   const { knex } = deps;
   const now = deps.clock();
-  const claimed = (await knex.raw<{ rows: Claimed[] }>(CLAIM, [deps.timeoutMs + LEASE_MARGIN_MS, job.endpointId, job.eventId, job.attempt - 1, now])).rows[0];
+  const claimed = await batchersOf(deps).claim.add({ job, now });
   if (!claimed) {
     // Another run of this attempt got there first, the delivery moved on, or the endpoint is off: then what was
     // pending is cancelled, and says why (a recovery offers it again once re-enabled).
@@ -110,18 +201,7 @@ export const runDeliveryAttempt = async (deps: WebhookDeliveryDeps, job: Deliver
   const outcome: Outcome = tooLarge ? { kind: 'failed' } : outcomeOf(result, claimed.step, deps.schedule, now, (deps.random ?? Math.random)());
 
   if (outcome.kind === 'delivered' && result.kind === 'answered') {
-    // One statement (atomic on its own): the attempt, the delivery, and the endpoint no longer failing.
-    await knex.raw(
-      `WITH a AS (
-         INSERT INTO webhook_attempts (endpoint_id, event_id, attempt, trigger, status_code, latency_ms, error, response_excerpt, attempted_at)
-         VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)
-       ), w AS (
-         UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now() WHERE id = ? AND failing_since IS NOT NULL
-       )
-       UPDATE webhook_deliveries SET status = 'delivered', delivered_at = ?, leased_until = NULL, next_attempt_at = NULL, last_error = NULL, updated_at = now()
-        WHERE endpoint_id = ? AND event_id = ?`,
-      [claimed.endpoint_id, claimed.event_id, claimed.attempts, claimed.trigger, result.status, latencyMs, result.excerpt, now, endpoint.id, now, claimed.endpoint_id, claimed.event_id],
-    );
+    await batchersOf(deps).delivered.add({ claimed, status: result.status, latencyMs, excerpt: result.excerpt, at: now });
     if (endpoint.ordering === 'per_subject' && !claimed.is_test) await queueSubjectHead(deps, endpoint.id, claimed.subject);
     return outcome;
   }

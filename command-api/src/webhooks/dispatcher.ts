@@ -41,7 +41,7 @@ export const startWebhookDelivery = (deps: WebhookDeliveryDeps, options: Webhook
     { batchSize: options.batchSize ?? 500, signal: stop.signal, onError: (e) => deps.logger.warn({ err: (e as Error).message }, 'webhooks: a dispatch batch failed; it is tried again') },
   );
   const worker = deps.jobs.startWorker<DeliveryJob>(WEBHOOK_DELIVERY_QUEUE, async (job) => void (await runDeliveryAttempt(deps, job)), {
-    concurrency: options.concurrency ?? 32,
+    concurrency: options.concurrency ?? 128,
   });
   const sweepGraceMs = options.sweepGraceMs ?? 60_000;
   const sweeper = setInterval(() => {

@@ -8,7 +8,31 @@ export const RESPONSE_EXCERPT_BYTES = 1024;
 
 export type SendResult = AttemptResult & { excerpt: string | null };
 
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+/** Sockets one agent opens per receiver host:port (a receiver sees at most this many connections from a process). */
+const MAX_SOCKETS_PER_HOST = 64;
+/** Agents kept (one per pinned address and scheme); past it the oldest is dropped (its idle sockets close on their own). */
+const MAX_AGENTS = 1_000;
+/** A kept-alive socket idle this long is closed. */
+const IDLE_SOCKET_MS = 30_000;
+
+/**
+ * Keep-alive agents, one per (scheme, pinned address). An agent's pool is keyed by host:port, not by the address its
+ * sockets connected to: one shared agent would send an attempt pinned to a new address down a socket opened to the
+ * old one (DNS changed between two attempts). One agent per address keeps every request on a socket to the address
+ * checked for it, and still reuses sockets between the attempts that resolve alike (the usual case).
+ */
+const agents = new Map<string, http.Agent>();
+const agentFor = (secure: boolean, address: { address: string; family: 4 | 6 }): http.Agent => {
+  const key = `${secure ? 'https' : 'http'} ${address.family} ${address.address}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, timeout: IDLE_SOCKET_MS };
+    agent = secure ? new https.Agent(options) : new http.Agent(options);
+    if (agents.size >= MAX_AGENTS) agents.delete(agents.keys().next().value!);
+    agents.set(key, agent);
+  }
+  return agent;
+};
 
 /**
  * POSTs `body` to `url`, connecting to `address` (the one the SSRF guard checked), never to what DNS says now: the
@@ -34,7 +58,7 @@ export const postWebhook = (url: URL, address: { address: string; family: 4 | 6 
       {
         method: 'POST',
         lookup,
-        agent: secure ? agents.https : agents.http,
+        agent: agentFor(secure, address),
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       },
       (res) => {

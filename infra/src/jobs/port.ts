@@ -79,6 +79,6 @@ export const JOB_QUEUES = {
   escrowRecovery: 'escrow-recovery',
   /** The invoices a released reservation makes (command-api/src/invoicing/jobs.ts), keyed `invoice:<ReservationSettled id>` (projectors/src/invoicing/issuer.ts). */
   invoice: 'invoice',
-  /** Webhook attempts (command-api/src/webhooks/delivery.ts), keyed `<endpointId>:<eventId>[:<attempt>]` (docs/webhooks-delivery.md). */
+  /** Webhook attempts (command-api/src/webhooks/delivery.ts), keyed `<endpointId>:<eventId>[:<attempt>]` (docs/webhooks.md). */
   webhookDeliveries: 'webhook-deliveries',
 } as const;

@@ -122,6 +122,8 @@ test('an invalid cursor, limit, wait or types is a 400 naming the field', async 
   await bad('wait=31', 'wait');
   await bad('types=Reservation.Paid', 'types');
   await bad('types=reservation.*.paid', 'types');
+  await bad('types=reservaton.*', 'types');
+  await bad('types=reservation.payed', 'types');
   const sse = await get(ctx, ctx.auditor, '/v1/events/stream?after=garbage');
   assert.is(sse.status, 400);
   assert.ok(sse.body.errors.after);

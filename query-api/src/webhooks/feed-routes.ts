@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '@cagnotte/domain/errors';
 import { decimalInt, defineRoute, type FeedWaker, type RequestContext, type RouteDef } from '@cagnotte/infra';
-import { TYPE_PATTERN, decodeCursor, type EventPrincipal, type EventPrincipalLookup, type FeedPosition, type PublicFeedReader } from '@cagnotte/read-models';
+import { TYPE_PATTERN, decodeCursor, enabledEventProblem, type EventPrincipal, type EventPrincipalLookup, type FeedPosition, type PublicFeedReader } from '@cagnotte/read-models';
 
 /**
  * The event feed (docs/events-feed.md): GET /v1/events (a page after a cursor, long-polling up to `wait` seconds) and
@@ -52,6 +52,11 @@ const Types = z
       .superRefine((types, ctx) => {
         const bad = types.filter((t) => !TYPE_PATTERN.test(t));
         if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `${bad.map((t) => JSON.stringify(t)).join(', ')}: each type is a dot type (\`reservation.paid\`), a prefix glob (\`reservation.*\`) or \`*\`` });
+        else {
+          // The catalogue decides which names exist, as for a webhook's enabledEvents: a typo is a 400, not an empty feed.
+          const unknown = types.map((t) => enabledEventProblem(t)).filter((p): p is string => p !== null);
+          if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: unknown.join('; ') });
+        }
       }),
   );
 

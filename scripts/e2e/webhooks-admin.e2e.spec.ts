@@ -248,11 +248,16 @@ test('given invalid input, when creating or changing, then it is a 400 with per-
   assert.is((await as(ctx, ctx.ana)('GET', `/v1/webhooks/${created.id}`)).body.data.url, 'https://hooks.partner.example/in', 'nothing changed');
 });
 
-test('given the sandbox, when the URL is http://localhost or 127.0.0.1, then it is allowed; a private https address is too (the sandbox is for local receivers)', async (ctx) => {
-  for (const url of ['http://localhost:4000/hook', 'http://127.0.0.1:4000/hook', 'https://192.168.1.20/hook']) {
+test('given the sandbox, when the URL is http://localhost or 127.0.0.1, then it is allowed; a private or link-local address (the cloud metadata one) is a 400 there too', async (ctx) => {
+  for (const url of ['http://localhost:4000/hook', 'http://127.0.0.1:4000/hook', 'https://127.0.0.1:8443/hook']) {
     const res = await as(ctx, ctx.ana)('POST', '/v1/webhooks', { url, enabledEvents: ['*'] });
     assert.is(res.status, 201, `${url}: ${res.text}`);
     await as(ctx, ctx.ana)('DELETE', `/v1/webhooks/${res.body.data.id}`);
+  }
+  for (const url of ['https://192.168.1.20/hook', 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.7/hook', 'http://169.254.169.254/']) {
+    const res = await as(ctx, ctx.ana)('POST', '/v1/webhooks', { url, enabledEvents: ['*'] });
+    assert.is(res.status, 400, `${url}: ${res.text}`);
+    assert.ok(res.body.errors?.url, url);
   }
 });
 

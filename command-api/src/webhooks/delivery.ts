@@ -273,7 +273,7 @@ const send = async (deps: WebhookDeliveryDeps, endpoint: WebhookEndpointRow, sec
   if (!checked.ok) return { kind: 'error', error: `url_refused: ${checked.problem}`, excerpt: null };
   let address: { address: string; family: 4 | 6 };
   try {
-    address = await resolvePublicAddress(checked.url.hostname, { production: deps.production, resolver: deps.resolver });
+    address = await resolvePublicAddress(checked.url.hostname, { production: deps.production, resolver: deps.resolver, sandboxInbox: checked.sandboxInbox });
   } catch (e) {
     if (e instanceof UnsafeWebhookAddressError) return { kind: 'error', error: `address_refused: ${e.message}`, excerpt: null };
     throw e;

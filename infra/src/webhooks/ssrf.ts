@@ -7,8 +7,10 @@ import { isIP } from 'node:net';
  * A URL is checked twice: its syntax when an endpoint is created or its URL changes (`checkWebhookUrl`), and its
  * address at every delivery (`resolvePublicAddress`): the delivery connects to the address that was checked, so a
  * name that resolves to a public address at the check and to 127.0.0.1 a moment later (DNS rebinding) never reaches
- * the inside. In production only public unicast addresses pass; in the sandbox anything goes, so a partner can point
- * an endpoint at their own machine (`http://localhost:…`) or at the service's own inbox.
+ * the inside. In production only public unicast addresses pass. The sandbox adds loopback, so a partner can point an
+ * endpoint at their own machine (`http://localhost:…`), and the service's own inbox; private, link-local (the cloud
+ * metadata address 169.254.169.254), CGNAT and the other inside ranges stay refused there too: a sandbox runs inside
+ * someone's network as well.
  *
  * URLs are parsed by the WHATWG parser, which normalises every spelling of an IPv4 address (`http://2130706433/`,
  * `http://0x7f.1/`, `http://0177.0.0.1/`) to dotted decimal before the address is classified.
@@ -46,6 +48,9 @@ export const checkWebhookUrl = (raw: string, o: WebhookUrlOptions): WebhookUrlCh
       return { ok: false, problem: 'the URL must be https:// (the sandbox allows http:// only to localhost and to the sandbox inbox)' };
     }
   }
+  if (!o.production && !sandboxInbox && isIP(host) !== 0 && !isPublicAddress(host) && !isLoopbackAddress(host)) {
+    return { ok: false, problem: 'the URL must not point to a private or link-local address (the sandbox allows loopback and public addresses)' };
+  }
   if (o.production) {
     if (isLoopbackName(host) || host.endsWith('.local') || host.endsWith('.internal') || !host.includes('.') && isIP(host) === 0) {
       return { ok: false, problem: 'the URL must name a public host' };
@@ -71,7 +76,10 @@ export class UnsafeWebhookAddressError extends Error {
  * one private address among public ones is refused: the resolver's order must not decide); throws
  * `UnsafeWebhookAddressError` otherwise, or when the name does not resolve.
  */
-export const resolvePublicAddress = async (host: string, o: { production: boolean; resolver?: Resolver }): Promise<{ address: string; family: 4 | 6 }> => {
+export const resolvePublicAddress = async (
+  host: string,
+  o: { production: boolean; resolver?: Resolver; /** the service's own sandbox inbox: its own address, whatever it is */ sandboxInbox?: boolean },
+): Promise<{ address: string; family: 4 | 6 }> => {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
   let addresses: Array<{ address: string; family: number }>;
   if (isIP(bare) !== 0) addresses = [{ address: bare, family: isIP(bare) }];
@@ -86,6 +94,9 @@ export const resolvePublicAddress = async (host: string, o: { production: boolea
   if (o.production) {
     const inside = addresses.find((a) => !isPublicAddress(a.address));
     if (inside) throw new UnsafeWebhookAddressError(`${bare} resolves to ${inside.address}, a private, loopback or link-local address`);
+  } else if (!o.sandboxInbox) {
+    const inside = addresses.find((a) => !isPublicAddress(a.address) && !isLoopbackAddress(a.address));
+    if (inside) throw new UnsafeWebhookAddressError(`${bare} resolves to ${inside.address}, a private or link-local address (the sandbox allows loopback and public addresses)`);
   }
   const first = addresses[0]!;
   return { address: first.address, family: first.family === 6 ? 6 : 4 };

@@ -67,7 +67,11 @@ test('given the sandbox, when http is used, then only loopback hosts and the own
   assert.match(refused('http://10.0.0.1/hook', SANDBOX), /sandbox allows http:\/\/ only/);
   assert.match(refused('http://localhost:4000/hook', { production: false }), /https/, 'loopback http needs allowLoopbackHttp');
   accepted('http://127.0.0.1:3000/sandbox/webhook-inbox/abc123', { production: false, sandboxInboxBase: SANDBOX.sandboxInboxBase });
-  accepted('https://192.168.1.10/hook', SANDBOX);
+  for (const url of ['https://192.168.1.10/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data/', 'https://100.64.0.1/x', 'https://[fe80::1]/x', 'https://[::ffff:10.0.0.1]/x']) {
+    assert.match(refused(url, SANDBOX), /private or link-local/, url);
+  }
+  accepted('https://127.0.0.1:8443/hook', SANDBOX);
+  accepted('https://93.184.216.34/hook', SANDBOX);
 });
 
 test('given production, when the URL is the sandbox inbox, then it is not special', () => {
@@ -98,7 +102,12 @@ test('given production, when a hostname resolves to a private address, then reso
     () => assert.unreachable(),
     (e: Error) => assert.match(e.message, /does not resolve \(ENOTFOUND\)/),
   );
-  assert.equal(await resolvePublicAddress('evil.example', { production: false, resolver: r }), { address: '10.1.2.3', family: 4 }, 'sandbox connects anywhere');
+  await resolvePublicAddress('evil.example', { production: false, resolver: r }).then(
+    () => assert.unreachable('the sandbox connects to loopback and public addresses only'),
+    (e: Error) => assert.match(e.message, /10\.1\.2\.3, a private or link-local address/),
+  );
+  assert.equal(await resolvePublicAddress('evil.example', { production: false, resolver: r, sandboxInbox: true }), { address: '10.1.2.3', family: 4 }, 'the own inbox, wherever the service runs');
+  assert.equal(await resolvePublicAddress('ok.example', { production: false, resolver: r }), { address: '93.184.216.34', family: 4 });
   assert.equal(await resolvePublicAddress('[::1]', { production: false, resolver: r }), { address: '::1', family: 6 });
 });
 

@@ -17,7 +17,7 @@ import type { EscrowDeps } from './escrow/runtime';
 import { makeFeeRoutes } from './fees/routes';
 import { makeQuoteSigner } from './fees/quote-token';
 import { makeWebhookCommandRoutes } from './webhooks/routes';
-import { InboxTokens, makeInboxCommandRoutes } from './webhooks/inbox';
+import { InboxTokens, SANDBOX_INBOX_PATH, makeInboxCommandRoutes } from './webhooks/inbox';
 import type { WebhookDeliveryScheduler } from './webhooks/ports';
 import { makeDeliveryScheduler } from './webhooks/delivery';
 
@@ -74,6 +74,7 @@ const webhookRoutes = (deps: CommandApiDeps, clock: () => Date): RouteDef[] => {
       keyring: new WebhookKeyring(knex, encryptionKey),
       principals: new SessionEventPrincipals(knex),
       production,
+      sandboxInboxBase: () => (deps.services.self.url ? `${deps.services.self.url}${SANDBOX_INBOX_PATH}` : undefined),
       maxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
       clock,
       // Test and recover only queue jobs: any process serving commands can take them, whichever runs the workers.

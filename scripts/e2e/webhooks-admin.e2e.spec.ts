@@ -261,6 +261,27 @@ test('given the sandbox, when the URL is http://localhost or 127.0.0.1, then it 
   }
 });
 
+test('given a Host header the caller wrote, when the URL names that host as the sandbox inbox, then it is still a private address: a 400 (the inbox is where the service listens, not what the request says)', async (ctx) => {
+  const { request } = await import('node:http');
+  const target = new URL(ctx.url);
+  const body = JSON.stringify({ url: 'http://10.0.0.9/sandbox/webhook-inbox/ibx_forged', enabledEvents: ['*'] });
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: 'POST',
+        path: '/v1/webhooks',
+        headers: { host: '10.0.0.9', 'content-type': 'application/json', authorization: `Bearer ${ctx.ana.token}`, 'x-service-tenant': ctx.ana.tenant, 'idempotency-key': randomUUID() },
+      },
+      (res) => (res.resume(), res.on('end', () => resolve(res.statusCode ?? 0))),
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+  assert.is(status, 400);
+});
+
 test('given a rotation, when the old secret has not expired, then both secrets sign (both verify with standardwebhooks), and after its expiry only the new one', async (ctx) => {
   const created = await create(ctx, ctx.ana);
   const rotated = await as(ctx, ctx.ana)('POST', `/v1/webhooks/${created.id}/rotate-secret`, { expiresInSeconds: 3600 });

@@ -15,7 +15,6 @@ import {
   WebhookUpdateInput,
 } from './input';
 import type { WebhookDeliveryScheduler } from './ports';
-import { SANDBOX_INBOX_PATH } from './inbox';
 
 export interface WebhookCommandDeps {
   knex: Knex;
@@ -28,6 +27,11 @@ export interface WebhookCommandDeps {
   delivery?: WebhookDeliveryScheduler;
   /** DNS for the SSRF guard (a spec injects one). */
   resolver?: Resolver;
+  /**
+   * The service's own sandbox inbox (`<its URL>/sandbox/webhook-inbox/`), as the delivery sees it: taken from where the
+   * service listens, never from the request's Host header (which the caller writes).
+   */
+  sandboxInboxBase?: () => string | undefined;
 }
 
 type Ctx = RequestContext<unknown, unknown, { id: string }>;
@@ -55,11 +59,11 @@ export const makeWebhookCommandRoutes = (deps: WebhookCommandDeps): RouteDef[] =
     return { principal, row };
   };
   /** The SSRF guard, with this environment's rules; a refusal is the `url` field's error. */
-  const safeUrl = async (ctx: Ctx, url: string): Promise<string> => {
+  const safeUrl = async (url: string): Promise<string> => {
     const checked = await assessWebhookUrl(url, {
       production: deps.production,
       allowLoopbackHttp: !deps.production,
-      sandboxInboxBase: `${ctx.req.protocol}://${ctx.req.get('host')}${SANDBOX_INBOX_PATH}`,
+      sandboxInboxBase: deps.sandboxInboxBase?.(),
       resolver: deps.resolver,
     });
     if (!checked.ok) throw new ValidationError({ url: [checked.problem] });
@@ -84,7 +88,7 @@ export const makeWebhookCommandRoutes = (deps: WebhookCommandDeps): RouteDef[] =
         const c = ctx as unknown as Ctx;
         const body = ctx.body as WebhookCreateInput;
         const principal = await principalOf(c);
-        const url = await safeUrl(c, body.url);
+        const url = await safeUrl(body.url);
         const { row, secret } = await store.create(principal, body, url, {
           idempotency: ctx.idempotency,
           keep: (r) => ({ status: 201, body: { success: true, data: toWebhookEndpoint(r) }, headers: {} }),
@@ -109,7 +113,7 @@ export const makeWebhookCommandRoutes = (deps: WebhookCommandDeps): RouteDef[] =
         const c = ctx as unknown as Ctx;
         const body = ctx.body as WebhookUpdateInput;
         const principal = await principalOf(c);
-        const url = body.url === undefined ? undefined : await safeUrl(c, body.url);
+        const url = body.url === undefined ? undefined : await safeUrl(body.url);
         const updated = await store.update(principal, c.params.id, { ...body, url }, deps.clock());
         if (!updated) throw new NotFoundError('webhook_endpoint');
         const recovery = updated.recovery ? { since: updated.recovery.since.toISOString(), until: updated.recovery.until.toISOString() } : undefined;

@@ -17,11 +17,17 @@ export const PUBLIC_EVENTS_CHANNEL = 'public_events';
 /** A NOTIFY payload is at most 8000 bytes: past this many tenant ids, an empty payload (every tenant) says as much. */
 const MAX_TENANTS_IN_PAYLOAD = 200;
 
-/** The statement the projection runs after committing public events of these tenants (in its transaction or after). */
-export const publicEventsNotification = (tenantIds: Iterable<string>): { text: string; values: string[] } => {
+/** The payload of a `NOTIFY public_events` for these tenants: their ids, or '' (every tenant) past what one payload holds. */
+export const publicEventsPayload = (tenantIds: Iterable<string>): string => {
   const ids = [...new Set(tenantIds)];
-  return { text: 'SELECT pg_notify($1, $2)', values: [PUBLIC_EVENTS_CHANNEL, ids.length > MAX_TENANTS_IN_PAYLOAD ? '' : ids.join(',')] };
+  return ids.length > MAX_TENANTS_IN_PAYLOAD ? '' : ids.join(',');
 };
+
+/** The statement the projection runs after committing public events of these tenants (in its transaction or after). */
+export const publicEventsNotification = (tenantIds: Iterable<string>): { text: string; values: string[] } => ({
+  text: 'SELECT pg_notify($1, $2)',
+  values: [PUBLIC_EVENTS_CHANNEL, publicEventsPayload(tenantIds)],
+});
 
 export const notifyPublicEvents = async (client: Pick<pg.ClientBase, 'query'>, tenantIds: Iterable<string>): Promise<void> => {
   const { text, values } = publicEventsNotification(tenantIds);

@@ -12,12 +12,11 @@ import {
   type PublicEventOwnerRow,
   type PublicEventRowValues,
 } from '@cagnotte/read-models';
+import { publicEventsPayload } from '@cagnotte/infra';
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
 
 /** Rows per INSERT: 12 parameters a row stays far below PostgreSQL's 65,535 (a batch is 500 events by default). */
 const CHUNK = 2_000;
-/** A NOTIFY payload stays under PostgreSQL's 8,000 bytes: tenant ids (36 characters and a comma) in groups. */
-const TENANTS_PER_NOTIFY = 150;
 
 /**
  * The public feed (rm_public_events): each internal event through the catalogue (read-models/src/webhooks/catalogue.ts),
@@ -54,10 +53,9 @@ const applyPublicEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[],
   }
   // A rebuild writes tables no reader follows: nobody to wake.
   if (rows.length === 0 || table(PUBLIC_EVENTS_TABLE) !== PUBLIC_EVENTS_TABLE) return;
-  const tenants = [...new Set(rows.map((r) => r.tenant_id))];
-  for (let i = 0; i < tenants.length; i += TENANTS_PER_NOTIFY) {
-    await trx.raw('SELECT pg_notify(?, ?)', [PUBLIC_EVENTS_CHANNEL, tenants.slice(i, i + TENANTS_PER_NOTIFY).join(',')]);
-  }
+  // The waker's own payload rule (infra/src/webhooks/feed-waker.ts): the batch's tenants, or '' (every tenant) past
+  // what one payload holds.
+  await trx.raw('SELECT pg_notify(?, ?)', [PUBLIC_EVENTS_CHANNEL, publicEventsPayload(rows.map((r) => r.tenant_id))]);
 };
 
 export const publicEventsProjection: Projection = {

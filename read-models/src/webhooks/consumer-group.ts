@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { compareFeedPositions, type FeedPosition } from './cursor';
+import type { FeedPosition } from './cursor';
 import { PUBLIC_EVENTS_CHANNEL, PUBLIC_EVENTS_TABLE, type PublicEventRow } from './feed-table';
 import { FEED_COLUMNS, positionOfRow, whereAfter } from './feed-reader';
 
@@ -48,9 +48,6 @@ export interface ConsumerGroupOptions {
 
 /** A batch tried by `runOnce`: `locked` when another worker of the group holds it. */
 export type BatchResult = { kind: 'handled'; count: number; last: FeedPosition } | { kind: 'empty' } | { kind: 'locked' };
-
-/** a < b, as numbers. */
-export const positionBefore = (a: FeedPosition, b: FeedPosition): boolean => compareFeedPositions(a, b) < 0;
 
 const sleep = (ms: number, signal?: AbortSignal, wake?: { promise: Promise<void> }) =>
   new Promise<void>((resolve) => {

@@ -24,7 +24,12 @@ export interface ReservationBenchOptions {
 const TARGET_SPREAD_RPS = 1_500;
 const TARGET_HOT_RPS = 500;
 const TARGET_P99_MS = 50;
+const TARGET_HOT_P99_MS = 100;
+const TARGET_FLOWS = 150;
 const HOT_STOCK = 1_000_000;
+/** The flash sale: this many buyers race at once for RACE_STOCK units (one each). */
+const RACE_BUYERS = 1_000;
+const RACE_STOCK = 20;
 
 interface Run {
   sent: number;
@@ -108,6 +113,7 @@ const prepare = async (services: Services, port: number) => {
   const spread: string[] = [];
   for (let i = 0; i < 100; i++) spread.push(await pool(i, null));
   const hot = await pool(100, HOT_STOCK);
+  const race = await pool(101, RACE_STOCK);
   const buyers = await Promise.all(buyerEmails.map(login));
   // A few buyers with wallets for the full flow on the ledger.
   const payers: Array<{ token: string; wallet: Wallet }> = [];
@@ -117,7 +123,7 @@ const prepare = async (services: Services, port: number) => {
     await linkWallet(base, token, wallet);
     payers.push({ token, wallet });
   }
-  return { slug, spread, hot, buyers, payers, tenantHeader };
+  return { slug, spread, hot, race, buyers, payers, tenantHeader };
 };
 
 export const runReservations = async (o: ReservationBenchOptions): Promise<{ rows: SummaryRow[]; details: Record<string, unknown> }> => {
@@ -181,11 +187,33 @@ export const runReservations = async (o: ReservationBenchOptions): Promise<{ row
     const flowRps = flows / ((nowMs() - flowStart) / 1000);
     const flowLatency = latency(flowSamples);
 
-    // 0 oversold: fold the hot pool's stream as the decider does.
-    const events = (await services.store.readStream(`pool-${p.hot}`)).map((r) => parseEvent(r) as unknown as PoolEvent);
-    const hotPool = foldDomainPool(events);
-    const taken = hotPool.status === 'none' ? 0 : totalOf(unitCounts(hotPool.holdings, new Date(0).toISOString()).get('u'));
+    // The flash sale: RACE_BUYERS requests at once (64 buyers, one unit each) for RACE_STOCK units; every one gets
+    // its answer (201 or 409 insufficient_stock), and how long the last one waited is the figure.
+    const raceAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+    const raceSamples: number[] = [];
+    const raceStatus: Record<string, number> = {};
+    const raceStart = nowMs();
+    await Promise.all(
+      Array.from({ length: RACE_BUYERS }, async (_, i) => {
+        const at = nowMs();
+        const r = await post(raceAgent, app.port, `/api/pools/${p.race}/reservations`, { ...headers(p.buyers[i % p.buyers.length]!), 'idempotency-key': randomUUID() }, { lines: [{ unitId: 'u', quantity: 1 }] });
+        raceSamples.push(nowMs() - at);
+        raceStatus[String(r.status)] = (raceStatus[String(r.status)] ?? 0) + 1;
+      }),
+    );
+    const raceSeconds = (nowMs() - raceStart) / 1000;
+    raceAgent.destroy();
+    const raceLatency = latency(raceSamples);
+
+    // 0 oversold: fold the pools' streams as the decider does.
+    const takenOf = async (poolId: string) => {
+      const folded = foldDomainPool((await services.store.readStream(`pool-${poolId}`)).map((r) => parseEvent(r) as unknown as PoolEvent));
+      return folded.status === 'none' ? 0 : totalOf(unitCounts(folded.holdings, new Date(0).toISOString()).get('u'));
+    };
+    const taken = await takenOf(p.hot);
     const oversold = Math.max(0, taken - HOT_STOCK);
+    const raceTaken = await takenOf(p.race);
+    const raceOversold = Math.max(0, raceTaken - RACE_STOCK);
 
     console.log('\n## 6. Reservations over HTTP (server in a child process; sandbox ledger in it)');
     const line = (name: string, r: Run) => [name, String(r.sent), fmtRate(r.rps, ''), fmtMs(r.latency.p50), fmtMs(r.latency.p99), fmtMs(r.latency.max), String(r.refused), JSON.stringify(r.errors)];
@@ -202,16 +230,26 @@ export const runReservations = async (o: ReservationBenchOptions): Promise<{ row
       ),
     );
     console.log(`Hot pool: ${taken} units held or paid of ${HOT_STOCK}; oversold ${oversold}.`);
+    console.log(
+      `Flash sale: ${RACE_BUYERS} reservations at once for ${RACE_STOCK} units: ${JSON.stringify(raceStatus)} in ${raceSeconds.toFixed(2)} s; p50 ${fmtMs(raceLatency.p50)}, p99 ${fmtMs(raceLatency.p99)}, max ${fmtMs(raceLatency.max)}; ${raceTaken} units held, oversold ${raceOversold}.`,
+    );
     const row = (metric: string, measured: string, baseline: string, target = '', pass: boolean | null = null): SummaryRow => ({ part: 'http', metric, measured, baseline, target, pass, raw: {} });
     const baseline = `GET ${fmtRate(get.rps, '/s')} (p99 ${fmtMs(get.latency.p99)}); append ${fmtRate(appendRps, '/s')} (p99 ${fmtMs(appendLatency.p99)})`;
     return {
       rows: [
         row('reserve across 100 pools', `${fmtRate(spread.rps, '/s')} (p99 ${fmtMs(spread.latency.p99)})`, baseline, `≥ ${TARGET_SPREAD_RPS}/s, p99 < ${TARGET_P99_MS} ms`, spread.rps >= TARGET_SPREAD_RPS && spread.latency.p99 < TARGET_P99_MS),
-        row('reserve on one hot pool', `${fmtRate(hot.rps, '/s')} (p99 ${fmtMs(hot.latency.p99)})`, baseline, `≥ ${TARGET_HOT_RPS}/s, p99 < ${TARGET_P99_MS} ms`, hot.rps >= TARGET_HOT_RPS && hot.latency.p99 < TARGET_P99_MS),
-        row('reserve + sign + pay (sandbox ledger)', `${fmtRate(flowRps, '/s')} (p99 ${fmtMs(flowLatency.p99)})`, baseline),
+        row('reserve on one hot pool', `${fmtRate(hot.rps, '/s')} (p99 ${fmtMs(hot.latency.p99)})`, baseline, `≥ ${TARGET_HOT_RPS}/s, p99 < ${TARGET_HOT_P99_MS} ms`, hot.rps >= TARGET_HOT_RPS && hot.latency.p99 < TARGET_HOT_P99_MS),
+        row('reserve + sign + pay (sandbox ledger)', `${fmtRate(flowRps, ' flows/s')} (p99 ${fmtMs(flowLatency.p99)})`, baseline, `≥ ${TARGET_FLOWS} flows/s`, flowRps >= TARGET_FLOWS),
         row('oversold units on the hot pool', String(oversold), '', '0', oversold === 0),
+        row(
+          `flash sale: ${RACE_BUYERS} buyers at once for ${RACE_STOCK} units`,
+          `${raceStatus['201'] ?? 0} × 201, ${raceStatus['409'] ?? 0} × 409 in ${raceSeconds.toFixed(2)} s (p99 ${fmtMs(raceLatency.p99)}); oversold ${raceOversold}`,
+          baseline,
+          `${RACE_STOCK} × 201, oversold 0`,
+          raceOversold === 0 && raceStatus['201'] === RACE_STOCK && raceStatus['201'] + (raceStatus['409'] ?? 0) === RACE_BUYERS,
+        ),
       ],
-      details: { spread, hot, get, append: { rps: appendRps, latency: appendLatency }, flow: { rps: flowRps, latency: flowLatency, flows }, hotTaken: taken },
+      details: { spread, hot, get, append: { rps: appendRps, latency: appendLatency }, flow: { rps: flowRps, latency: flowLatency, flows }, hotTaken: taken, race: { status: raceStatus, seconds: raceSeconds, latency: raceLatency, taken: raceTaken, oversold: raceOversold } },
     };
   } finally {
     await stopServer(app.child);

@@ -61,7 +61,7 @@ export interface Services {
    * mode the ledger client calls the sandbox Horizon there, over HTTP, exactly as it would call testnet.
    */
   self: { url: string | null };
-  /** Idempotency-Key records (PostgreSQL, with a Redis fast path). */
+  /** Idempotency-Key records (PostgreSQL, one round trip per look-up). */
   idempotency: IdempotencyStore;
   /**
    * Wakes the event feed's long-polls and streams on `NOTIFY public_events` (one LISTEN connection of its own, opened
@@ -192,7 +192,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     ledger,
     sandboxLedger,
     self,
-    idempotency: new IdempotencyStore(pgPool, redis, logger),
+    idempotency: new IdempotencyStore(pgPool, logger),
     feedWaker,
     async close() {
       await feedWaker.close();

@@ -61,7 +61,7 @@ export interface Services {
    * mode the ledger client calls the sandbox Horizon there, over HTTP, exactly as it would call testnet.
    */
   self: { url: string | null };
-  /** Idempotency-Key records (PostgreSQL, with a Redis fast path). */
+  /** Idempotency-Key records (PostgreSQL, one round trip per look-up). */
   idempotency: IdempotencyStore;
   /**
    * Wakes the event feed's long-polls and streams on `NOTIFY public_events` (one LISTEN connection of its own, opened
@@ -144,7 +144,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const store = await openEventStore(config, pgPool);
   const tokens = new TokenService({ secret: config.JWT_SECRET, keyId: config.JWT_KEY_ID, previousKeys: config.JWT_PREVIOUS_KEYS, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
-  const sessions = new SessionStore(knex);
+  const sessions = new SessionStore(knex, pgPool);
   const rateLimiter = new RateLimiter(redis, logger);
   const waiter = new CheckpointWaiter(knex);
   const searchIndex = await openSearchIndex(config, knex, pgPool);
@@ -192,7 +192,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     ledger,
     sandboxLedger,
     self,
-    idempotency: new IdempotencyStore(pgPool, redis, logger),
+    idempotency: new IdempotencyStore(pgPool, logger),
     feedWaker,
     async close() {
       await feedWaker.close();

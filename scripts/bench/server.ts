@@ -51,6 +51,7 @@ const takeStats = () => {
     },
     gc: { ...gc },
     cpuPercent: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 100),
+    cpuMs: (cpu.user + cpu.system) / 1000,
   };
   loopDelay.reset();
   Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });

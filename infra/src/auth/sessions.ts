@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type pg from 'pg';
 
 export interface SessionRecord {
   id: string;
@@ -10,9 +11,31 @@ export interface SessionRecord {
   revokedAt: Date | null;
 }
 
+interface ActiveRow {
+  id: string;
+  user_id: string;
+  tenant_id: string;
+  device_id: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/**
+ * Every authenticated request asks this: one named statement, prepared once per connection, so a look-up is one
+ * round trip with no SQL built per call. No cache in front: a revoke counts from the very next request, in every process.
+ */
+const FIND_ACTIVE = {
+  name: 'session_find_active',
+  text: 'SELECT id, user_id, tenant_id, device_id, created_at, expires_at FROM sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()',
+};
+
 /** Server-side sessions keyed by the JWT's `sid`: revoking the row revokes the token. */
 export class SessionStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** The hot look-up's pool (findActive). */
+    private readonly pool: pg.Pool,
+  ) {}
 
   async create(s: { id: string; userId: string; tenantId: string; deviceId: string; expiresAt: Date; ip: string | null; userAgent: string | null }) {
     await this.knex('sessions').insert({
@@ -26,18 +49,11 @@ export class SessionStore {
     });
   }
 
+  /** The session if it exists, is not revoked and has not expired. `id` must be a uuid (the column's type). */
   async findActive(id: string): Promise<SessionRecord | null> {
-    const row = await this.knex('sessions').where({ id }).whereNull('revoked_at').where('expires_at', '>', this.knex.fn.now()).first();
+    const row = (await this.pool.query<ActiveRow>({ ...FIND_ACTIVE, values: [id] })).rows[0];
     return row
-      ? {
-          id: row.id,
-          userId: row.user_id,
-          tenantId: row.tenant_id,
-          deviceId: row.device_id,
-          createdAt: row.created_at,
-          expiresAt: row.expires_at,
-          revokedAt: row.revoked_at,
-        }
+      ? { id: row.id, userId: row.user_id, tenantId: row.tenant_id, deviceId: row.device_id, createdAt: row.created_at, expiresAt: row.expires_at, revokedAt: null }
       : null;
   }
 

@@ -50,15 +50,20 @@ export const createBaseApp = (o: BaseAppOptions, mount: (app: Express) => void):
     },
   });
   // A body that does not parse is held back (see deferred-input.ts); body-parser has read it off the socket already.
-  app.use((req, res, next) =>
+  app.use((req, res, next) => {
+    // No body at all (most GETs): nothing to read, as body-parser itself would conclude after more checks.
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+      req.body = undefined;
+      return next();
+    }
     json(req, res, (err?: unknown) => {
       if (err) {
         deferInputError(req, 'body', err);
         req.body = undefined;
       }
       next();
-    }),
-  );
+    });
+  });
   app.use(sanitizeInput);
   mount(app);
   app.use(rethrowDeferredInput, notFoundHandler);

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
 import { ConflictError, ValidationError } from '@cagnotte/domain';
 import type { Logger } from '../logger';
 
@@ -18,19 +17,21 @@ export interface Replay {
   headers: Record<string, string>;
 }
 
-interface Stored extends Replay {
-  fingerprint: string;
-  /** Epoch milliseconds. */
-  expiresAt: number;
-}
-
 interface Row {
   fingerprint: string;
   status_code: number;
   body: unknown;
   headers: Record<string, string>;
-  expires_at: Date;
 }
+
+/**
+ * Nearly every key a route looks up is new, so the look-up is one round trip that usually finds nothing: the primary
+ * key, through a statement prepared once per connection.
+ */
+const FIND = {
+  name: 'idem_find',
+  text: 'SELECT fingerprint, status_code, body, headers FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at > now()',
+};
 
 /**
  * Thrown by a command whose key turned out to be answered already: another request with the same key
@@ -76,11 +77,11 @@ export class IdempotencyClaim {
     this.pending = answer;
   }
 
-  /** The transaction that ran `recordWithin` committed: the answer is kept (and cached). */
+  /** The transaction that ran `recordWithin` committed: the answer is kept. */
   committed(): void {
     if (!this.pending) return;
     this.kept = true;
-    this.store.afterRecord(this, this.pending);
+    this.store.afterRecord();
   }
 
   /** Whether the answer was kept with the command's events. */
@@ -96,14 +97,14 @@ export class IdempotencyClaim {
  * and request gets that answer again (`Idempotent-Replayed: true`); the same key with another request is a 409
  * `idempotency_key_reused`. There is no "pending" state: concurrent duplicates both run, the unique key lets one
  * commit and the other rolls back and replays. Failed requests (4xx/5xx) are not kept: they can be retried.
- * Redis caches kept answers in front of PostgreSQL.
+ * Look-ups go to PostgreSQL only, one round trip each: a cache in front (Redis) would add a round trip to every new
+ * key, which is nearly every request, to save one on the rare retry.
  */
 export class IdempotencyStore {
   private recordsSincePurge = 0;
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly redis: Redis | null = null,
     private readonly logger: Logger | null = null,
   ) {}
 
@@ -120,10 +121,6 @@ export class IdempotencyStore {
     return new IdempotencyClaim(this, scope, key, fingerprint, successStatus);
   }
 
-  private cacheKey(scope: string, key: string) {
-    return `idem:${scope}:${key}`;
-  }
-
   /** The kept answer for this claim's key, or null. Throws 409 `idempotency_key_reused` when it answered another request. */
   async replayFor(claim: IdempotencyClaim): Promise<Replay | null> {
     const stored = await this.find(claim.scope, claim.key);
@@ -132,22 +129,9 @@ export class IdempotencyStore {
     return { status: stored.status, body: stored.body, headers: stored.headers };
   }
 
-  private async find(scope: string, key: string): Promise<Stored | null> {
-    const cached = await this.redis?.get(this.cacheKey(scope, key)).catch(() => null);
-    if (cached) {
-      const stored = JSON.parse(cached) as Stored;
-      if (stored.expiresAt > Date.now()) return stored;
-    }
-    const r = await this.pool.query<Row>({
-      name: 'idem_find',
-      text: 'SELECT fingerprint, status_code, body, headers, expires_at FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at > now()',
-      values: [scope, key],
-    });
-    const row = r.rows[0];
-    if (!row) return null;
-    const stored: Stored = { fingerprint: row.fingerprint, status: row.status_code, body: row.body, headers: row.headers, expiresAt: row.expires_at.getTime() };
-    this.cache(scope, key, stored);
-    return stored;
+  private async find(scope: string, key: string): Promise<(Replay & { fingerprint: string }) | null> {
+    const row = (await this.pool.query<Row>({ ...FIND, values: [scope, key] })).rows[0];
+    return row ? { fingerprint: row.fingerprint, status: row.status_code, body: row.body, headers: row.headers } : null;
   }
 
   /**
@@ -177,25 +161,18 @@ export class IdempotencyStore {
   async record(claim: IdempotencyClaim, answer: Replay): Promise<Replay> {
     if (answer.status >= 400) return answer;
     if (await this.insert(this.pool, claim, answer)) {
-      this.afterRecord(claim, answer);
+      this.afterRecord();
       return answer;
     }
     return (await this.replayFor(claim)) ?? answer;
   }
 
-  /** A kept answer: cached, and now and then the expired rows are deleted. */
-  afterRecord(claim: IdempotencyClaim, answer: Replay): void {
-    this.cache(claim.scope, claim.key, { ...answer, fingerprint: claim.fingerprint, expiresAt: Date.now() + IDEMPOTENCY_TTL_SECONDS * 1000 });
+  /** A kept answer: now and then the expired rows are deleted. */
+  afterRecord(): void {
     if (++this.recordsSincePurge >= PURGE_EVERY) {
       this.recordsSincePurge = 0;
       void this.purgeExpired().catch((err: Error) => this.logger?.warn({ err: err.message }, 'idempotency purge failed'));
     }
-  }
-
-  private cache(scope: string, key: string, stored: Stored): void {
-    const ttl = stored.expiresAt - Date.now();
-    if (!this.redis || ttl <= 0) return;
-    void this.redis.set(this.cacheKey(scope, key), JSON.stringify(stored), 'PX', ttl).catch(() => undefined);
   }
 
   /** Deletes expired answers, a batch at a time; returns how many. */

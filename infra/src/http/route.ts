@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, Response, Router } from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { NotFoundError, UnauthorizedError, ValidationError } from '@cagnotte/domain';
 import { fieldErrorsFromZod } from './envelope';
@@ -181,112 +181,216 @@ const passGate = async (kit: HttpKit, gate: NonNullable<RouteDef['gate']>, req: 
   return gatedPublicTenant(await resolveTenant(kit, req, null));
 };
 
+const ROUTE_PATH = Symbol('route path');
+
+/** The matched route's path in express form (`/api/pools/:id`), for metrics; undefined when no route of the kit matched. */
+export const routePathOf = (req: Request): string | undefined => (req as { [ROUTE_PATH]?: string })[ROUTE_PATH];
+
+/**
+ * An answer in the JSON envelope, serialised once and written as is: no ETag (every answer is `Cache-Control:
+ * no-store`, so nothing revalidates) and none of res.json's content negotiation. 204 and 304 carry no body.
+ */
+export const sendJson = (res: Response, status: number, payload: unknown): void => {
+  res.statusCode = status;
+  if (status === 204 || status === 304) {
+    res.removeHeader('Content-Type');
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(payload);
+  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+};
+
+/** A route path (`/api/pools/{id}`) as express matches it: case-sensitive, a trailing slash allowed, a parameter one segment. */
+const compilePath = (path: string): { pattern: RegExp; names: string[] } => {
+  const names: string[] = [];
+  const source = path
+    .split(/(\{\w+\})/)
+    .map((part) => {
+      const param = /^\{(\w+)\}$/.exec(part);
+      if (!param) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(param[1]!);
+      return '([^/]+?)';
+    })
+    .join('');
+  return { pattern: new RegExp(`^${source}/?$`), names };
+};
+
+/** As express decodes a path parameter: a malformed escape is a 400. */
+const decodeParam = (raw: string): string => {
+  if (!raw.includes('%')) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch (e) {
+    if (e instanceof URIError) throw Object.assign(new URIError(`Failed to decode param '${raw}'`), { status: 400 });
+    throw e;
+  }
+};
+
+interface MountedRoute {
+  method: string;
+  pattern: RegExp;
+  names: string[];
+  expressPath: string;
+  handle: (req: Request, res: Response) => Promise<unknown>;
+}
+
 /**
  * Mounts route definitions: rate limit, authentication, tenant, then zod validation, then the handler. A gated
  * route checks its gate before everything but authentication, and its rate limit after the gate.
+ *
+ * One middleware finds the route: the definitions of the request's method, in the order given (the first that
+ * matches answers, as with express routes), each path compiled once. HEAD is answered by the GET route; OPTIONS
+ * names the methods of the routes of that path (`Allow`), as express's router does.
  */
 export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): void => {
+  const byMethod = new Map<string, MountedRoute[]>();
+  const all: MountedRoute[] = [];
   for (const def of defs) {
-    router[def.method](toExpressPath(def.path), async (req: Request, res: Response) => {
-      const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-      const requestId = (res.getHeader('X-Request-Id') as string | undefined) ?? randomUUID();
-      if (def.rateLimit && !def.gate) await kit.rateLimiter.hit(def.rateLimit, ip);
-
-      let auth: AuthContext | null = null;
-      const token = bearer(req);
-      if (def.auth !== 'none' && token !== null) {
-        if (token === '') {
-          if (def.auth === 'required') throw new UnauthorizedError('Malformed Authorization header', 'invalid_token');
-        } else {
-          try {
-            auth = await kit.authenticator.authenticate(token);
-          } catch (e) {
-            if (def.auth === 'required') throw e;
-          }
-        }
-      }
-      if (def.auth !== 'none' && token === null) {
-        const cookie = sessionCookie(req);
-        if (cookie) {
-          try {
-            const fromCookie = await kit.authenticator.authenticate(cookie);
-            if (SAFE_METHODS.has(req.method) || (await cookieWriteAllowed(kit, req, fromCookie))) auth = fromCookie;
-          } catch (e) {
-            if (def.auth === 'required') throw e;
-          }
-        }
-      }
-      if (def.auth === 'required' && !auth) throw new UnauthorizedError();
-
-      let tenant: TenantRef | null = null;
-      if (def.ignoresInput) {
-        // Nothing it is sent counts (logout).
-      } else if (def.gate) {
-        // A user-gated route acts in the user's own tenant: a tenant named must exist, and under another tenant's
-        // name the user's own resources are not found (as every read scoped to that tenant answers).
-        if (def.gate === 'user' && auth && (await resolveTenant(kit, req, auth))?.id !== auth.tenantId) throw new NotFoundError('resource');
-        tenant = await passGate(kit, def.gate, req, auth);
-        if (def.rateLimit) await kit.rateLimiter.hit(def.rateLimit, ip);
-      } else {
-        // Every route: handlers scope what they read and write to `ctx.tenant` (the header's, else the user's).
-        tenant = await resolveTenant(kit, req, auth);
-        if (!tenant && def.tenant === 'required') throw new NotFoundError('tenant');
-      }
-
-      // A body that did not parse, is too large or hostile is refused by every route, whether or not it reads one
-      // (but logout); a query only where the route reads one.
-      const inputError = (def.ignoresInput ? undefined : deferredInputError(req, 'body')) ?? (def.query ? deferredInputError(req, 'query') : undefined);
-      if (inputError) throw inputError;
-
-      const params = def.params ? def.params.safeParse(req.params) : { success: true as const, data: undefined };
-      if (!params.success) throw new NotFoundError('resource');
-      const query = def.query ? def.query.safeParse(req.query) : { success: true as const, data: undefined };
-      if (!query.success) throw new ValidationError(fieldErrorsFromZod(query.error.issues, 'query'), 'Invalid query parameters');
-      let body: unknown = undefined;
-      if (def.body) {
-        // No JSON body at all validates as {}: routes whose fields are all optional accept an empty request.
-        const parsed = def.body.safeParse(req.body ?? {});
-        if (!parsed.success) throw new ValidationError(fieldErrorsFromZod(parsed.error.issues));
-        body = parsed.data;
-      }
-
-      const run = (idempotency: IdempotencyClaim | null) =>
-        def.handler({ body, query: query.data, params: params.data, auth, tenant, ip, requestId, idempotency, req, res });
-      const send = (answer: Replay, replayed: boolean) => {
-        for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
-        if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-        return res.status(answer.status).json(answer.body);
-      };
-      const rawKey = req.headers[IDEMPOTENCY_HEADER];
-      if (def.idempotent && typeof rawKey === 'string') {
-        const key = IdempotencyStore.validKey(rawKey);
-        const scope = auth ? `u:${auth.userId}` : `ip:${ip}`;
-        const claim = kit.idempotency.claim(scope, key, IdempotencyStore.fingerprint(def.method, req.originalUrl, body), def.success.status);
-        const kept = await kit.idempotency.replayFor(claim);
-        if (kept) return send(kept, true);
-        let result: RouteResult;
-        try {
-          result = await run(claim);
-        } catch (e) {
-          // Another request with this key committed first (this one rolled back), or got there between our look-up
-          // and our decision (which then refused, e.g. "already archived"): its answer is the answer.
-          const first = await kit.idempotency.replayFor(claim);
-          if (first) return send(first, true);
-          if (e instanceof IdempotencyKeyAnswered) throw new Error('an answered Idempotency-Key has no answer', { cause: e });
-          throw e;
-        }
-        if ('redirect' in result || 'streamed' in result) throw new Error('idempotent routes do not redirect or stream');
-        const answer = claim.answerOf(result);
-        if (claim.recorded) return send(answer, false);
-        const sent = await kit.idempotency.record(claim, answer);
-        return send(sent, sent !== answer);
-      }
-      const result = await run(null);
-      if ('streamed' in result) return;
-      for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-      if ('redirect' in result) return res.redirect(307, result.redirect);
-      if (result.raw) return res.status(result.status ?? def.success.status).type(result.raw.contentType).send(result.raw.body);
-      return res.status(result.status ?? def.success.status).json({ success: true, data: result.data });
-    });
+    const method = def.method.toUpperCase();
+    const route: MountedRoute = { method, ...compilePath(def.path), expressPath: toExpressPath(def.path), handle: routeHandler(kit, def) };
+    all.push(route);
+    const list = byMethod.get(method) ?? [];
+    list.push(route);
+    byMethod.set(method, list);
   }
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const path = req.path;
+    const candidates = byMethod.get(req.method === 'HEAD' ? 'GET' : req.method);
+    if (candidates) {
+      for (const route of candidates) {
+        const m = route.pattern.exec(path);
+        if (!m) continue;
+        const params: Record<string, string> = {};
+        try {
+          for (let i = 0; i < route.names.length; i++) params[route.names[i]!] = decodeParam(m[i + 1]!);
+        } catch (e) {
+          next(e);
+          return;
+        }
+        req.params = params;
+        (req as { [ROUTE_PATH]?: string })[ROUTE_PATH] = route.expressPath;
+        route.handle(req, res).catch(next);
+        return;
+      }
+    }
+    if (req.method === 'OPTIONS') {
+      const methods = new Set(all.filter((r) => r.pattern.test(path)).map((r) => r.method));
+      if (methods.has('GET')) methods.add('HEAD');
+      if (methods.size > 0) {
+        const allow = [...methods].sort().join(', ');
+        res.setHeader('Allow', allow);
+        res.status(200).send(allow);
+        return;
+      }
+    }
+    next();
+  });
 };
+
+/** One route's handler, built once at mount. */
+const routeHandler =
+  (kit: HttpKit, def: RouteDef) =>
+  async (req: Request, res: Response): Promise<unknown> => {
+    const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const requestId = (res.getHeader('X-Request-Id') as string | undefined) ?? randomUUID();
+    if (def.rateLimit && !def.gate) await kit.rateLimiter.hit(def.rateLimit, ip);
+
+    let auth: AuthContext | null = null;
+    const token = bearer(req);
+    if (def.auth !== 'none' && token !== null) {
+      if (token === '') {
+        if (def.auth === 'required') throw new UnauthorizedError('Malformed Authorization header', 'invalid_token');
+      } else {
+        try {
+          auth = await kit.authenticator.authenticate(token);
+        } catch (e) {
+          if (def.auth === 'required') throw e;
+        }
+      }
+    }
+    if (def.auth !== 'none' && token === null) {
+      const cookie = sessionCookie(req);
+      if (cookie) {
+        try {
+          const fromCookie = await kit.authenticator.authenticate(cookie);
+          if (SAFE_METHODS.has(req.method) || (await cookieWriteAllowed(kit, req, fromCookie))) auth = fromCookie;
+        } catch (e) {
+          if (def.auth === 'required') throw e;
+        }
+      }
+    }
+    if (def.auth === 'required' && !auth) throw new UnauthorizedError();
+
+    let tenant: TenantRef | null = null;
+    if (def.ignoresInput) {
+      // Nothing it is sent counts (logout).
+    } else if (def.gate) {
+      // A user-gated route acts in the user's own tenant: a tenant named must exist, and under another tenant's
+      // name the user's own resources are not found (as every read scoped to that tenant answers).
+      if (def.gate === 'user' && auth && (await resolveTenant(kit, req, auth))?.id !== auth.tenantId) throw new NotFoundError('resource');
+      tenant = await passGate(kit, def.gate, req, auth);
+      if (def.rateLimit) await kit.rateLimiter.hit(def.rateLimit, ip);
+    } else {
+      // Every route: handlers scope what they read and write to `ctx.tenant` (the header's, else the user's).
+      tenant = await resolveTenant(kit, req, auth);
+      if (!tenant && def.tenant === 'required') throw new NotFoundError('tenant');
+    }
+
+    // A body that did not parse, is too large or hostile is refused by every route, whether or not it reads one
+    // (but logout); a query only where the route reads one.
+    const inputError = (def.ignoresInput ? undefined : deferredInputError(req, 'body')) ?? (def.query ? deferredInputError(req, 'query') : undefined);
+    if (inputError) throw inputError;
+
+    const params = def.params ? def.params.safeParse(req.params) : { success: true as const, data: undefined };
+    if (!params.success) throw new NotFoundError('resource');
+    const query = def.query ? def.query.safeParse(req.query) : { success: true as const, data: undefined };
+    if (!query.success) throw new ValidationError(fieldErrorsFromZod(query.error.issues, 'query'), 'Invalid query parameters');
+    let body: unknown = undefined;
+    if (def.body) {
+      // No JSON body at all validates as {}: routes whose fields are all optional accept an empty request.
+      const parsed = def.body.safeParse(req.body ?? {});
+      if (!parsed.success) throw new ValidationError(fieldErrorsFromZod(parsed.error.issues));
+      body = parsed.data;
+    }
+
+    const run = (idempotency: IdempotencyClaim | null) =>
+      def.handler({ body, query: query.data, params: params.data, auth, tenant, ip, requestId, idempotency, req, res });
+    const send = (answer: Replay, replayed: boolean) => {
+      for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      sendJson(res, answer.status, answer.body);
+    };
+    const rawKey = req.headers[IDEMPOTENCY_HEADER];
+    if (def.idempotent && typeof rawKey === 'string') {
+      const key = IdempotencyStore.validKey(rawKey);
+      const scope = auth ? `u:${auth.userId}` : `ip:${ip}`;
+      const claim = kit.idempotency.claim(scope, key, IdempotencyStore.fingerprint(def.method, req.originalUrl, body), def.success.status);
+      const kept = await kit.idempotency.replayFor(claim);
+      if (kept) return send(kept, true);
+      let result: RouteResult;
+      try {
+        result = await run(claim);
+      } catch (e) {
+        // Another request with this key committed first (this one rolled back), or got there between our look-up
+        // and our decision (which then refused, e.g. "already archived"): its answer is the answer.
+        const first = await kit.idempotency.replayFor(claim);
+        if (first) return send(first, true);
+        if (e instanceof IdempotencyKeyAnswered) throw new Error('an answered Idempotency-Key has no answer', { cause: e });
+        throw e;
+      }
+      if ('redirect' in result || 'streamed' in result) throw new Error('idempotent routes do not redirect or stream');
+      const answer = claim.answerOf(result);
+      if (claim.recorded) return send(answer, false);
+      const sent = await kit.idempotency.record(claim, answer);
+      return send(sent, sent !== answer);
+    }
+    const result = await run(null);
+    if ('streamed' in result) return;
+    for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+    if ('redirect' in result) return res.redirect(307, result.redirect);
+    if (result.raw) return res.status(result.status ?? def.success.status).type(result.raw.contentType).send(result.raw.body);
+    sendJson(res, result.status ?? def.success.status, { success: true, data: result.data });
+  };

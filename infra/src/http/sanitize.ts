@@ -40,6 +40,8 @@ export const checkJsonInput = (value: unknown, root: string): FieldErrors => {
 export const sanitizeInput: RequestHandler = (req, _res, next) => {
   const bodyErrors = req.body === undefined ? {} : checkJsonInput(req.body, 'body');
   if (Object.keys(bodyErrors).length > 0) deferInputError(req, 'body', new ValidationError(bodyErrors, 'Invalid characters or nesting in the request'));
+  // req.query parses the query string on every read: a URL without one has nothing to check.
+  if (!req.url.includes('?')) return next();
   const queryErrors = checkJsonInput(req.query, 'query');
   if (Object.keys(queryErrors).length > 0) deferInputError(req, 'query', new ValidationError(queryErrors, 'Invalid characters or nesting in the request'));
   next();

@@ -5,13 +5,15 @@ import client from 'prom-client';
 import type { z } from 'zod';
 import { createBaseApp, newRouter } from './app';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
-import { mountRoutes, type RouteDef, type TenantDirectory } from './route';
+import { mountRoutes, routePathOf, type RouteDef, type TenantDirectory } from './route';
 import { rethrowDeferredInput } from './deferred-input';
 import { formatPosition } from '../event-store/port';
 import { PostgresEventStore } from '../event-store/postgres';
 import { projectionLag } from '../projections/checkpoints';
 import { httpKit, type Services } from '../services';
 import { createSandboxHorizonRouter } from '@cagnotte/sandbox-ledger';
+
+const STARTED = Symbol('request started');
 
 export interface ApiServerOptions {
   services: Services;
@@ -54,6 +56,17 @@ export const createApiServer = (o: ApiServerOptions): Express => {
       for (const l of await projectionLag(services.knex, head, o.projections)) this.set({ projection: l.name }, l.lagEvents);
     },
   });
+  // One listener for every request (no closure per request), and each label set's series looked up once.
+  const series = new Map<string, { observe(seconds: number): void }>();
+  function observeDuration(this: express.Response) {
+    const req = this.req;
+    const route = routePathOf(req) ?? (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+    const status = String(this.statusCode);
+    const key = `${req.method} ${route} ${status}`;
+    let s = series.get(key);
+    if (!s) series.set(key, (s = httpDuration.labels(req.method, route, status)));
+    s.observe((performance.now() - ((this as { [STARTED]?: number })[STARTED] ?? 0)) / 1000);
+  }
   // A faulted projection (stopped on an event, docs/projections.md): 1 while it waits for `projections retry`/`rebuild`.
   let faultCache: { at: number; lag: Promise<Awaited<ReturnType<typeof projectionLag>>> } | null = null;
   /** One read of the checkpoints per scrape, shared by the gauges below. */
@@ -167,9 +180,9 @@ export const createApiServer = (o: ApiServerOptions): Express => {
   }
 
   return createBaseApp({ logger: services.logger, bodyLimitBytes: services.config.BODY_LIMIT_BYTES, trustProxy: services.config.TRUST_PROXY }, (app) => {
-    app.use((req, res, next) => {
-      const end = httpDuration.startTimer({ method: req.method });
-      res.on('finish', () => end({ route: req.route?.path ?? 'unmatched', status: String(res.statusCode) }));
+    app.use((_req, res, next) => {
+      (res as { [STARTED]?: number })[STARTED] = performance.now();
+      res.once('finish', observeDuration);
       next();
     });
     if (services.sandboxLedger) {

@@ -61,6 +61,17 @@ export interface PostgresEventStoreOptions {
   pollMs?: number;
   /** Listen for NOTIFY from other processes (default true). */
   listen?: boolean;
+  /** Group commit of concurrent appends (docs/event-store.md). */
+  groupCommit?: GroupCommitOptions;
+}
+
+export interface GroupCommitOptions {
+  /** Append statements running at once; further appends queue for the next one (default 3; 1 is one at a time). */
+  inFlight?: number;
+  /** Appends one statement carries at most (default 64; 1 turns gathering off). */
+  maxAppends?: number;
+  /** Events one statement carries at most, unless one append alone has more (default 2,000). */
+  maxEvents?: number;
 }
 
 /**
@@ -171,10 +182,16 @@ export class PostgresEventStore implements EventStore {
   private readonly maxHeads = 50_000;
   /** Statements of es_append_batch sent (group commit: fewer than appends under load). */
   statements = 0;
+  private readonly group: Required<GroupCommitOptions>;
+  private readonly queue: PendingAppend[] = [];
+  private inFlight = 0;
+  /** Streams (`s:`) and answer keys (`k:`) of the statements in flight. */
+  private readonly busy = new Set<string>();
 
   constructor(private readonly options: PostgresEventStoreOptions) {
     this.pool = options.pool;
     this.pollMs = options.pollMs ?? 250;
+    this.group = { inFlight: 3, maxAppends: 64, maxEvents: 2000, ...options.groupCommit };
   }
 
   async append(streamId: string, events: NewEvent[], options: PostgresAppendOptions): Promise<AppendResult> {
@@ -222,13 +239,53 @@ export class PostgresEventStore implements EventStore {
     return row ? { revision: BigInt(row.revision), hash: row.last_hash } : null;
   }
 
-  /** Sends one append as its own statement (group commit gathers them: see below). */
+  /** Queues an append for the next statement (group commit): it settles when its statement has answered. */
   private submit(p: PendingAppend): Promise<AppendResult> {
     return new Promise<AppendResult>((resolve, reject) => {
       p.resolve = resolve;
       p.reject = reject;
-      void this.runBatch([p]);
+      this.queue.push(p);
+      this.pump();
     });
+  }
+
+  /**
+   * Group commit. While fewer than `inFlight` statements run, the queued appends go out at once, as many as one
+   * statement carries (`maxAppends`, `maxEvents`); otherwise they wait for the next free statement, so under load
+   * one fsync commits many appends, and an append alone still costs one statement. Two appends on one stream (or
+   * with one answer key) never share a statement, nor run in two at once: the later one waits, and is then
+   * hashed onto the head the earlier one left.
+   */
+  private pump(): void {
+    const { inFlight, maxAppends, maxEvents } = this.group;
+    while (this.inFlight < inFlight && this.queue.length > 0) {
+      const batch: PendingAppend[] = [];
+      const holds = new Set<string>();
+      let events = 0;
+      for (let i = 0; i < this.queue.length && batch.length < maxAppends; ) {
+        const p = this.queue[i]!;
+        const names = [`s:${p.streamId}`, ...p.answers.map((a) => `k:${a.scope}\u0000${a.key}`)];
+        if (names.some((n) => this.busy.has(n) || holds.has(n)) || (batch.length > 0 && events + p.events.length > maxEvents)) {
+          i++;
+          continue;
+        }
+        this.queue.splice(i, 1);
+        // 'any' and 'stream_exists' chain onto the freshest head known (an earlier append may have moved it).
+        const known = this.heads.get(p.streamId);
+        if (known && (p.expected === 'any' || p.expected === 'stream_exists')) p.head = known;
+        batch.push(p);
+        events += p.events.length;
+        for (const n of names) holds.add(n);
+      }
+      if (batch.length === 0) return;
+      this.inFlight++;
+      for (const n of holds) this.busy.add(n);
+      void this.runBatch(batch).finally(() => {
+        this.inFlight--;
+        for (const n of holds) this.busy.delete(n);
+        this.pump();
+      });
+    }
   }
 
   /**
@@ -322,9 +379,10 @@ export class PostgresEventStore implements EventStore {
         if (current) this.remember(p.streamId, current.revision, current.hash);
         else this.heads.delete(p.streamId);
         if (p.tries < 2 && compatible(p.expected, current)) {
+          // Someone else appended: hashed onto the head the statement returned, it goes in the next statement.
           p.tries++;
           p.head = current;
-          void this.runBatch([p]);
+          this.queue.unshift(p);
         } else this.settleLocked(p);
       }
     }

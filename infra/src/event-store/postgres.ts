@@ -66,7 +66,7 @@ export interface PostgresEventStoreOptions {
 }
 
 export interface GroupCommitOptions {
-  /** Append statements running at once; further appends queue for the next one (default 3; 1 is one at a time). */
+  /** Append statements running at once; further appends queue for the next one (default 2; 1 is one at a time). */
   inFlight?: number;
   /** Appends one statement carries at most (default 64; 1 turns gathering off). */
   maxAppends?: number;
@@ -191,7 +191,7 @@ export class PostgresEventStore implements EventStore {
   constructor(private readonly options: PostgresEventStoreOptions) {
     this.pool = options.pool;
     this.pollMs = options.pollMs ?? 250;
-    this.group = { inFlight: 3, maxAppends: 64, maxEvents: 2000, ...options.groupCommit };
+    this.group = { inFlight: 2, maxAppends: 64, maxEvents: 2000, ...options.groupCommit };
   }
 
   async append(streamId: string, events: NewEvent[], options: PostgresAppendOptions): Promise<AppendResult> {

@@ -75,16 +75,17 @@ export async function up(knex: Knex): Promise<void> {
         moved[i] := FOUND;
       END LOOP;
 
-      IF cardinality(claimed) > 0 THEN
-        DELETE FROM idempotency_keys k USING unnest(claimed) AS j
-        WHERE NOT moved[k_append[j]] AND k.scope = k_scope[j] AND k.key = k_key[j];
-      END IF;
+      -- Rare (a refused or conflicting append with answers): one key at a time, by its primary key.
+      FOR i IN SELECT j FROM unnest(claimed) AS j WHERE NOT moved[k_append[j]] LOOP
+        DELETE FROM idempotency_keys WHERE scope = k_scope[i] AND key = k_key[i];
+      END LOOP;
 
+      -- unnest, not e_data[x]: an element of an array of variable-length values is found by walking from the start.
       INSERT INTO es_events (global_position, stream_id, stream_revision, event_id, type, schema_version, data, metadata, prev_hash, hash)
-      SELECT pos[x], a_stream[e_append[x]], e_revision[x], e_id[x], e_type[x], e_version[x], e_data[x], e_meta[x], e_prev[x], e_hash[x]
-      FROM generate_subscripts(e_id, 1) AS x
-      WHERE moved[e_append[x]]
-      ORDER BY x;
+      SELECT pos[x.o::integer], streams.id, x.r, x.i, x.t, x.v, x.d, x.m, x.p, x.h
+      FROM unnest(e_append, e_revision, e_id, e_type, e_version, e_data, e_meta, e_prev, e_hash) WITH ORDINALITY AS x(a, r, i, t, v, d, m, p, h, o)
+      JOIN unnest(a_stream) WITH ORDINALITY AS streams(id, n) ON streams.n = x.a
+      WHERE moved[x.a];
 
       RETURN QUERY
         SELECT s, CASE WHEN moved[s] THEN 'ok' WHEN s = ANY (refused) THEN 'taken' ELSE 'conflict' END,
@@ -93,7 +94,10 @@ export async function up(knex: Knex): Promise<void> {
           h.revision, h.last_hash,
           CASE WHEN s = ANY (refused) THEN ARRAY(SELECT k_key[j] FROM generate_subscripts(k_key, 1) AS j WHERE k_append[j] = s AND NOT (j = ANY (claimed))) END
         FROM generate_subscripts(a_stream, 1) AS s
-        LEFT JOIN es_streams h ON NOT moved[s] AND NOT (s = ANY (refused)) AND h.stream_id = a_stream[s];
+        -- Lateral: one index probe per conflicting append, none for the others (never a scan of es_streams).
+        LEFT JOIN LATERAL (
+          SELECT e.revision, e.last_hash FROM es_streams e WHERE NOT moved[s] AND NOT (s = ANY (refused)) AND e.stream_id = a_stream[s]
+        ) h ON true;
     END $$;
   `);
 }

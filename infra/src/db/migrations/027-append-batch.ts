@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { APPEND_LOCK } from './013-feed-horizon';
 
 export const name = '027-append-batch';
 
@@ -6,7 +7,7 @@ export const name = '027-append-batch';
  * One statement appends to many streams, with the idempotent answers of their commands (docs/event-store.md,
  * "Group commit" and "Answers in the same statement"). The caller hashes each append onto the head it expects;
  * this function, in one autocommit transaction:
- *   1. joins the appenders (es_begin_append) before anything gives the transaction an id (the feed horizon);
+ *   1. joins the appenders (es_begin_append's body, inlined) before anything gives the transaction an id (the feed horizon);
  *   2. takes the global positions of every event (nextval, in event order), so each answer's X-Event-Position
  *      is written once, with its row;
  *   3. claims the answers' keys (the IdempotencyStore.insert upsert: a live row blocks, an expired one is
@@ -29,7 +30,9 @@ export async function up(knex: Knex): Promise<void> {
       k_append integer[], k_scope text[], k_key text[], k_fingerprint text[], k_status integer[], k_body json[], k_headers jsonb[],
       k_ttl integer[], k_last integer[]
     ) RETURNS TABLE (append_index integer, outcome text, commit_text text, positions bigint[], head_revision bigint, head_hash text, taken text[])
-    LANGUAGE plpgsql VOLATILE AS $$
+    -- Generic plans: every statement here is by primary key or over the arguments' arrays, and planning each
+    -- call anew cost about a fifth of a one-event append.
+    LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
     DECLARE
       n integer := cardinality(a_stream);
       xact xid8;
@@ -39,7 +42,14 @@ export async function up(knex: Knex): Promise<void> {
       moved boolean[] := array_fill(false, ARRAY[n]);
       i integer;
     BEGIN
-      PERFORM es_begin_append();
+      -- es_begin_append(), inlined (it runs in every statement): join the appenders before the transaction has an id.
+      IF current_setting('cagnotte.es_appending', true) IS DISTINCT FROM 'on' THEN
+        IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
+          RAISE EXCEPTION 'es_begin_append: this transaction wrote before it started appending events; call beginAppend right after BEGIN, before any other write'
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+        END IF;
+        PERFORM pg_advisory_xact_lock_shared(${APPEND_LOCK.classid}, ${APPEND_LOCK.objid}), set_config('cagnotte.es_appending', 'on', true);
+      END IF;
       xact := pg_current_xact_id();
       pos := ARRAY(SELECT nextval('es_events_global_position_seq') FROM generate_series(1, cardinality(e_id)));
 
@@ -63,7 +73,9 @@ export async function up(knex: Knex): Promise<void> {
         refused := ARRAY(SELECT DISTINCT k_append[j] FROM generate_subscripts(k_key, 1) AS j WHERE NOT (j = ANY (claimed)));
       END IF;
 
-      FOR i IN SELECT s FROM generate_subscripts(a_stream, 1) AS s WHERE NOT (s = ANY (refused)) ORDER BY a_stream[s] COLLATE "C" LOOP
+      FOREACH i IN ARRAY CASE WHEN n = 1 THEN ARRAY[1] ELSE
+          ARRAY(SELECT s FROM generate_subscripts(a_stream, 1) AS s ORDER BY a_stream[s] COLLATE "C") END LOOP
+        CONTINUE WHEN i = ANY (refused);
         IF a_expected[i] < 0 THEN
           INSERT INTO es_streams (stream_id, revision, last_hash) VALUES (a_stream[i], a_revision[i], a_hash[i])
           ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision, last_hash = EXCLUDED.last_hash, updated_at = now()
@@ -76,7 +88,8 @@ export async function up(knex: Knex): Promise<void> {
       END LOOP;
 
       -- Rare (a refused or conflicting append with answers): one key at a time, by its primary key.
-      FOR i IN SELECT j FROM unnest(claimed) AS j WHERE NOT moved[k_append[j]] LOOP
+      FOREACH i IN ARRAY claimed LOOP
+        CONTINUE WHEN moved[k_append[i]];
         DELETE FROM idempotency_keys WHERE scope = k_scope[i] AND key = k_key[i];
       END LOOP;
 
@@ -87,6 +100,12 @@ export async function up(knex: Knex): Promise<void> {
       JOIN unnest(a_stream) WITH ORDINALITY AS streams(id, n) ON streams.n = x.a
       WHERE moved[x.a];
 
+      IF true = ALL (moved) THEN
+        -- Every append moved its head (the common case): no head to read, no key to name.
+        RETURN QUERY SELECT s, 'ok', xact::text, pos[a_first[s]:a_last[s]], NULL::bigint, NULL::text, NULL::text[]
+          FROM generate_subscripts(a_stream, 1) AS s;
+        RETURN;
+      END IF;
       RETURN QUERY
         SELECT s, CASE WHEN moved[s] THEN 'ok' WHEN s = ANY (refused) THEN 'taken' ELSE 'conflict' END,
           CASE WHEN moved[s] THEN xact::text END,

@@ -25,7 +25,10 @@ const id = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export const prepared = <R = Record<string, unknown>>(trx: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]): Promise<{ rows: R[] }> =>
   trx.raw(sql, bindings as Knex.RawBinding[]).options({ name: statementName(sql) }) as unknown as Promise<{ rows: R[] }>;
 
-/** A column of a batched write: its name and its SQL type (as json_to_recordset reads it). */
+/**
+ * The columns of a batched write: name → SQL type as json_to_recordset reads it, or `text::jsonb` for a value that
+ * arrives as JSON text (read as text, then cast: the JSON column values that row mappings already serialise).
+ */
 export type Columns = Record<string, string>;
 
 /**
@@ -38,16 +41,18 @@ export const upsertRows = async (
   table: string,
   columns: Columns,
   key: readonly string[],
-  rows: readonly Record<string, unknown>[],
+  rows: readonly object[],
   o: { update?: boolean; where?: string } = {},
 ): Promise<void> => {
   if (rows.length === 0) return;
   const cols = Object.keys(columns);
   const list = cols.map(id).join(', ');
+  const read = (c: string) => columns[c]!.split('::')[0]!;
+  const value = (c: string) => (columns[c]!.includes('::') ? `x.${id(c)}::${columns[c]!.split('::')[1]!}` : `x.${id(c)}`);
   const set = cols.filter((c) => !key.includes(c)).map((c) => `${id(c)} = excluded.${id(c)}`);
   const action = o.update === false || set.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${set.join(', ')}${o.where ? ` WHERE ${o.where}` : ''}`;
   const sql =
-    `INSERT INTO ${id(table)} AS t (${list}) SELECT ${list} FROM json_to_recordset(?::json) AS x(${cols.map((c) => `${id(c)} ${columns[c]}`).join(', ')}) ` +
+    `INSERT INTO ${id(table)} AS t (${list}) SELECT ${cols.map(value).join(', ')} FROM json_to_recordset(?::json) AS x(${cols.map((c) => `${id(c)} ${read(c)}`).join(', ')}) ` +
     `ON CONFLICT (${key.map(id).join(', ')}) ${action}`;
   await prepared(trx, sql, [JSON.stringify(rows)]);
 };

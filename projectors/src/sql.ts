@@ -35,6 +35,7 @@ export type Columns = Record<string, string>;
  * One multi-row upsert: `INSERT INTO table (cols) SELECT cols FROM json_to_recordset($1) … ON CONFLICT (key) DO
  * UPDATE SET` every other column (or DO NOTHING when `update` is false), `where` guarding the update (written
  * against `t`, the row in place, and `excluded`). A row whose key repeats in `rows` must not occur: fold first.
+ * Answers the first key column of the rows it inserted or updated (not those the guard or DO NOTHING left alone).
  */
 export const upsertRows = async (
   trx: Knex.Transaction,
@@ -43,8 +44,8 @@ export const upsertRows = async (
   key: readonly string[],
   rows: readonly object[],
   o: { update?: boolean; where?: string } = {},
-): Promise<void> => {
-  if (rows.length === 0) return;
+): Promise<string[]> => {
+  if (rows.length === 0) return [];
   const cols = Object.keys(columns);
   const list = cols.map(id).join(', ');
   const read = (c: string) => columns[c]!.split('::')[0]!;
@@ -53,8 +54,8 @@ export const upsertRows = async (
   const action = o.update === false || set.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${set.join(', ')}${o.where ? ` WHERE ${o.where}` : ''}`;
   const sql =
     `INSERT INTO ${id(table)} AS t (${list}) SELECT ${cols.map(value).join(', ')} FROM json_to_recordset(?::json) AS x(${cols.map((c) => `${id(c)} ${read(c)}`).join(', ')}) ` +
-    `ON CONFLICT (${key.map(id).join(', ')}) ${action}`;
-  await prepared(trx, sql, [JSON.stringify(rows)]);
+    `ON CONFLICT (${key.map(id).join(', ')}) ${action} RETURNING t.${id(key[0]!)}::text AS k`;
+  return (await prepared<{ k: string }>(trx, sql, [JSON.stringify(rows)])).rows.map((r) => r.k);
 };
 
 /** An array parameter, sent as JSON text (knex would spread a JavaScript array into a list of parameters). */

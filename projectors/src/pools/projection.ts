@@ -77,7 +77,7 @@ const pointRows = ({ pool: p }: PoolDoc) => pickupPointRowsOf(p).map((row) => ({
  * Folds a batch in memory over the rows it touches (with the read model's own fold, foldPool), then writes each
  * table once, as prepared statements: one select (of the pools the batch does not create), one multi-row upsert
  * (which never moves a row back to an older revision), and pick-up point and member writes only for the pools that
- * need them.
+ * need them (points only for rows the upsert moved).
  */
 const applyPoolEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[], table: TableMap): Promise<void> => {
   const events = batch.filter((e): e is ProjectedPoolEvent => isPoolEvent(e));
@@ -101,10 +101,11 @@ const applyPoolEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[], t
   }
   const changed = ids.filter((id) => after.get(id) !== before.get(id)).map((id) => after.get(id)!);
   if (changed.length === 0) return;
-  await upsertRows(trx, table(POOL_TABLES.pools), POOL_COLUMNS, ['id'], changed.map(rowValues), { where: 't.revision < excluded.revision' });
+  const written = new Set(await upsertRows(trx, table(POOL_TABLES.pools), POOL_COLUMNS, ['id'], changed.map(rowValues), { where: 't.revision < excluded.revision' }));
   const members = created.map(({ pool: p }) => ({ ...organiserMemberOf(p), tenant_id: p.tenantId }));
   await upsertRows(trx, table(POOL_TABLES.members), MEMBER_COLUMNS, ['pool_id', 'user_id'], members, { update: false });
-  const resync = changed.filter((doc) => relaisChanged(before.get(doc.pool.id) ?? null, doc));
+  // Only the pools whose row moved: a replay that the guard refused leaves their points too.
+  const resync = changed.filter((doc) => written.has(doc.pool.id) && relaisChanged(before.get(doc.pool.id) ?? null, doc));
   if (resync.length > 0) {
     await deleteWhereIn(trx, table(POOL_TABLES.pickupPoints), 'pool_id', 'uuid', resync.map((d) => d.pool.id));
     await upsertRows(trx, table(POOL_TABLES.pickupPoints), POINT_COLUMNS, ['pool_id', 'point_id'], resync.flatMap(pointRows), { update: false });

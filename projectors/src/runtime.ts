@@ -274,6 +274,9 @@ class RunnerStopping extends Error {
   }
 }
 
+/** Events checked and parsed ahead between two turns of the event loop. */
+const PREPARE_SLICE = 200;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs named projections, each on its own subscription from its own checkpoint. */
@@ -354,11 +357,19 @@ export class ProjectorRunner {
     }
   }
 
-  /** Checks a page's hash links and parses its events ahead of applying it; never fails (process reports what is wrong). */
+  /**
+   * Checks a page's hash links and parses its events ahead of applying it, a slice at a time, yielding between slices
+   * so that the current batch's statements get their answers and go on meanwhile; never fails (process reports what
+   * is wrong).
+   */
   private async prepare(projection: Projection, batch: RecordedEvent[]): Promise<void> {
     try {
-      if (this.checker) await this.checker.check(batch);
-      parseAhead(projection, batch);
+      for (let i = 0; i < batch.length; i += PREPARE_SLICE) {
+        const slice = batch.slice(i, i + PREPARE_SLICE);
+        if (this.checker && (await this.checker.check(slice))) return;
+        parseAhead(projection, slice);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     } catch {
       // process meets the same failure and reports it.
     }

@@ -17,6 +17,7 @@ import {
   type SubscriptionHandle,
 } from '@cagnotte/infra';
 import { ChainChecker } from './chain-check';
+import { prepared } from './sql';
 
 /**
  * An event as a projection sees it: parsed (upcast) plus where it sits in its stream and the feed, its hash links, and
@@ -58,7 +59,7 @@ const applyEvents = async (trx: Knex.Transaction, projection: Projection, events
 const live: TableMap = (t) => t;
 const rebuildName = (t: string) => `${t}__rebuild`;
 
-const toProjected = (e: RecordedEvent): ProjectedEvent => ({
+const parseProjected = (e: RecordedEvent): ProjectedEvent => ({
   ...parseEvent({ type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata }),
   id: e.id,
   streamId: e.streamId,
@@ -69,6 +70,27 @@ const toProjected = (e: RecordedEvent): ProjectedEvent => ({
   prevHash: e.prevHash,
   stored: { schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata },
 });
+
+/** Events parsed ahead of their batch (catch-up parses the next page while the current one is written). */
+const parsedAhead = new WeakMap<RecordedEvent, ProjectedEvent>();
+
+const toProjected = (e: RecordedEvent): ProjectedEvent => {
+  const parsed = parsedAhead.get(e);
+  if (parsed) return parsed;
+  return parseProjected(e);
+};
+
+/** Parses the events a projection handles, ahead of their batch; an event that will not parse is left for the batch to report. */
+const parseAhead = (projection: Projection, batch: RecordedEvent[]): void => {
+  for (const e of batch) {
+    if (parsedAhead.has(e) || !projection.handles(e.type, e.streamId)) continue;
+    try {
+      parsedAhead.set(e, parseProjected(e));
+    } catch {
+      // applyBatch parses it again and names it (ProjectionEventError).
+    }
+  }
+};
 
 /**
  * The points where the runtime can be made to wait, for tests that interleave runners, catch-ups and rebuilds
@@ -143,10 +165,21 @@ interface CheckpointRow {
   state: string;
 }
 
+/**
+ * The checkpoint row, created if missing. Locked: one prepared statement whose ON CONFLICT DO UPDATE locks the row as
+ * FOR UPDATE would (waiting for a holder, then reading the latest committed version) and returns it.
+ */
 const readCheckpointRow = async (trx: Knex | Knex.Transaction, name: string, lock: boolean) => {
-  await trx.raw('INSERT INTO projection_checkpoints (name) VALUES (?) ON CONFLICT (name) DO NOTHING', [name]);
-  const q = trx('projection_checkpoints').where({ name }).first(trx.raw('commit_position::text AS c'), 'prepare_position AS p', 'state');
-  const row = (await (lock ? q.forUpdate() : q)) as CheckpointRow | undefined;
+  let row: CheckpointRow | undefined;
+  if (lock) {
+    const sql =
+      'INSERT INTO projection_checkpoints AS t (name) VALUES (?) ON CONFLICT (name) DO UPDATE SET name = t.name ' +
+      'RETURNING t.commit_position::text AS c, t.prepare_position AS p, t.state';
+    row = (await prepared<CheckpointRow>(trx, sql, [name])).rows[0];
+  } else {
+    await trx.raw('INSERT INTO projection_checkpoints (name) VALUES (?) ON CONFLICT (name) DO NOTHING', [name]);
+    row = (await trx('projection_checkpoints').where({ name }).first(trx.raw('commit_position::text AS c'), 'prepare_position AS p', 'state')) as CheckpointRow | undefined;
+  }
   const position: Position | null = row && row.c !== null ? { commit: BigInt(row.c), prepare: BigInt(row.p!) } : null;
   return { position, faulted: row?.state === 'faulted' };
 };
@@ -156,7 +189,8 @@ const readCheckpoint = async (trx: Knex | Knex.Transaction, name: string, lock: 
 
 /** Moving the checkpoint also forgets a failure it has now passed (attempts and the recorded event). */
 const writeCheckpoint = (trx: Knex.Transaction, name: string, position: Position, applied: number) =>
-  trx.raw(
+  prepared(
+    trx,
     `UPDATE projection_checkpoints SET commit_position = ?::text::xid8, prepare_position = ?, events_applied = events_applied + ?, updated_at = now(),
        attempts = 0, fault_event_id = NULL, fault_stream_id = NULL, fault_revision = NULL, fault_position = NULL, fault_type = NULL, fault_error = NULL
      WHERE name = ?`,
@@ -240,6 +274,9 @@ class RunnerStopping extends Error {
   }
 }
 
+/** Events checked and parsed ahead between two turns of the event loop. */
+const PREPARE_SLICE = 200;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs named projections, each on its own subscription from its own checkpoint. */
@@ -320,6 +357,24 @@ export class ProjectorRunner {
     }
   }
 
+  /**
+   * Checks a page's hash links and parses its events ahead of applying it, a slice at a time, yielding between slices
+   * so that the current batch's statements get their answers and go on meanwhile; never fails (process reports what
+   * is wrong).
+   */
+  private async prepare(projection: Projection, batch: RecordedEvent[]): Promise<void> {
+    try {
+      for (let i = 0; i < batch.length; i += PREPARE_SLICE) {
+        const slice = batch.slice(i, i + PREPARE_SLICE);
+        if (this.checker && (await this.checker.check(slice))) return;
+        parseAhead(projection, slice);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch {
+      // process meets the same failure and reports it.
+    }
+  }
+
   /** Waits while the projection is faulted; returns once an operator has retried or rebuilt it, or the runner stops. */
   private async waitWhileFaulted(name: string): Promise<void> {
     while (!this.stopping) {
@@ -384,12 +439,17 @@ export class ProjectorRunner {
         if (first.faulted) throw await faultedError(this.o.knex, projection.name);
         let after = first.position;
         if (hooks) await hooks.point('checkpoint-read', projection.name);
-        const page = (from: Position | null) => this.o.store.readAll({ after: from, maxCount: this.o.batchSize ?? 2000 });
+        // Read ahead: the next page is fetched, its hash links checked and its events parsed while this one is written
+        // (process checks it again from what the checker remembers, and applyBatch takes the parsed events).
+        const page = (from: Position | null) =>
+          this.o.store.readAll({ after: from, maxCount: this.o.batchSize ?? 2000 }).then(async (batch) => {
+            await this.prepare(projection, batch);
+            return batch;
+          });
         let next = page(after);
         for (;;) {
           const batch = await next;
           if (batch.length > 0) {
-            // Read ahead: the next page is fetched while this one is applied.
             after = batch[batch.length - 1]!.position;
             next = page(after);
             await this.process(projection, batch, false);

@@ -26,7 +26,13 @@ const onCopy = async (jobs: JobQueue): Promise<Projection> => {
   await specKnex().raw('CREATE TABLE ?? (LIKE ?? INCLUDING ALL)', [copy, ESCROW_TIMER_TABLES.timers]);
   const projection = makeEscrowTimersProjection({ jobs });
   const to = (table: TableMap): TableMap => (t) => table(t === ESCROW_TIMER_TABLES.timers ? copy : t);
-  return { ...projection, name: copy, tables: [copy], apply: (trx, e, table) => projection.apply(trx, e, to(table)) };
+  return {
+    ...projection,
+    name: copy,
+    tables: [copy],
+    apply: (trx, e, table) => projection.apply(trx, e, to(table)),
+    applyMany: (trx, events, table) => projection.applyMany!(trx, events, to(table)),
+  };
 };
 
 const past = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();

@@ -1,7 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DomainEvent } from '@cagnotte/event-schemas';
-import { applyBatch, type Projection, type TableMap } from '../runtime';
+import { parseEvent } from '@cagnotte/event-schemas';
+import type { RecordedEvent } from '@cagnotte/infra';
+import { applyBatch, type ProjectedEvent, type Projection, type TableMap } from '../runtime';
 import { appendTo, newPool, specKnex, specStore, uniq } from '../spec-support';
 import { poolsProjection } from './projection';
 
@@ -23,6 +25,12 @@ const onCopy = async (): Promise<Projection> => {
     applyMany: (trx, es, table) => poolsProjection.applyMany!(trx, es, to(table)),
   };
 };
+
+const parsed = (e: RecordedEvent): ProjectedEvent => ({
+  ...e,
+  ...parseEvent({ type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata }),
+  stored: { schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata },
+} as ProjectedEvent);
 
 const at = (minute: number) => new Date(Date.UTC(2025, 2, 1, 10, minute)).toISOString();
 
@@ -62,6 +70,23 @@ Pools('given an open pool, when it is cancelled, then its row reads CANCELLED wi
   await applyBatch(specKnex(), proj, await specStore().readStream(p.streamId));
   const row = await specKnex()(proj.tables[0]!).where({ id: p.poolId }).first();
   assert.equal([row.status, row.doc.cancelledAt], ['CANCELLED', at(5)]);
+});
+
+Pools('given a pool folded to its last revision, when its PoolCreated is applied again past the checkpoint, then neither its row nor its pick-up points go back', async () => {
+  const p = newPool();
+  const proj = await onCopy();
+  const relais = [{ id: 'r-b', name: 'Boulangerie' }];
+  const config = { units: [{ id: 'u1', label: 'Panier', price: '12.50' }], relais };
+  await appendTo(p, p.created(), { type: 'PoolDraftUpdated', data: { poolId: p.poolId, changes: { config }, updatedAt: at(1) } }, p.renamed('Renamed', 2));
+  const events = await specStore().readStream(p.streamId);
+  await applyBatch(specKnex(), proj, events);
+  // The set-based path reads no row for a pool whose first event in the batch is its creation: the upsert's guard
+  // (and the pick-up points it resyncs only for rows it wrote) keep a replay from moving the pool back.
+  await specKnex().transaction((trx) => proj.applyMany!(trx, [parsed(events[0]!)], (t) => t));
+  const row = await specKnex()(proj.tables[0]!).where({ id: p.poolId }).first();
+  assert.equal([row.title, String(row.revision)], ['Renamed', '2']);
+  const points = await specKnex()(proj.tables[2]!).where({ pool_id: p.poolId }).select('point_id');
+  assert.equal(points.map((r: { point_id: string }) => r.point_id), ['r-b']);
 });
 
 Pools.run();

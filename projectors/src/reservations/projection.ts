@@ -10,19 +10,44 @@ import {
   type ReservationRow,
 } from '@cagnotte/read-models';
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
+import { selectWhereIn, upsertRows, type Columns } from '../sql';
+
+/** rm_reservations as reservationRowValues fills it (its jsonb columns as JSON text). */
+const RESERVATION_COLUMNS: Columns = {
+  id: 'uuid',
+  pool_id: 'uuid',
+  tenant_id: 'uuid',
+  buyer_id: 'uuid',
+  buyer_name: 'text',
+  status: 'text',
+  lines: 'text::jsonb',
+  pledge: 'text',
+  amount: 'text',
+  deposit_fee: 'text',
+  relais_id: 'text',
+  placed_at: 'timestamptz',
+  expires_at: 'timestamptz',
+  signed: 'text::jsonb',
+  payment: 'text::jsonb',
+  late_payments: 'text::jsonb',
+  ended_at: 'timestamptz',
+  escrow: 'text::jsonb',
+  revision: 'bigint',
+};
 
 type ProjectedReservationEvent = Extract<ProjectedEvent, ReservationFoldEvent>;
 
 /**
  * Folds a batch in memory over the rows it touches (with the read model's own fold, foldReservation), then writes
- * them in one multi-row upsert, inside the checkpoint's transaction. The events of one reservation are its own and
+ * them in one multi-row upsert, inside the checkpoint's transaction (both prepared statements; the upsert never moves
+ * a row back to an older revision). The events of one reservation are its own and
  * the escrow's receipts, disputes and settlement lines; other events of the feed are ignored.
  */
 const applyReservationEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[], table: TableMap): Promise<void> => {
   const events = batch.filter((e): e is ProjectedReservationEvent => isReservationEvent(e));
   const ids = [...new Set(events.map((e) => e.data.reservationId))];
   if (ids.length === 0) return;
-  const rows = (await trx<ReservationRow>(table(RESERVATION_TABLES.reservations)).whereIn('id', ids)) as ReservationRow[];
+  const rows = await selectWhereIn<ReservationRow>(trx, table(RESERVATION_TABLES.reservations), ['*'], 'id', 'uuid', ids);
   const before = new Map<string, ReservationDoc>(rows.map((r) => [r.id, docOfRow(r)]));
   const after = new Map(before);
   for (const e of events) {
@@ -32,9 +57,7 @@ const applyReservationEvents = async (trx: Knex.Transaction, batch: ProjectedEve
     if (next && next !== prev) after.set(id, next);
   }
   const changed = ids.filter((id) => after.get(id) !== before.get(id)).map((id) => after.get(id)!);
-  for (let i = 0; i < changed.length; i += 1000) {
-    await trx(table(RESERVATION_TABLES.reservations)).insert(changed.slice(i, i + 1000).map(reservationRowValues)).onConflict('id').merge();
-  }
+  await upsertRows(trx, table(RESERVATION_TABLES.reservations), RESERVATION_COLUMNS, ['id'], changed.map(reservationRowValues), { where: 't.revision < excluded.revision' });
 };
 
 /** Reservations read model: a row per reservation (buyers' dashboards, pool members, organisers' dashboards). */

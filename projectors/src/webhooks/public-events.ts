@@ -14,9 +14,23 @@ import {
 } from '@cagnotte/read-models';
 import { publicEventsPayload } from '@cagnotte/infra';
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
+import { selectWhereIn, upsertRows, type Columns } from '../sql';
 
-/** Rows per INSERT: 12 parameters a row stays far below PostgreSQL's 65,535 (a batch is 500 events by default). */
-const CHUNK = 2_000;
+const EVENT_COLUMNS: Columns = {
+  commit_position: 'xid8',
+  prepare_position: 'bigint',
+  idx: 'smallint',
+  id: 'text',
+  tenant_id: 'uuid',
+  owner_id: 'uuid',
+  type: 'text',
+  subject: 'text',
+  sequence: 'bigint',
+  api_version: 'text',
+  created_at: 'timestamptz',
+  data: 'jsonb',
+};
+const OWNER_COLUMNS: Columns = { resource_id: 'text', tenant_id: 'uuid', owner_id: 'uuid' };
 
 /**
  * The public feed (rm_public_events): each internal event through the catalogue (read-models/src/webhooks/catalogue.ts),
@@ -31,7 +45,7 @@ const applyPublicEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[],
   const owners = new Map<string, PoolOwner>();
   const wanted = [...new Set(events.map(poolIdOf).filter((id): id is string => id !== null))];
   if (wanted.length > 0) {
-    const known = (await trx(table(PUBLIC_EVENT_OWNERS_TABLE)).whereIn('resource_id', wanted).select('resource_id', 'tenant_id', 'owner_id')) as PublicEventOwnerRow[];
+    const known = await selectWhereIn<PublicEventOwnerRow>(trx, table(PUBLIC_EVENT_OWNERS_TABLE), ['resource_id', 'tenant_id', 'owner_id'], 'resource_id', 'text', wanted);
     for (const r of known) owners.set(r.resource_id, { tenantId: r.tenant_id, ownerId: r.owner_id });
   }
   const ownerRows: PublicEventOwnerRow[] = [];
@@ -46,11 +60,8 @@ const applyPublicEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[],
       ownerRows.push({ resource_id: owner.resourceId, tenant_id: owner.tenantId, owner_id: owner.ownerId });
     }
   }
-  if (ownerRows.length > 0) await trx(table(PUBLIC_EVENT_OWNERS_TABLE)).insert(ownerRows).onConflict('resource_id').ignore();
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const chunk = rows.slice(i, i + CHUNK).map((r) => ({ ...r, data: JSON.stringify(r.data) }));
-    await trx(table(PUBLIC_EVENTS_TABLE)).insert(chunk).onConflict(['commit_position', 'prepare_position', 'idx']).ignore();
-  }
+  await upsertRows(trx, table(PUBLIC_EVENT_OWNERS_TABLE), OWNER_COLUMNS, ['resource_id'], ownerRows, { update: false });
+  await upsertRows(trx, table(PUBLIC_EVENTS_TABLE), EVENT_COLUMNS, ['commit_position', 'prepare_position', 'idx'], rows, { update: false });
   // A rebuild writes tables no reader follows: nobody to wake.
   if (rows.length === 0 || table(PUBLIC_EVENTS_TABLE) !== PUBLIC_EVENTS_TABLE) return;
   // The waker's own payload rule (infra/src/webhooks/feed-waker.ts): the batch's tenants, or '' (every tenant) past

@@ -129,9 +129,51 @@ export const distanceKm = (center: GeoPoint | null, lat: number | null, lng: num
 
 const CREATED_MS = '(extract(epoch FROM l.created_at) * 1000)::float8 AS created_ms';
 
+/** The popularity bounds of the tiers (migration 028's `cg_search_tier`): tier k holds BOUNDS[k−1] ≤ popularity < BOUNDS[k]. */
+const TIER_BOUNDS = [1, 3, 7, 15, 31, 63, 127, 255, 511, 1023];
+
+export interface Tier {
+  featured: boolean;
+  /** Tiers `from` to `to` (0 to 10), read as one branch. */
+  from: number;
+  to: number;
+}
+
+/**
+ * The tiers a text search reads in turn, best first: featured listings, then the others, each from the most popular.
+ * Together they are every listing, each in one tier, and in this order they follow the popularity order (featured,
+ * then popularity), so reading each tier in popularity order until the LIMIT is reached reads the same rows, in the
+ * same order, as reading the whole section in popularity order; but a tier's text matches come from the text index
+ * (the words' posting lists intersected with the tier tags'), not from visiting every row of the tier. Several small
+ * tiers are one branch: each branch is planned, and planning a branch that reads a handful of rows costs more than it
+ * saves.
+ */
+export const TIERS: Tier[] = [
+  { featured: true, from: 6, to: 10 },
+  { featured: true, from: 4, to: 5 },
+  { featured: true, from: 0, to: 3 },
+  { featured: false, from: 7, to: 10 },
+  { featured: false, from: 6, to: 6 },
+  { featured: false, from: 5, to: 5 },
+  { featured: false, from: 4, to: 4 },
+  { featured: false, from: 0, to: 3 },
+];
+
+/** A tier's tags as a tsquery: ' f<k>' or ' p<k>' (a leading space: no word parsed from text has one). */
+export const tierTags = ({ featured, from, to }: Tier) =>
+  Array.from({ length: to - from + 1 }, (_, i) => `' ${featured ? 'f' : 'p'}${to - i}'`).join(' | ');
+
+/**
+ * A tier's columns, which its tags stand for: redundant for the result, but they bound the popularity index scan
+ * the planner may pick for a branch to the tier's own rows (it cannot know that the tags follow the index's order).
+ */
+export const tierColumns = ({ featured, from, to }: Tier, p: Params) =>
+  `l.featured = ${featured} AND ${from > 0 ? `l.popularity >= ${p(TIER_BOUNDS[from - 1])}` : 'true'}` +
+  (to < TIER_BOUNDS.length ? ` AND l.popularity < ${p(TIER_BOUNDS[to])}` : '');
+
 /** Appends a statement parameter and answers its placeholder. */
-type Params = (value: unknown) => string;
-const params = (): { p: Params; values: unknown[] } => {
+export type Params = (value: unknown) => string;
+export const params = (): { p: Params; values: unknown[] } => {
   const values: unknown[] = [];
   return { p: (v) => `$${values.push(v)}`, values };
 };
@@ -257,8 +299,9 @@ export class PostgresSearchIndex implements SearchIndex {
         .where(`${table}.version`, '<=', db.raw('excluded.version'));
     }
     // The tenant's vocabulary grows with its listings (words are never removed: a superset only costs a lookup).
+    // A tier's tag (a lexeme that starts with a space, migration 028) is not a word.
     const words = db(table).whereIn('id', docs.map((d) => d.id)).select('tenant_id', db.raw('unnest(tsvector_to_array(tsv)) AS word'));
-    await db.raw('INSERT INTO rm_search_words (tenant_id, word) SELECT DISTINCT tenant_id, word FROM (?) AS w ON CONFLICT DO NOTHING', [words]);
+    await db.raw("INSERT INTO rm_search_words (tenant_id, word) SELECT DISTINCT tenant_id, word FROM (?) AS w WHERE word NOT LIKE ' %' ON CONFLICT DO NOTHING", [words]);
     for (const tenantId of new Set(docs.map((d) => d.tenantId))) this.forgetExpansions(tenantId);
   }
 
@@ -406,20 +449,29 @@ export class PostgresSearchIndex implements SearchIndex {
     const lexeme = (w: string) => `'${w}'`;
     const anyOf = (g: string[]) => `(${g.map(lexeme).join(' | ')})`;
     const geoBound = query.center !== null && query.radiusKm !== null;
+    const columns = 'l.id, l.ctid::text, l.featured, l.popularity, ' + CREATED_MS + ', l.title_folded, l.search_text, l.lat, l.lng';
     const run = async (tsquery: string, kind: ListingKind, limit: number): Promise<CandidateRow[]> => {
-      // The radius itself is checked below: in distance order, the box's corners come after every listing within it.
       const { p, values } = params();
-      const where = this.filter(query, p, `${SECTION_TEXT[kind]} @@ to_tsquery('simple', ${p(tsquery)})`, false);
+      const words = `to_tsquery('simple', ${p(tsquery)})`;
+      let text: string;
+      if (geoBound) {
+        // The radius itself is checked below: in distance order, the box's corners come after every listing within it.
+        const where = this.filter(query, p, `${SECTION_TEXT[kind]} @@ ${words}`, false);
+        text = `SELECT ${columns} FROM rm_search_listings l WHERE ${where}
+                ORDER BY ll_to_earth(l.lat, l.lng) <-> ll_to_earth(${p(query.center!.lat)}, ${p(query.center!.lng)}) LIMIT ${p(limit)}`;
+      } else {
+        // The popularity order, tier by tier (TIERS): the Append runs its branches in turn and stops at the LIMIT.
+        const n = p(limit);
+        const branches = TIERS.map((tier) => {
+          const where = this.filter(query, p, `${SECTION_TEXT[kind]} @@ (${words} && ${p(tierTags(tier))}::tsquery) AND ${tierColumns(tier, p)}`, false);
+          return `(SELECT ${columns} FROM rm_search_listings l WHERE ${where} ORDER BY l.featured DESC, l.popularity DESC, l.created_at DESC LIMIT ${n})`;
+        });
+        text = `SELECT * FROM (${branches.join(' UNION ALL ')}) t LIMIT ${n}`;
+      }
       // Unnamed statements: planned with their values, so that the plan fits how common the words are.
-      const r = await this.pool.query<CandidateRow>({
-        text: `SELECT l.id, l.ctid::text, ${p(kind)}::text AS kind, l.featured, l.popularity, ${CREATED_MS}, l.title_folded, l.search_text, l.lat, l.lng
-               FROM rm_search_listings l
-               WHERE ${where}
-               ORDER BY ${geoBound ? `ll_to_earth(l.lat, l.lng) <-> ll_to_earth(${p(query.center!.lat)}, ${p(query.center!.lng)})` : 'l.featured DESC, l.popularity DESC, l.created_at DESC'}
-               LIMIT ${p(limit)}`,
-        values,
-      });
-      return geoBound ? r.rows.filter((row) => distanceKm(query.center, row.lat, row.lng)! <= query.radiusKm!) : r.rows;
+      const r = await this.pool.query<Omit<CandidateRow, 'kind'>>({ text, values });
+      const rows = r.rows.map((row): CandidateRow => ({ ...row, kind }));
+      return geoBound ? rows.filter((row) => distanceKm(query.center, row.lat, row.lng)! <= query.radiusKm!) : rows;
     };
     const perKind = (tsquery: string, limit = CANDIDATE_POOL) => Promise.all(kinds.map((kind) => run(tsquery, kind, limit)));
     const runs: CandidateRow[][] = await perKind(groups.map(anyOf).join(' & '));

@@ -450,51 +450,64 @@ export class PostgresSearchIndex implements SearchIndex {
     const anyOf = (g: string[]) => `(${g.map(lexeme).join(' | ')})`;
     const geoBound = query.center !== null && query.radiusKm !== null;
     const columns = 'l.id, l.ctid::text, l.featured, l.popularity, ' + CREATED_MS + ', l.title_folded, l.search_text, l.lat, l.lng';
-    const run = async (tsquery: string, kind: ListingKind, limit: number): Promise<CandidateRow[]> => {
-      const { p, values } = params();
+    /** One run's SQL: the first `limit` listings of the section matching `tsquery`, in popularity (distance) order. */
+    const runSql = (p: Params, tsquery: string, kind: ListingKind, limit: number): string => {
       const words = `to_tsquery('simple', ${p(tsquery)})`;
-      let text: string;
+      const n = p(limit);
       if (geoBound) {
         // The radius itself is checked below: in distance order, the box's corners come after every listing within it.
         const where = this.filter(query, p, `${SECTION_TEXT[kind]} @@ ${words}`, false);
-        text = `SELECT ${columns} FROM rm_search_listings l WHERE ${where}
-                ORDER BY ll_to_earth(l.lat, l.lng) <-> ll_to_earth(${p(query.center!.lat)}, ${p(query.center!.lng)}) LIMIT ${p(limit)}`;
-      } else {
-        // The popularity order, tier by tier (TIERS): the Append runs its branches in turn and stops at the LIMIT.
-        const n = p(limit);
-        const branches = TIERS.map((tier) => {
-          const where = this.filter(query, p, `${SECTION_TEXT[kind]} @@ (${words} && ${p(tierTags(tier))}::tsquery) AND ${tierColumns(tier, p)}`, false);
-          return `(SELECT ${columns} FROM rm_search_listings l WHERE ${where} ORDER BY l.featured DESC, l.popularity DESC, l.created_at DESC LIMIT ${n})`;
-        });
-        text = `SELECT * FROM (${branches.join(' UNION ALL ')}) t LIMIT ${n}`;
+        return `SELECT ${columns} FROM rm_search_listings l WHERE ${where}
+                ORDER BY ll_to_earth(l.lat, l.lng) <-> ll_to_earth(${p(query.center!.lat)}, ${p(query.center!.lng)}) LIMIT ${n}`;
       }
-      // Unnamed statements: planned with their values, so that the plan fits how common the words are.
-      const r = await this.pool.query<Omit<CandidateRow, 'kind'>>({ text, values });
-      const rows = r.rows.map((row): CandidateRow => ({ ...row, kind }));
-      return geoBound ? rows.filter((row) => distanceKm(query.center, row.lat, row.lng)! <= query.radiusKm!) : rows;
+      // The popularity order, tier by tier (TIERS): the Append runs its branches in turn and stops at the LIMIT.
+      const branches = TIERS.map((tier) => {
+        const where = this.filter(query, p, `${SECTION_TEXT[kind]} @@ (${words} && ${p(tierTags(tier))}::tsquery) AND ${tierColumns(tier, p)}`, false);
+        return `(SELECT ${columns} FROM rm_search_listings l WHERE ${where} ORDER BY l.featured DESC, l.popularity DESC, l.created_at DESC LIMIT ${n})`;
+      });
+      return `SELECT * FROM (${branches.join(' UNION ALL ')}) t LIMIT ${n}`;
     };
-    const perKind = (tsquery: string, limit = CANDIDATE_POOL) => Promise.all(kinds.map((kind) => run(tsquery, kind, limit)));
-    const runs: CandidateRow[][] = await perKind(groups.map(anyOf).join(' & '));
-    const found = runs.reduce((n, r) => n + Math.min(CANDIDATES, r.length), 0);
+    /**
+     * Several runs of one section in one statement (one round trip), each labelled with its index: the rows of each
+     * run, in its order. Unnamed statements: planned with their values, so that each plan fits how common the words are.
+     */
+    const runs = async (tsqueries: string[], kind: ListingKind, limit: number): Promise<CandidateRow[][]> => {
+      const { p, values } = params();
+      const text = tsqueries.map((t, i) => `(SELECT ${i} AS run, r.* FROM (${runSql(p, t, kind, limit)}) r)`).join(' UNION ALL ');
+      const r = await this.pool.query<Omit<CandidateRow, 'kind'> & { run: number }>({ text, values });
+      const out = tsqueries.map((): CandidateRow[] => []);
+      for (const { run, ...row } of r.rows) {
+        if (geoBound && distanceKm(query.center, row.lat, row.lng)! > query.radiusKm!) continue;
+        out[run]!.push({ ...row, kind });
+      }
+      return out;
+    };
+    // Per section: listings holding every word.
+    const all: CandidateRow[][] = (await Promise.all(kinds.map((kind) => runs([groups.map(anyOf).join(' & ')], kind, CANDIDATE_POOL)))).flat();
+    const found = all.reduce((n, r) => n + Math.min(CANDIDATES, r.length), 0);
     if (groups.length > 1 && found < query.limit) {
       // Fewer than `limit` hold every word (so all of them are among the best CANDIDATES of their section): add the
       // listings holding any word, as runs of their own.
       // One run per word (with its expansions), not one for any word: a rare word's few matches are then all
       // read, instead of being crowded out by the popular matches of a common word beside it.
-      const seen = new Set(runs.flat().map((r) => r.id));
+      const seen = new Set(all.flat().map((r) => r.id));
       // Together they read about one pool's worth of rows.
       const share = Math.max(MIN_WORD_POOL, Math.ceil(CANDIDATE_POOL / groups.length));
-      const perWord = await Promise.all(groups.map((g) => perKind(anyOf(g), share)));
-      for (const rs of perWord.flat()) {
-        runs.push(rs.filter((r) => !seen.has(r.id)));
-        for (const r of rs) seen.add(r.id);
-      }
+      // Per section, every word's run in one statement; taken word by word, each section in turn.
+      const perKind = await Promise.all(kinds.map((kind) => runs(groups.map(anyOf), kind, share)));
+      groups.forEach((_, w) =>
+        perKind.forEach((kindRuns) => {
+          const rs = kindRuns[w]!;
+          all.push(rs.filter((r) => !seen.has(r.id)));
+          for (const r of rs) seen.add(r.id);
+        }),
+      );
     }
 
     const scorer = new TrigramScorer(expansion, /\s/.test(q));
     const survivors: Scored[] = [];
     for (const kind of kinds) {
-      const kindRuns = runs.map((rs) => rs.filter((r) => r.kind === kind)).filter((rs) => rs.length > 0);
+      const kindRuns = all.map((rs) => rs.filter((r) => r.kind === kind)).filter((rs) => rs.length > 0);
       survivors.push(...this.trigramSurvivors(scorer, kindRuns));
     }
     if (survivors.length === 0) return [];

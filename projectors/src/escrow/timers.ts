@@ -4,11 +4,15 @@ import type { ProjectedEvent, Projection, TableMap } from '../runtime';
 
 export const ESCROW_TIMER_TABLES = { timers: 'rm_escrow_timers' } as const;
 
-const TIMED = new Set(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolDelivered', 'DisputeOpened', 'DisputeContested', 'EscrowSettlementPrepared']);
+const TIMED = new Set(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'ReservationPlaced', 'PoolDelivered', 'DisputeOpened', 'DisputeContested', 'EscrowSettlementPrepared']);
+
+/** A reservation's expiry job runs a second after it lapses (command-api/src/reservations/expiry.ts decides what is left to do). */
+const EXPIRY_GRACE_MS = 1000;
 
 /**
  * The escrow's process manager: every timer a pool event sets is scheduled on the jobs port, keyed by that event
- * (`<queue>:<eventId>`), in the checkpoint's transaction. Delivery is at least once: a batch retried after a crash
+ * (`<queue>:<eventId>`; a reservation's expiry by the reservation, `reservation-expiry:<reservationId>`), in the
+ * checkpoint's transaction. Delivery is at least once: a batch retried after a crash
  * schedules the same keys again, which the queue ignores; the jobs decide from the stream when they run (docs/jobs.md).
  * A rebuild from position 0 schedules past timers again: they run at once and find nothing left to do.
  */
@@ -28,6 +32,15 @@ const applyTimer = async (jobs: JobQueue, trx: Knex.Transaction, e: ProjectedEve
       if (row?.deadline) await at(JOB_QUEUES.poolDeadline, new Date(row.deadline).toISOString());
       return;
     }
+    case 'ReservationPlaced':
+      // Keyed by the reservation (`reservation-expiry:<reservationId>`), the one key its job has ever had.
+      await new Scheduler<{ poolId: string; reservationId: string }>(jobs, JOB_QUEUES.reservationExpiry).at(
+        JOB_QUEUES.reservationExpiry,
+        e.data.reservationId,
+        new Date(Date.parse(e.data.expiresAt) + EXPIRY_GRACE_MS),
+        { poolId: e.data.poolId, reservationId: e.data.reservationId },
+      );
+      return;
     case 'PoolDelivered':
       await at(JOB_QUEUES.inspectionEnd, e.data.inspectionEndsAt);
       return;

@@ -11,7 +11,7 @@ import { loadState } from '../shared/run-command';
 import { recordStrayPayments } from '../escrow/strays';
 import { poolAggregate, poolInTenant } from '../pools/aggregate';
 import { answerWith } from '../pools/answers';
-import { reservationOf, ownReservation, poolToReserveIn, reservationMemoHash, tenantOf, type ReservationDeps } from './runtime';
+import { buyerMeta, reservationOf, ownReservation, poolToReserveIn, reservationMemoHash, tenantOf, type ReservationDeps } from './runtime';
 
 // The buyer's checkout: reserve, sign (terms + the deposit to sign), pay (verified on the ledger), cancel. The terms and
 // the buyer's reclaim are reads: query-api/src/reservations/checkout.ts.
@@ -120,7 +120,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
         aggregate: poolAggregate,
         decide: (state) =>
           decideReservation(
-            { type: 'PlaceReservation', data, metadata: { actor: { userId: actor.userId, displayName: actor.displayName }, now, ip: ctx.ip.slice(0, 64) } },
+            { type: 'PlaceReservation', data, metadata: buyerMeta(actor, now, ctx.ip) },
             poolToReserveIn(state, tenantId, actor.userId),
           ),
         respond: answerWith(201, (o) => reservationOf(o.state, reservationId, clock())),
@@ -174,7 +174,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
         aggregate: poolAggregate,
         decide: ({ pool: p }) =>
           decideReservation(
-            { type: 'SignReservation', data: { reservationId, terms: current, source, memoHash }, metadata: { actor: { userId: actor.userId, displayName: actor.displayName }, now, ip: ctx.ip.slice(0, 64) } },
+            { type: 'SignReservation', data: { reservationId, terms: current, source, memoHash }, metadata: buyerMeta(actor, now, ctx.ip) },
             poolInTenant(p, tenantId),
           ),
         respond: answerWith(200, (o) => ({
@@ -239,7 +239,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
         aggregate: poolAggregate,
         decide: ({ pool }) =>
           decideReservation(
-            { type: 'PayReservation', data: { reservationId, deposit: observed, via, asset: escrow.asset }, metadata: { actor: { userId: actor.userId, displayName: actor.displayName }, now, ip: ctx.ip.slice(0, 64) } },
+            { type: 'PayReservation', data: { reservationId, deposit: observed, via, asset: escrow.asset }, metadata: buyerMeta(actor, now, ctx.ip) },
             poolInTenant(pool, tenantId),
           ),
         respond: answerWith(200, (o) => {
@@ -279,7 +279,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
         stream: poolStream(poolId),
         aggregate: poolAggregate,
         decide: ({ pool }) =>
-          decideReservation({ type: 'CancelReservation', data: { reservationId }, metadata: { actor: { userId: actor.userId, displayName: actor.displayName }, now, ip: ctx.ip.slice(0, 64) } }, poolInTenant(pool, tenantId)),
+          decideReservation({ type: 'CancelReservation', data: { reservationId }, metadata: buyerMeta(actor, now, ctx.ip) }, poolInTenant(pool, tenantId)),
         respond: answerWith(200, (o) => reservationOf(o.state, reservationId, clock())),
         ...fromRequest(ctx, tenantId, now),
       });

@@ -1,6 +1,6 @@
 import type { QuoteSigner } from '../fees/quote-token';
 import { createHash } from 'node:crypto';
-import { NotFoundError, initialPool, requireBuyerIn, type Pool } from '@cagnotte/domain';
+import { NotFoundError, initialPool, requireBuyerIn, type Pool, type PoolActor } from '@cagnotte/domain';
 import { JOB_QUEUES, type EscrowLedger, type LedgerGateway } from '@cagnotte/infra';
 import { isOpenToBuyers, reservationView, type ReservationView } from '@cagnotte/read-models';
 import { factsOf } from './facts';
@@ -47,6 +47,9 @@ export const poolToReserveIn = (state: PoolCommandState, tenantId: string, userI
 };
 
 export const tenantOf = (ctx: CommandCtx): string => ctx.tenant?.id ?? ctx.auth!.tenantId;
+
+/** What a reservation decision knows of the buyer giving it: who (from their account stream), when, from where. */
+export const buyerMeta = (actor: PoolActor, now: string, ip: string) => ({ actor: { userId: actor.userId, displayName: actor.displayName }, now, ip: ip.slice(0, 64) });
 
 /** The caller's own reservation in the pool: a pool they hold nothing in is none (requireBuyerIn), anyone else's reservation is not found. */
 export const ownReservation = (pool: Pool, userId: string, reservationId: string) => {

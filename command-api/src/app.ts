@@ -9,7 +9,7 @@ import { makePoolCommandRoutes } from './pools/routes';
 import { makePilotRequestRoutes } from './catalogue/pilot-requests';
 import { makeReservationRoutes } from './reservations/routes';
 import { makeListingRoutes } from './pools/listing';
-import { makeTenantPolicy } from './identity/tenant';
+import { CommandFacts } from './shared/facts';
 import { makeClosingRoutes } from './escrow/closing';
 import { makeDisputeRoutes } from './escrow/disputes';
 import { makeSettlementRoutes } from './escrow/settlement';
@@ -33,17 +33,20 @@ export interface CommandApiDeps {
 /** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
 export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   const clock = deps.clock ?? (() => new Date());
-  const { store, pgPool, commandQueue, waiter, knex, config, tokens, sessions, credentials, oneTime, mail, ledger, logger, jobs } = deps.services;
+  const { store, pgPool, commandQueue, waiter, recentWrites, knex, config, tokens, sessions, credentials, oneTime, mail, ledger, logger, jobs } = deps.services;
   // Read-side lookups the command side may make: routing a request to its tenant, and finding an account id by
   // email or phone (the account's own stream then decides).
   const tenants = new TenantReadModel(knex);
   const accounts = new AccountReadModel(knex);
-  // What every command on an account stream needs: the write path, and read-your-writes.
   const escrow = new EscrowLedger(ledger);
-  const tenantPolicy = makeTenantPolicy({ store, tenants, config });
+  // The facts commands are decided under (the caller's persona, the tenant's policy): kept per process, refreshed from their streams' tails.
+  const facts = new CommandFacts({ store, tenants, config });
+  const tenantPolicy = (tenantId: string) => facts.policy(tenantId);
   const quotes = makeQuoteSigner(config.JWT_SECRET);
-  const onAccounts = { store, pgPool, commandQueue, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
-  const onPools = { ...onAccounts, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs, tenantPolicy };
+  // What every command needs: the write path, and where a session's last write is remembered (read-your-writes).
+  const runtime = { store, pgPool, commandQueue, recentWrites, facts };
+  const onAccounts = { ...runtime, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
+  const onPools = { ...runtime, clock, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs };
   return [
     ...makeAuthCommandRoutes({ knex, tenants, store, tokens, sessions, config }),
     ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, logger, config }),
@@ -53,9 +56,9 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeMandateRoutes(onAccounts),
     ...makePoolCommandRoutes(onPools),
     ...makeListingRoutes({ ...onPools, ledger }),
-    ...makePilotRequestRoutes({ store, pgPool, commandQueue, clock }),
-    ...makeReservationRoutes({ ...onAccounts, ledger, escrow, jobs, tenantPolicy, quotes }),
-    ...escrowRoutes({ ...onAccounts, ledger, escrow, jobs, tenantPolicy, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
+    ...makePilotRequestRoutes({ ...runtime, clock }),
+    ...makeReservationRoutes({ ...runtime, clock, ledger, escrow, quotes }),
+    ...escrowRoutes({ ...runtime, clock, ledger, escrow, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
     ...webhookRoutes(deps, clock),
   ];

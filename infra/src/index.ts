@@ -17,6 +17,7 @@ export * from './auth/tokens';
 export * from './auth/sessions';
 export * from './auth/credentials';
 export * from './projections/checkpoints';
+export * from './projections/recent-writes';
 export * from './services';
 export * from './http/app';
 export * from './http/listen';

@@ -14,6 +14,7 @@ import { TokenService } from './auth/tokens';
 import { SessionStore } from './auth/sessions';
 import { CredentialStore } from './auth/credentials';
 import { CheckpointWaiter } from './projections/checkpoints';
+import { RecentWrites } from './projections/recent-writes';
 import type { Embedder, SearchIndex } from './search/port';
 import { createEmbedder } from './search/embeddings';
 import { PostgresSearchIndex } from './search/postgres';
@@ -47,6 +48,8 @@ export interface Services {
   credentials: CredentialStore;
   rateLimiter: RateLimiter;
   waiter: CheckpointWaiter;
+  /** The last position each session wrote through this process: its next read here waits for it (read-your-writes). */
+  recentWrites: RecentWrites;
   searchIndex: SearchIndex;
   embedder: Embedder;
   oneTime: OneTimeUse;
@@ -184,6 +187,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     credentials: new CredentialStore(knex),
     rateLimiter,
     waiter,
+    recentWrites: new RecentWrites(),
     searchIndex,
     embedder,
     oneTime: new OneTimeUse(redis),

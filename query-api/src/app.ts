@@ -46,10 +46,10 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
   const audit = new AuditReadModel(services.knex);
   const escrows = new EscrowReadModel(services.knex);
   const isAuditor = (tenantId: string, userId: string) => audit.isAuditor(tenantId, userId);
-  const consistency = { waiter: services.waiter, readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS };
+  const consistency = { waiter: services.waiter, readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS, recentWrites: services.recentWrites };
   const awaitIdentity = (ctx: Parameters<typeof waitForMinPosition>[1]) => waitForMinPosition(consistency, ctx, ['identity']);
   return [
-    ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger, reservations }),
+    ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger, reservations, awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['identity', 'reservations']) }),
     ...makePoolQueryRoutes({ pools, accounts, ...consistency }),
     ...makeReservationQueryRoutes({ reservations, pools, accounts, ...consistency }),
     ...makeCheckoutQueryRoutes({ reservations, pools, escrow: new EscrowLedger(services.ledger), ...consistency }),

@@ -329,6 +329,8 @@ test('what each one sees: the escrow (organiser, auditor, buyer, stranger), disp
   await as(ctx, nia.buyer).post(`/api/pools/${poolId}/reservations/${nia.reservationId}/receipt`);
   const dispute = await as(ctx, oto.buyer).post(`/api/pools/${poolId}/reservations/${oto.reservationId}/disputes`, { reason: 'NOT_AS_DESCRIBED', details: 'too young' });
   assert.is(dispute.status, 201, dispute.text);
+  // The organiser, the auditor and the other buyer read what others wrote: once the projections have it.
+  await ctx.api.runner.catchUp();
 
   const escrowOf = (u: TestUser) => as(ctx, u).get(`/api/pools/${poolId}/escrow`);
   const byOrganiser = await escrowOf(ctx.organiser);

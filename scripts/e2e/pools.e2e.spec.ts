@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { parsePosition } from '@cagnotte/infra';
 import { ESCROW_ACCOUNT_ID, fundingPool, groupsPool, startApi, type TestApi, type TestUser } from './harness';
 
 interface Ctx {
@@ -143,6 +144,8 @@ test('PATCH while DRAFT edits every field, money spine included; GROUPS pick-up 
   assert.is(res.body.data.payoutAccount, payout);
   assert.is(res.body.data.refund, null);
   assert.equal(res.body.data.pickupPoints.map((p: { id: string }) => p.id), ['r3']);
+  // The command answers from its own fold; the read model's rows follow once the projection has the write.
+  await ctx.api.runner.catchUp(parsePosition(res.headers.get('x-event-position') ?? '')!);
   const rows = await ctx.api.services.knex('rm_pool_pickup_points').where({ pool_id: id });
   assert.equal(rows.map((r: { point_id: string }) => r.point_id), ['r3']);
 });
@@ -161,6 +164,8 @@ test('publishing goes through POST /publish only: PATCH {status:"OPEN"} is a 400
   assert.is(still.body.data.title, groupsPool().title, 'a refused PATCH changes nothing');
   assert.is((await ctx.api.call('PATCH', `/api/pools/${draft}`, { token: ctx.organiser.token, tenant: ctx.tenant, body: { status: 'DRAFT' } })).status, 200, 'the current status is accepted and ignored');
   const id = await published(ctx);
+  // An anonymous reader is another client: it sees the write once the projection has it (or with X-Min-Position).
+  await ctx.api.runner.catchUp();
   const read = await ctx.api.call('GET', `/api/pools/${id}`, { tenant: ctx.tenant });
   assert.is(read.body.data.status, 'OPEN');
   assert.ok(read.body.data.publishedAt);
@@ -260,6 +265,8 @@ test('anonymous reads: published GROUPS and LISTED/FEATURED FUNDING only, with m
   await ctx.api.list(ctx.organiser, listedFunding, 'LISTED');
   const archivedOpen = await published(ctx);
   await ctx.api.call('POST', `/api/pools/${archivedOpen}/archive`, { token: ctx.organiser.token, tenant: ctx.tenant });
+  // Anonymous readers are other clients: they see the organiser's writes once the projections have them.
+  await ctx.api.runner.catchUp();
   const anon = (id: string) => ctx.api.call('GET', `/api/pools/${id}`, { tenant: ctx.tenant });
   expectError(await anon(draft), 404);
   expectError(await anon(privateFunding), 404);

@@ -2,7 +2,8 @@ import { NotFoundError, decideTenant, tenantAggregate, type TenantCommand } from
 import type { EventMetadata } from '@cagnotte/event-schemas';
 import type { Position } from '@cagnotte/infra';
 import { loadAccount, tenantStream } from '../shared/context';
-import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
+import { loadState, type CommandRuntime } from '../shared/run-command';
+import { executeCommand } from '../shared/execute-command';
 
 export interface AuditorChange {
   tenantId: string;
@@ -31,7 +32,12 @@ const onTenant = async (
   const tenant = await loadState(runtime.store, tenantStream(slug), tenantAggregate);
   if (tenant.status === 'none') throw new NotFoundError('tenant');
   const decided = await command(metadata.occurredAt);
-  const outcome = await runCommand(runtime, tenantStream(slug), tenantAggregate, (state) => decideTenant(decided, state), { ...metadata, tenantId: tenant.tenantId });
+  const outcome = await executeCommand(runtime, {
+    stream: tenantStream(slug),
+    aggregate: tenantAggregate,
+    decide: (state) => decideTenant(decided, state),
+    metadata: { ...metadata, tenantId: tenant.tenantId },
+  });
   const auditors = outcome.state.status === 'none' ? [] : outcome.state.auditors;
   return { tenantId: tenant.tenantId, userId, auditor: auditors.includes(userId), changed: outcome.events.length > 0, auditors, position: outcome.position };
 };

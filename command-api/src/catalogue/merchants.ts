@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError, decideMerchant, evolveMerchant, initialMerchant } from '@cagnotte/domain';
 import type { EventMetadata, MerchantProfileFields } from '@cagnotte/event-schemas';
-import { runCommand, type CommandRuntime } from '../shared/run-command';
+import { type CommandRuntime } from '../shared/run-command';
+import { executeCommand } from '../shared/execute-command';
 
 export const merchantStream = (tenantId: string, slug: string) => `merchant-${tenantId}-${slug}`;
 
@@ -27,16 +28,15 @@ export const onboardMerchant = async (deps: OnboardMerchantDeps, input: OnboardM
   const merchantId = randomUUID();
   const aggregate = { initial: initialMerchant, evolve: evolveMerchant };
   const now = metadata.occurredAt;
-  const outcome = await runCommand(
-    deps,
-    merchantStream(input.tenantId, input.slug),
+  const outcome = await executeCommand(deps, {
+    stream: merchantStream(input.tenantId, input.slug),
     aggregate,
-    (state) => {
+    decide: (state) => {
       const onboarded = decideMerchant({ type: 'OnboardMerchant', data: { merchantId, tenantId: input.tenantId, slug: input.slug, ownerUserId, profile: input.profile }, now }, state);
       if (!input.activate) return onboarded;
       return [...onboarded, ...decideMerchant({ type: 'ActivateMerchant', now }, onboarded.reduce(evolveMerchant, state))];
     },
-    { ...metadata, tenantId: input.tenantId },
-  );
+    metadata: { ...metadata, tenantId: input.tenantId },
+  });
   return { merchant: outcome.state, position: outcome.position! };
 };

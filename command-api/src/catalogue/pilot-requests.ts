@@ -4,7 +4,8 @@ import { decideFirstTouch, decidePilotRequest, evolveLead, evolveVisitor, firstT
 import { Attribution } from '@cagnotte/event-schemas';
 import { defineRoute, type RouteDef } from '@cagnotte/infra';
 import { metadataFor } from '../shared/context';
-import { runCommand, type CommandRuntime } from '../shared/run-command';
+import { type CommandRuntime } from '../shared/run-command';
+import { executeCommand } from '../shared/execute-command';
 
 const utm = {
   utm_source: z.string().trim().max(200).optional(),
@@ -85,13 +86,12 @@ export const makePilotRequestRoutes = ({ store, pgPool, commandQueue, clock }: C
       const now = clock().toISOString();
       const metadata = metadataFor(ctx, tenant.id, now);
       // The visitor's first touch is recorded once; a visitor already touched keeps (and lends this lead) its first one.
-      const touched = await runCommand(
-        runtime,
-        visitorStream(tenant.id, visitorId),
-        visitor,
-        (state) => decideFirstTouch({ tenantId: tenant.id, visitorId, attribution: touch, touchedAt: now }, state),
+      const touched = await executeCommand(runtime, {
+        stream: visitorStream(tenant.id, visitorId),
+        aggregate: visitor,
+        decide: (state) => decideFirstTouch({ tenantId: tenant.id, visitorId, attribution: touch, touchedAt: now }, state),
         metadata,
-      );
+      });
       const attribution = firstTouchOf(touched.state, touch);
       const leadId = randomUUID();
       const request = {
@@ -111,7 +111,11 @@ export const makePilotRequestRoutes = ({ store, pgPool, commandQueue, clock }: C
       };
       // Under an Idempotency-Key the lead and the answer commit together: a retry after a crash replays, never duplicates.
       const answer = { status: 201, data: { id: leadId, message: 'Thank you: we will get back to you shortly.' } };
-      const outcome = await runCommand(runtime, `lead-${leadId}`, lead, (state) => decidePilotRequest(request, state), metadata, {
+      const outcome = await executeCommand(runtime, {
+        stream: `lead-${leadId}`,
+        aggregate: lead,
+        decide: (state) => decidePilotRequest(request, state),
+        metadata,
         respond: () => answer,
         idempotency: ctx.idempotency,
       });

@@ -2,11 +2,14 @@ import { z } from 'zod';
 import { decideEscrow } from '@cagnotte/domain';
 import { defineRoute, type AuthContext, type RouteDef } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
-import { poolAggregate, poolAnswer, POSITION_HEADER } from '../pools/handler';
+import { poolAggregate, poolInTenant } from '../pools/aggregate';
+import { poolAnswer } from '../pools/answers';
 import { loadState } from '../shared/run-command';
-import { poolStream } from '../shared/context';
+import { loadAccount, poolStream } from '../shared/context';
+import { POSITION_HEADER, executeCommand, fromRequest, type ExecuteRuntime } from '../shared/execute-command';
+import type { TenantPolicy } from '../identity/tenant';
 import { tenantOf } from '../reservations/runtime';
-import { loadPoolIn, runPoolDecision, runSystemDecision, type EscrowDeps } from './runtime';
+import { escrowMeta, loadPoolIn, systemMetadata, type EscrowDeps } from './runtime';
 import { closingFeeVat } from '../fees/parties';
 
 // The end of a pool: closing (at its deadline, by a job; early, by its organiser), cancelling, and delivery, which
@@ -16,7 +19,7 @@ const PoolParams = z.object({ id: z.string().uuid() });
 
 export const makeClosingRoutes = (deps: EscrowDeps): RouteDef[] => {
   const { clock } = deps;
-  const answer = (ctx: { auth: AuthContext | null }) => poolAnswer(ctx.auth!, 200, undefined, clock);
+  const respond = (ctx: { auth: AuthContext | null }) => poolAnswer(ctx.auth!, 200, undefined, clock);
 
   const close = defineRoute({
     method: 'post',
@@ -35,11 +38,19 @@ export const makeClosingRoutes = (deps: EscrowDeps): RouteDef[] => {
     errors: [400, 401, 403, 404, 503],
     handler: async (ctx) => {
       const tenantId = tenantOf(ctx);
-      const tenantPolicy = await deps.tenantPolicy(tenantId);
+      const [{ actor, policy: tenantPolicy }, read] = await Promise.all([deps.facts.of(ctx.auth!, tenantId), loadPoolIn(deps, ctx.params.id, tenantId)]);
       // The VAT rates frozen with the fees need the seller's and organiser's identities: read before deciding (the
       // seller is a money-spine field, fixed once the pool left DRAFT).
-      const policy = { ...tenantPolicy, feeVat: await closingFeeVat(deps.store, tenantPolicy, await loadPoolIn(deps, ctx.params.id, tenantId)) };
-      return runPoolDecision(deps, ctx, ctx.params.id, (pool, metadata) => decideEscrow({ type: 'ClosePool', data: { reason: 'ORGANISER', policy }, metadata }, pool), answer(ctx));
+      const policy = { ...tenantPolicy, feeVat: await closingFeeVat((id) => deps.facts.account(id), tenantPolicy, read) };
+      const now = clock().toISOString();
+      const { answer } = await executeCommand(deps, {
+        stream: poolStream(ctx.params.id),
+        aggregate: poolAggregate,
+        decide: ({ pool }) => decideEscrow({ type: 'ClosePool', data: { reason: 'ORGANISER', policy }, metadata: escrowMeta(actor, now) }, poolInTenant(pool, tenantId)),
+        respond: respond(ctx),
+        ...fromRequest(ctx, tenantId, now),
+      });
+      return answer;
     },
   });
 
@@ -57,8 +68,19 @@ export const makeClosingRoutes = (deps: EscrowDeps): RouteDef[] => {
     success: { status: 200, description: 'The cancelled pool', schema: GroupBuy },
     responseHeaders: { [POSITION_HEADER]: 'Feed position of the write' },
     errors: [400, 401, 403, 404, 503],
-    handler: (ctx) =>
-      runPoolDecision(deps, ctx, ctx.params.id, (pool, metadata) => decideEscrow({ type: 'CancelPool', data: { reason: ctx.body.reason ?? null }, metadata }, pool), answer(ctx)),
+    handler: async (ctx) => {
+      const tenantId = tenantOf(ctx);
+      const actor = await deps.facts.actor(ctx.auth!);
+      const now = clock().toISOString();
+      const { answer } = await executeCommand(deps, {
+        stream: poolStream(ctx.params.id),
+        aggregate: poolAggregate,
+        decide: ({ pool }) => decideEscrow({ type: 'CancelPool', data: { reason: ctx.body.reason ?? null }, metadata: escrowMeta(actor, now) }, poolInTenant(pool, tenantId)),
+        respond: respond(ctx),
+        ...fromRequest(ctx, tenantId, now),
+      });
+      return answer;
+    },
   });
 
   const delivered = defineRoute({
@@ -75,8 +97,19 @@ export const makeClosingRoutes = (deps: EscrowDeps): RouteDef[] => {
     success: { status: 200, description: 'The pool, with `closing.deliveredAt` and `closing.inspectionEndsAt`', schema: GroupBuy },
     responseHeaders: { [POSITION_HEADER]: 'Feed position of the write' },
     errors: [400, 401, 403, 404, 503],
-    handler: (ctx) =>
-      runPoolDecision(deps, ctx, ctx.params.id, (pool, metadata) => decideEscrow({ type: 'MarkDelivered', data: { note: ctx.body.note ?? null }, metadata }, pool), answer(ctx)),
+    handler: async (ctx) => {
+      const tenantId = tenantOf(ctx);
+      const actor = await deps.facts.actor(ctx.auth!);
+      const now = clock().toISOString();
+      const { answer } = await executeCommand(deps, {
+        stream: poolStream(ctx.params.id),
+        aggregate: poolAggregate,
+        decide: ({ pool }) => decideEscrow({ type: 'MarkDelivered', data: { note: ctx.body.note ?? null }, metadata: escrowMeta(actor, now) }, poolInTenant(pool, tenantId)),
+        respond: respond(ctx),
+        ...fromRequest(ctx, tenantId, now),
+      });
+      return answer;
+    },
   });
 
   return [close, cancel, delivered];
@@ -91,16 +124,28 @@ export interface PoolJob {
  * The deadline job (keyed by the PoolPublished event): closes the pool if it is still OPEN and its deadline passed;
  * otherwise nothing (a retried job, a pool cancelled or closed early). `now` is the command's clock.
  */
-export const closeAtDeadline = async (deps: Pick<EscrowDeps, 'store' | 'pgPool' | 'commandQueue' | 'tenantPolicy'>, job: PoolJob, now: Date) => {
+export const closeAtDeadline = async (deps: ExecuteRuntime & { tenantPolicy: (tenantId: string) => Promise<TenantPolicy> }, job: PoolJob, now: Date) => {
   // The policy is the tenant's: without a tenant in the job (never, from the scheduler), the service's defaults apply through it.
   const tenantPolicy = await deps.tenantPolicy(job.tenantId ?? '');
-  const pool = await loadState(deps.store, poolStream(job.poolId), poolAggregate);
-  const policy = { ...tenantPolicy, feeVat: await closingFeeVat(deps.store, tenantPolicy, pool.pool) };
-  return runSystemDecision(deps, job, 'pool-deadline', now, (pool, at) =>
-    decideEscrow({ type: 'ClosePool', data: { reason: 'DEADLINE', policy }, metadata: { actor: null, now: at } }, pool),
-  );
+  const read = await loadState(deps.store, poolStream(job.poolId), poolAggregate);
+  const policy = { ...tenantPolicy, feeVat: await closingFeeVat((id) => loadAccount(deps.store, id), tenantPolicy, read.pool) };
+  const at = now.toISOString();
+  return executeCommand(deps, {
+    stream: poolStream(job.poolId),
+    aggregate: poolAggregate,
+    // Decided on the stream as it is at run time: a job that finds nothing to do appends nothing.
+    decide: ({ pool }) => (pool.status === 'none' ? [] : decideEscrow({ type: 'ClosePool', data: { reason: 'DEADLINE', policy }, metadata: escrowMeta(null, at) }, pool)),
+    metadata: systemMetadata('pool-deadline', job.tenantId, at),
+  });
 };
 
 /** The end of the inspection period (keyed by the PoolDelivered event): every paid reservation neither confirmed nor disputed is accepted. */
-export const endInspection = (deps: Pick<EscrowDeps, 'store' | 'pgPool' | 'commandQueue'>, job: PoolJob, now: Date) =>
-  runSystemDecision(deps, job, 'inspection-end', now, (pool, at) => decideEscrow({ type: 'EndInspection', data: {}, metadata: { actor: null, now: at } }, pool));
+export const endInspection = (deps: ExecuteRuntime, job: PoolJob, now: Date) => {
+  const at = now.toISOString();
+  return executeCommand(deps, {
+    stream: poolStream(job.poolId),
+    aggregate: poolAggregate,
+    decide: ({ pool }) => (pool.status === 'none' ? [] : decideEscrow({ type: 'EndInspection', data: {}, metadata: escrowMeta(null, at) }, pool)),
+    metadata: systemMetadata('inspection-end', job.tenantId, at),
+  });
+};

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError, decideEscrow, type Pool } from '@cagnotte/domain';
+import { NotFoundError, decideEscrow, type EscrowCommand, type Pool } from '@cagnotte/domain';
 import { DisputeReason } from '@cagnotte/event-schemas';
-import { LedgerAmount, defineRoute, type RouteDef } from '@cagnotte/infra';
+import { LedgerAmount, defineRoute, type RouteAnswer, type RouteDef } from '@cagnotte/infra';
 import { ReservationSchema } from '@cagnotte/read-models';
-import { POSITION_HEADER, positionHeaders, type PoolOutcome } from '../pools/handler';
-import { reservationOf } from '../reservations/runtime';
-import { runPoolDecision, runSystemDecision, type EscrowDeps } from './runtime';
+import { poolAggregate, poolInTenant, type PoolOutcome } from '../pools/aggregate';
+import { poolStream } from '../shared/context';
+import { POSITION_HEADER, executeCommand, fromRequest, type CommandCtx, type ExecuteRuntime } from '../shared/execute-command';
+import { reservationOf, tenantOf } from '../reservations/runtime';
+import { escrowMeta, systemMetadata, type EscrowDeps } from './runtime';
 import type { PoolJob } from './closing';
 
 // Receipt and disputes: a buyer accepts their reservation (its funds may then be released) or disputes it within the
@@ -18,8 +20,10 @@ const DisputeParams = z.object({ id: z.string().uuid(), disputeId: z.string().uu
 const reservationAnswer = (reservationId: string, now: () => Date, status = 200) => (o: PoolOutcome) => ({
   status,
   data: reservationOf(o.state, reservationId, now()),
-  headers: positionHeaders(o.position),
 });
+
+/** An escrow command's payload, without its metadata (the caller and the time, added where it is decided). */
+type EscrowAsk = EscrowCommand extends infer C ? (C extends EscrowCommand ? Omit<C, 'metadata'> : never) : never;
 
 /** The reservation a dispute is about, as the command's own fold has it. */
 const disputedReservation = (pool: Pool, disputeId: string): string => {
@@ -38,6 +42,20 @@ const OpenDisputeInput = z
 
 export const makeDisputeRoutes = (deps: EscrowDeps): RouteDef[] => {
   const { clock } = deps;
+  /** The command `ask` on the pool, by the signed-in caller, decided on the pool as their tenant sees it. */
+  const decideOnPool = async (ctx: CommandCtx, poolId: string, ask: EscrowAsk, respond: (o: PoolOutcome) => RouteAnswer): Promise<RouteAnswer> => {
+    const tenantId = tenantOf(ctx);
+    const actor = await deps.facts.actor(ctx.auth!);
+    const now = clock().toISOString();
+    const { answer } = await executeCommand(deps, {
+      stream: poolStream(poolId),
+      aggregate: poolAggregate,
+      decide: ({ pool }) => decideEscrow({ ...ask, metadata: escrowMeta(actor, now) } as EscrowCommand, poolInTenant(pool, tenantId)),
+      respond,
+      ...fromRequest(ctx, tenantId, now),
+    });
+    return answer;
+  };
   const common = { tags: ['Escrow'], auth: 'required' as const, idempotent: true, responseHeaders: { [POSITION_HEADER]: 'Feed position of the write' } };
 
   const receipt = defineRoute({
@@ -50,8 +68,7 @@ export const makeDisputeRoutes = (deps: EscrowDeps): RouteDef[] => {
     params: ReservationParams,
     success: { status: 200, description: 'The accepted reservation', schema: ReservationSchema },
     errors: [400, 401, 404, 503],
-    handler: (ctx) =>
-      runPoolDecision(deps, ctx, ctx.params.id, (pool, metadata) => decideEscrow({ type: 'ConfirmReceipt', data: { reservationId: ctx.params.reservationId }, metadata }, pool), reservationAnswer(ctx.params.reservationId, clock)),
+    handler: (ctx) => decideOnPool(ctx, ctx.params.id, { type: 'ConfirmReceipt', data: { reservationId: ctx.params.reservationId } }, reservationAnswer(ctx.params.reservationId, clock)),
   });
 
   const open = defineRoute({
@@ -70,11 +87,10 @@ export const makeDisputeRoutes = (deps: EscrowDeps): RouteDef[] => {
     handler: (ctx) => {
       const disputeId = randomUUID();
       const { reservationId } = ctx.params;
-      return runPoolDecision(
-        deps,
+      return decideOnPool(
         ctx,
         ctx.params.id,
-        (pool, metadata) => decideEscrow({ type: 'OpenDispute', data: { reservationId, disputeId, reason: ctx.body.reason, details: ctx.body.details, evidence: ctx.body.evidence }, metadata }, pool),
+        { type: 'OpenDispute', data: { reservationId, disputeId, reason: ctx.body.reason, details: ctx.body.details, evidence: ctx.body.evidence } },
         reservationAnswer(reservationId, clock, 201),
       );
     },
@@ -93,11 +109,7 @@ export const makeDisputeRoutes = (deps: EscrowDeps): RouteDef[] => {
     body: z.object({ statement: z.string().min(1).max(2000) }).strict(),
     success: { status: 200, description: 'The disputed reservation', schema: ReservationSchema },
     errors: [400, 401, 403, 404, 503],
-    handler: (ctx) => {
-      const decide: Parameters<typeof runPoolDecision>[3] = (pool, metadata) =>
-        decideEscrow({ type: 'ContestDispute', data: { disputeId: ctx.params.disputeId, statement: ctx.body.statement }, metadata }, pool);
-      return runPoolDecision(deps, ctx, ctx.params.id, decide, onDispute(ctx.params.disputeId));
-    },
+    handler: (ctx) => decideOnPool(ctx, ctx.params.id, { type: 'ContestDispute', data: { disputeId: ctx.params.disputeId, statement: ctx.body.statement } }, onDispute(ctx.params.disputeId)),
   });
 
   const refund = defineRoute({
@@ -111,10 +123,7 @@ export const makeDisputeRoutes = (deps: EscrowDeps): RouteDef[] => {
     body: z.object({ amount: LedgerAmount.describe('Decimal string, at most the held amount') }).strict(),
     success: { status: 200, description: 'The disputed reservation', schema: ReservationSchema },
     errors: [400, 401, 403, 404, 503],
-    handler: (ctx) => {
-      const decide: Parameters<typeof runPoolDecision>[3] = (pool, metadata) => decideEscrow({ type: 'RefundDispute', data: { disputeId: ctx.params.disputeId, amount: ctx.body.amount }, metadata }, pool);
-      return runPoolDecision(deps, ctx, ctx.params.id, decide, onDispute(ctx.params.disputeId));
-    },
+    handler: (ctx) => decideOnPool(ctx, ctx.params.id, { type: 'RefundDispute', data: { disputeId: ctx.params.disputeId, amount: ctx.body.amount } }, onDispute(ctx.params.disputeId)),
   });
 
   const withdraw = defineRoute({
@@ -126,15 +135,19 @@ export const makeDisputeRoutes = (deps: EscrowDeps): RouteDef[] => {
     params: DisputeParams,
     success: { status: 200, description: 'The reservation', schema: ReservationSchema },
     errors: [400, 401, 404, 503],
-    handler: (ctx) => {
-      const decide: Parameters<typeof runPoolDecision>[3] = (pool, metadata) => decideEscrow({ type: 'WithdrawDispute', data: { disputeId: ctx.params.disputeId }, metadata }, pool);
-      return runPoolDecision(deps, ctx, ctx.params.id, decide, onDispute(ctx.params.disputeId));
-    },
+    handler: (ctx) => decideOnPool(ctx, ctx.params.id, { type: 'WithdrawDispute', data: { disputeId: ctx.params.disputeId } }, onDispute(ctx.params.disputeId)),
   });
 
   return [receipt, open, contest, refund, withdraw];
 };
 
 /** A dispute's deadline (keyed by DisputeOpened or DisputeContested): every dispute past its deadline lapses to its buyer. */
-export const lapseDisputes = (deps: Pick<EscrowDeps, 'store' | 'pgPool' | 'commandQueue'>, job: PoolJob, now: Date) =>
-  runSystemDecision(deps, job, 'dispute-lapse', now, (pool, at) => decideEscrow({ type: 'LapseDisputes', data: {}, metadata: { actor: null, now: at } }, pool));
+export const lapseDisputes = (deps: ExecuteRuntime, job: PoolJob, now: Date) => {
+  const at = now.toISOString();
+  return executeCommand(deps, {
+    stream: poolStream(job.poolId),
+    aggregate: poolAggregate,
+    decide: ({ pool }) => (pool.status === 'none' ? [] : decideEscrow({ type: 'LapseDisputes', data: {}, metadata: escrowMeta(null, at) }, pool)),
+    metadata: systemMetadata('dispute-lapse', job.tenantId, at),
+  });
+};

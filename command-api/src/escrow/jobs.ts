@@ -1,14 +1,14 @@
 import { EscrowLedger, JOB_QUEUES, type Services } from '@cagnotte/infra';
 import { TenantReadModel } from '@cagnotte/read-models';
 import { makeTenantPolicy } from '../identity/tenant';
-import type { TenantPolicy } from '../pools/handler';
+import type { TenantPolicy } from '../identity/tenant';
 import { closeAtDeadline, endInspection, type PoolJob } from './closing';
 import { lapseDisputes } from './disputes';
 import { systemMetadata } from './runtime';
 import { submitRecoveries, syncSettlements } from './sync';
 import { poolStream } from '../shared/context';
 import { loadState } from '../shared/run-command';
-import { poolAggregate } from '../pools/handler';
+import { poolAggregate } from '../pools/aggregate';
 
 // The escrow's timers, on the jobs port. Each job is keyed by the event that set it (projectors/src/escrow/timers.ts
 // schedules them) and decides from the pool's stream at run time, so a retried or late job changes nothing twice.

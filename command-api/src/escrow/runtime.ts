@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, type EscrowMeta, type Pool } from '@cagnotte/domain';
-import type { EventMetadata, PoolEvent } from '@cagnotte/event-schemas';
-import type { RouteAnswer } from '@cagnotte/infra';
+import { NotFoundError, type EscrowMeta, type Pool, type PoolActor } from '@cagnotte/domain';
+import type { EventMetadata } from '@cagnotte/event-schemas';
 import { poolStream } from '../shared/context';
-import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
-import { poolAggregate, runOnPool, type CommandCtx, type PoolOutcome, type TenantPolicy } from '../pools/handler';
-import { poolInTenant, type ReservationDeps } from '../reservations/runtime';
+import { loadState, type CommandRuntime } from '../shared/run-command';
+import { poolAggregate, poolInTenant } from '../pools/aggregate';
+import type { ReservationDeps } from '../reservations/runtime';
 
-/** What the escrow commands take: the reservations' runtime (write path, clock, ledger, jobs), the tenant's policy, the release window. */
-export interface EscrowDeps extends Omit<ReservationDeps, 'tenantPolicy' | 'quotes'> {
-  tenantPolicy: (tenantId: string) => Promise<TenantPolicy>;
+/** What the escrow commands take: the reservations' runtime (write path, clock, ledger, facts) and the release window. */
+export interface EscrowDeps extends Omit<ReservationDeps, 'quotes'> {
   /** How long a prepared settlement's release stays valid before its recovery may run (config ESCROW_RELEASE_WINDOW_HOURS). */
   releaseWindowHours: number;
 }
-
-/** What a pool answer and a reservation answer show (read-your-writes): the command waits for these. */
-export const ESCROW_PROJECTIONS = ['pools', 'reservations'];
 
 /** The system acting (a job): no user, no request. */
 export const systemMetadata = (actorId: string, tenantId: string | null, now: string): EventMetadata => ({
@@ -26,32 +21,14 @@ export const systemMetadata = (actorId: string, tenantId: string | null, now: st
   occurredAt: now,
 });
 
-/** The pool as its stream says now, as the caller may see it (another tenant's pool does not exist). */
-export const loadPoolIn = async (deps: CommandRuntime, poolId: string, tenantId: string): Promise<Pool> =>
-  poolInTenant(await loadState(deps.store, poolStream(poolId), poolAggregate), tenantId);
+/** What an escrow decision knows of its caller: who and their role (from their own account stream), and when. */
+export const escrowMeta = (actor: PoolActor | null, now: string): EscrowMeta => ({ actor: actor ? { userId: actor.userId, role: actor.role } : null, now });
+
+/** The pool as its stream says now, as the caller may see it (another tenant's pool does not exist): for what the ledger needs before a command. */
+export const loadPoolIn = async (deps: Pick<CommandRuntime, 'store'>, poolId: string, tenantId: string): Promise<Pool> =>
+  poolInTenant((await loadState(deps.store, poolStream(poolId), poolAggregate)).pool, tenantId);
 
 export const existingPool = (pool: Pool) => {
   if (pool.status === 'none') throw new NotFoundError('pool');
   return pool;
-};
-
-/** An escrow decision as the signed-in caller (their role from their own account stream): see runOnPool. */
-export const runPoolDecision = (
-  deps: EscrowDeps,
-  ctx: CommandCtx,
-  poolId: string,
-  decide: (pool: Pool, meta: EscrowMeta) => PoolEvent[],
-  respond: (outcome: PoolOutcome) => RouteAnswer,
-): Promise<RouteAnswer> => runOnPool(deps, ctx, poolId, (pool, meta) => decide(pool, { actor: { userId: meta.actor.userId, role: meta.actor.role }, now: meta.now }), respond, ESCROW_PROJECTIONS);
-
-/** Runs a decision as the system (a job), on the pool's stream as it is at run time: a job that finds nothing to do appends nothing. */
-export const runSystemDecision = (
-  deps: CommandRuntime,
-  job: { poolId: string; tenantId: string | null },
-  actorId: string,
-  now: Date,
-  decide: (pool: Pool, now: string) => PoolEvent[],
-) => {
-  const at = now.toISOString();
-  return runCommand(deps, poolStream(job.poolId), poolAggregate, ({ pool }) => (pool.status === 'none' ? [] : decide(pool, at)), systemMetadata(actorId, job.tenantId, at));
 };

@@ -16,10 +16,11 @@ import { defineRoute, ledgerCall, type RouteDef, type SettlementRound } from '@c
 
 type Transaction = SettlementRound['lock'];
 import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
-import { metadataFor } from '../shared/context';
-import { positionHeaders, POSITION_HEADER, type CommandCtx } from '../pools/handler';
+import { metadataFor, poolStream } from '../shared/context';
+import { POSITION_HEADER, executeCommand, fromRequest, type CommandCtx } from '../shared/execute-command';
+import { poolAggregate, poolInTenant } from '../pools/aggregate';
 import { tenantOf } from '../reservations/runtime';
-import { existingPool, loadPoolIn, runPoolDecision, type EscrowDeps } from './runtime';
+import { escrowMeta, existingPool, loadPoolIn, type EscrowDeps } from './runtime';
 import { dueChangedSince, lockCandidates, nextRound, planInputsFor, planOf, rebuiltPlan, replaceablePlan, requireTrustlines, settlementAccounts } from './plan';
 import { submitRecoveries, syncSettlements, unsettled } from './sync';
 import { recordStrayPayments } from './strays';
@@ -128,17 +129,22 @@ export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
     await requireTrustlines(escrow, rounds);
     const settlementId = randomUUID();
     const planned = rounds.map((r) => ({ index: r.index, refs: r.refs, lockHash: hex(r.lock), releaseHash: hex(r.release), recoveryHash: hex(r.recovery) }));
-    return runPoolDecision(
-      deps,
-      ctx,
-      pool.id,
-      (p, metadata) =>
-        decideSettlement({ type: 'PrepareSettlement', data: { settlementId, accounts, kind: due.kind, ...inputs, rounds: planned, supersedes }, metadata }, p),
-      (outcome) => {
+    const tenantId = tenantOf(ctx);
+    const actor = await deps.facts.actor(ctx.auth!);
+    const at = now.toISOString();
+    const { answer } = await executeCommand(deps, {
+      stream: poolStream(pool.id),
+      aggregate: poolAggregate,
+      // Planned on the pool as read for the ledger; the decider checks the plan against the pool it decides on.
+      decide: ({ pool: p }) =>
+        decideSettlement({ type: 'PrepareSettlement', data: { settlementId, accounts, kind: due.kind, ...inputs, rounds: planned, supersedes }, metadata: escrowMeta(actor, at) }, poolInTenant(p, tenantId)),
+      respond: (outcome) => {
         const s = outcome.state.pool.status === 'none' ? undefined : outcome.state.pool.settlement.byId.get(settlementId);
-        return { status: 201, data: planAnswer(deps, s!, rounds), headers: positionHeaders(outcome.position) };
+        return { status: 201, data: planAnswer(deps, s!, rounds) };
       },
-    );
+      ...fromRequest(ctx, tenantId, at),
+    });
+    return answer;
   };
 
   const prepare = defineRoute({

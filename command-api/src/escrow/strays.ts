@@ -2,14 +2,15 @@ import { decideStrays, straysAmong } from '@cagnotte/domain';
 import type { EventMetadata } from '@cagnotte/event-schemas';
 import { ledgerCall, type EscrowLedger } from '@cagnotte/infra';
 import { poolStream } from '../shared/context';
-import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
-import { poolAggregate } from '../pools/handler';
+import { loadState } from '../shared/run-command';
+import { executeCommand, type ExecuteRuntime } from '../shared/execute-command';
+import { poolAggregate } from '../pools/aggregate';
 
 // Money paid straight into a pool's escrow account, learnt from the ledger and recorded on the pool's stream with its
 // sender (EscrowStrayPaymentRecorded), once per ledger operation. Run before a settlement is planned (its first lock
 // pays every stray back), by the reconciliation, and when /pay is handed a transaction that is not the deposit.
 
-export interface StrayDeps extends CommandRuntime {
+export interface StrayDeps extends ExecuteRuntime {
   escrow: EscrowLedger;
 }
 
@@ -20,13 +21,12 @@ export const recordStrayPayments = async (deps: StrayDeps, poolId: string, metad
   const escrowAccount = pool.escrow.accountId;
   const payments = await ledgerCall(() => deps.escrow.escrowPayments(escrowAccount));
   if (straysAmong(payments, escrowAccount).every((p) => pool.settlement.strays.has(p.operationId))) return 0;
-  const outcome = await runCommand(
-    deps,
-    poolStream(poolId),
-    poolAggregate,
-    ({ pool: p }) => decideStrays({ type: 'RecordStrayPayments', data: { payments }, metadata: { now: metadata.occurredAt } }, p),
+  const outcome = await executeCommand(deps, {
+    stream: poolStream(poolId),
+    aggregate: poolAggregate,
+    decide: ({ pool: p }) => decideStrays({ type: 'RecordStrayPayments', data: { payments }, metadata: { now: metadata.occurredAt } }, p),
     // The pool's tenant when the caller acts for none (the operator's reconciliation).
-    { ...metadata, tenantId: metadata.tenantId ?? pool.tenantId },
-  );
+    metadata: { ...metadata, tenantId: metadata.tenantId ?? pool.tenantId },
+  });
   return outcome.events.length;
 };

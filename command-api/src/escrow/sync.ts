@@ -4,8 +4,9 @@ import { LedgerRejectedError, ledgerCall, type EscrowLedger, type LedgerGateway,
 
 type Transaction = SettlementRound['lock'];
 import { poolStream } from '../shared/context';
-import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
-import { poolAggregate } from '../pools/handler';
+import { loadState, type CommandRuntime } from '../shared/run-command';
+import { executeCommand } from '../shared/execute-command';
+import { poolAggregate } from '../pools/aggregate';
 import { rebuiltPlan } from './plan';
 
 // What the ledger says of a settlement's rounds, recorded on the pool's stream: whoever submitted the release or the
@@ -39,17 +40,16 @@ export const syncSettlements = async (deps: SyncDeps, poolId: string, metadata: 
       // Two plans of one escrow can share a release (the same payouts on the same sequence) and differ only in their
       // lock (what it pays back first): the round is this settlement's only when its own lock is on the ledger.
       if (!(await ledgerCall(() => deps.escrow.transactionOutcome(planned.lockHash)))?.successful) break;
-      await runCommand(
-        deps,
-        poolStream(poolId),
-        poolAggregate,
-        ({ pool: p }) =>
+      await executeCommand(deps, {
+        stream: poolStream(poolId),
+        aggregate: poolAggregate,
+        decide: ({ pool: p }) =>
           decideSettlement(
             { type: 'RecordSettledRound', data: { settlementId: s.settlementId, round: planned.index, path: landed.path, txHash: landed.tx.hash, ledger: landed.tx.ledger }, metadata: { now: metadata.occurredAt } },
             p,
           ),
         metadata,
-      );
+      });
       recorded += 1;
     }
   }

@@ -1,8 +1,6 @@
 import { frozenFeeVat, vatIdOf, type Account, type FeeParty, type Pool } from '@cagnotte/domain';
 import type { SettlementFees } from '@cagnotte/event-schemas';
-import type { EventStore } from '@cagnotte/infra';
-import { loadAccount } from '../shared/context';
-import type { TenantPolicy } from '../pools/handler';
+import type { TenantPolicy } from '../identity/tenant';
 
 /** A party to a fee as its account stream says: taxed where its business persona is (else its account country), with its VAT id. */
 export const feePartyOf = (a: Extract<Account, { status: 'registered' }>): FeeParty => ({ id: a.userId, country: a.business?.taxCountry ?? a.country, vatId: vatIdOf(a.business) });
@@ -12,11 +10,10 @@ export const feePartyOf = (a: Extract<Account, { status: 'registered' }>): FeePa
  * a brokered pool, on the commission (the organiser invoices the seller). Null when the seller or organiser account
  * cannot be read (then no VAT is withheld, as before schedules).
  */
-export const closingFeeVat = async (store: EventStore, policy: Pick<TenantPolicy, 'feeSchedule' | 'platform'>, pool: Pool): Promise<SettlementFees['vat']> => {
+export const closingFeeVat = async (accountOf: (userId: string) => Promise<Account>, policy: Pick<TenantPolicy, 'feeSchedule' | 'platform'>, pool: Pool): Promise<SettlementFees['vat']> => {
   if (pool.status === 'none') return null;
-  const organiser = await loadAccount(store, pool.organiserId);
   const sellerId = pool.fields.sellerId ?? pool.organiserId;
-  const seller = sellerId === pool.organiserId ? organiser : await loadAccount(store, sellerId);
+  const [organiser, seller] = await Promise.all([accountOf(pool.organiserId), sellerId === pool.organiserId ? null : accountOf(sellerId)]).then(([o, s]) => [o, s ?? o] as const);
   if (organiser.status === 'none' || seller.status === 'none') return null;
   return frozenFeeVat({ schedule: policy.feeSchedule, platform: policy.platform, seller: feePartyOf(seller), organiser: feePartyOf(organiser) });
 };

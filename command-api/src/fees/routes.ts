@@ -13,7 +13,8 @@ import { FeeRule, FeeVatTable, Percent } from '@cagnotte/event-schemas';
 import { LedgerAmount, defineRoute, type RouteDef } from '@cagnotte/infra';
 import { loadAccount, poolStream } from '../shared/context';
 import { loadState, type CommandRuntime } from '../shared/run-command';
-import { poolAggregate, type TenantPolicy } from '../pools/handler';
+import { poolAggregate } from '../pools/aggregate';
+import type { TenantPolicy } from '../identity/tenant';
 import { poolToReserveIn } from '../reservations/runtime';
 import { feePartyOf } from './parties';
 

@@ -19,9 +19,9 @@ import {
 import type { Request } from 'express';
 import { registerUser } from './register';
 import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, loadAccount, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
-import { runCommand } from '../shared/run-command';
 import { AuthTokenResponse, issueSession, userSummaryOf, type SessionDeps } from './session';
 import { checkDest, checkReturnTo, sessionCookie } from './redirects';
+import { executeCommand, fromRequest } from '../shared/execute-command';
 
 /** Roles a partner may give at signup. Anything more (organiser) is earned through its own flow. */
 export const SIGNUP_ROLES = ['user'] as const;
@@ -134,7 +134,8 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
         },
         metadataFor(ctx, tenant.id, now),
       );
-      // Answered from the registration itself; the wait is for the caller's next read (/api/auth/me).
+      // Answered from the registration itself; the wait is for the caller's next read (/api/auth/me): the session that
+      // reads is issued after the write, so it has no write of its own for the read side to wait for (shared/execute-command.ts).
       await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
       return { data: await issueSession(deps, userSummaryOf(account), tenant, ctx), headers: positionHeader(position) };
     },
@@ -223,13 +224,12 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
       }
       // The audit record follows the change it reports; the security state above is already consistent.
       const now = clock().toISOString();
-      await runCommand(
-        deps,
-        accountStream(cred.user_id),
-        accountAggregate,
-        (state) => decideAccount({ type: 'RecordPasswordReset', data: { sessionsRevoked: revoked, ip: ctx.ip.slice(0, 64) }, metadata: { now } }, state),
-        metadataFor(ctx, tenant.id, now),
-      ).catch((e: unknown) => logger.error({ err: e, userId: cred.user_id }, 'password reset audit event not recorded'));
+      await executeCommand(deps, {
+        stream: accountStream(cred.user_id),
+        aggregate: accountAggregate,
+        decide: (state) => decideAccount({ type: 'RecordPasswordReset', data: { sessionsRevoked: revoked, ip: ctx.ip.slice(0, 64) }, metadata: { now } }, state),
+        ...fromRequest(ctx, tenant.id, now),
+      }).catch((e: unknown) => logger.error({ err: e, userId: cred.user_id }, 'password reset audit event not recorded'));
       return { data: { message: 'Password updated. Every session was signed out: log in again.' } };
     },
   });

@@ -14,7 +14,8 @@ import {
 import { currentMandate, type DomainEvent, type EventData, type EventMetadata, type MandateKind } from '@cagnotte/event-schemas';
 import { hashPassword, type Position } from '@cagnotte/infra';
 import { accountStream } from '../shared/context';
-import { runCommand, sharesTransactions, type CommandOptions, type CommandRuntime } from '../shared/run-command';
+import { sharesTransactions, type CommandOptions, type CommandRuntime } from '../shared/run-command';
+import { executeCommand } from '../shared/execute-command';
 
 export type RegisterUserInput = Omit<AccountInput, 'userId'> & {
   password: string;
@@ -63,7 +64,13 @@ export const registerUser = async (
     return [...registered, ...accepted];
   };
   const run = (within?: CommandOptions<AccountWithMandates>['within']) =>
-    runCommand(deps, accountStream(userId), accountWithMandatesAggregate, decide, { ...metadata, tenantId: input.tenantId }, { within });
+    executeCommand(deps, {
+      stream: accountStream(userId),
+      aggregate: accountWithMandatesAggregate,
+      decide,
+      metadata: { ...metadata, tenantId: input.tenantId },
+      within,
+    });
 
   let position: Position | null;
   let events: DomainEvent[];

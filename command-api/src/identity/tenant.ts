@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { canonicalSchedule, decideTenant, defaultFeeSchedule, tenantAggregate, type Tenant } from '@cagnotte/domain';
 import type { EventData, EventMetadata, FeeSchedule, TenantSettings } from '@cagnotte/event-schemas';
 import type { Config, Position } from '@cagnotte/infra';
-import type { TenantPolicy } from '../pools/handler';
 import { tenantStream } from '../shared/context';
-import { loadState, runCommand, type CommandRuntime } from '../shared/run-command';
+import { loadState, type CommandRuntime } from '../shared/run-command';
+import { executeCommand } from '../shared/execute-command';
 
 export interface CreateTenantInput {
   slug: string;
@@ -23,11 +23,10 @@ export const createTenant = async (
   metadata: Omit<EventMetadata, 'tenantId'>,
 ): Promise<{ tenant: EventData<'TenantCreated'>; position: Position }> => {
   const tenantId = randomUUID();
-  const outcome = await runCommand(
-    runtime,
-    tenantStream(input.slug),
-    tenantAggregate,
-    (state) =>
+  const outcome = await executeCommand(runtime, {
+    stream: tenantStream(input.slug),
+    aggregate: tenantAggregate,
+    decide: (state) =>
       decideTenant(
         {
           type: 'CreateTenant',
@@ -36,8 +35,8 @@ export const createTenant = async (
         },
         state,
       ),
-    { ...metadata, tenantId },
-  );
+    metadata: { ...metadata, tenantId },
+  });
   const created = outcome.events[0]!;
   if (created.type !== 'TenantCreated') throw new Error('createTenant: the tenant was not created');
   return { tenant: created.data, position: outcome.position! };
@@ -64,25 +63,46 @@ export const feeScheduleOf = (tenant: Tenant, config: PolicyConfig): FeeSchedule
   });
 };
 
-/** A tenant's commercial settings with the service's defaults filled in, from its own stream (found by its id through the tenants read model). */
+/** A tenant's commercial settings with the service's defaults filled in: what its commands are decided under. */
+export interface TenantPolicy {
+  reservationTtlSeconds: number;
+  listingFees: { LISTED: string; FEATURED: string };
+  delistRefundWindowHours: number;
+  platformFeePercent: string;
+  inspectionDays: number;
+  disputeResponseDays: number;
+  /** The fee schedule in force (docs/fees.md): the one set, else the default made of the settings above. */
+  feeSchedule: FeeSchedule;
+  /** Who invoices the platform fee: its tax country and VAT id (config PLATFORM_COUNTRY, PLATFORM_VAT_ID). */
+  platform: { id: string; country: string; vatId: string | null };
+}
+
+/** The policy of a tenant as its stream folds it (`none`: the service's defaults). Pure. */
+export const tenantPolicyOf = (tenant: Tenant, config: Config): TenantPolicy => {
+  const settings = tenant.status === 'none' ? {} : tenant.settings;
+  const feeSchedule = feeScheduleOf(tenant, config);
+  return {
+    reservationTtlSeconds: settings.reservationTtlSeconds ?? config.RESERVATION_TTL_SECONDS,
+    listingFees: feeSchedule.listing,
+    delistRefundWindowHours: settings.delistRefundWindowHours ?? config.DELIST_REFUND_WINDOW_HOURS,
+    platformFeePercent: feeSchedule.payment.percent,
+    inspectionDays: settings.inspectionDays ?? config.INSPECTION_DAYS,
+    disputeResponseDays: settings.disputeResponseDays ?? config.DISPUTE_RESPONSE_DAYS,
+    feeSchedule,
+    platform: { id: 'platform', country: config.PLATFORM_COUNTRY, vatId: config.PLATFORM_VAT_ID ?? null },
+  };
+};
+
+/**
+ * A tenant's policy read afresh from its own stream (found by its id through the tenants read model), for the jobs.
+ * The routes ask the facts cache instead (shared/facts.ts), which reads only the stream's tail.
+ */
 export const makeTenantPolicy =
   (deps: { store: CommandRuntime['store']; tenants: { byId(id: string): Promise<{ slug: string } | null> }; config: Config }) =>
   async (tenantId: string): Promise<TenantPolicy> => {
-    const { config } = deps;
     const ref = await deps.tenants.byId(tenantId);
     const tenant: Tenant = ref ? await loadState(deps.store, tenantStream(ref.slug), tenantAggregate) : { status: 'none' };
-    const settings = tenant.status === 'none' ? {} : tenant.settings;
-    const feeSchedule = feeScheduleOf(tenant, config);
-    return {
-      reservationTtlSeconds: settings.reservationTtlSeconds ?? config.RESERVATION_TTL_SECONDS,
-      listingFees: feeSchedule.listing,
-      delistRefundWindowHours: settings.delistRefundWindowHours ?? config.DELIST_REFUND_WINDOW_HOURS,
-      platformFeePercent: feeSchedule.payment.percent,
-      inspectionDays: settings.inspectionDays ?? config.INSPECTION_DAYS,
-      disputeResponseDays: settings.disputeResponseDays ?? config.DISPUTE_RESPONSE_DAYS,
-      feeSchedule,
-      platform: { id: 'platform', country: config.PLATFORM_COUNTRY, vatId: config.PLATFORM_VAT_ID ?? null },
-    };
+    return tenantPolicyOf(tenant, deps.config);
   };
 
 /** `pnpm cli tenant fees`: the schedule in force, or records `change(schedule)` when it differs (nothing otherwise). */
@@ -93,16 +113,15 @@ export const setTenantFeeSchedule = async (
   change: (current: FeeSchedule) => FeeSchedule,
   metadata: Omit<EventMetadata, 'tenantId'>,
 ): Promise<{ schedule: FeeSchedule; isDefault: boolean; position: Position | null }> => {
-  const outcome = await runCommand(
-    runtime,
-    tenantStream(slug),
-    tenantAggregate,
-    (state) => {
+  const outcome = await executeCommand(runtime, {
+    stream: tenantStream(slug),
+    aggregate: tenantAggregate,
+    decide: (state) => {
       const current = canonicalSchedule(feeScheduleOf(state, config));
       return decideTenant({ type: 'SetFeeSchedule', data: { schedule: canonicalSchedule(change(current)), current }, metadata: { now: metadata.occurredAt } }, state);
     },
-    { ...metadata, tenantId: null },
-  );
+    metadata: { ...metadata, tenantId: null },
+  });
   const state = outcome.state;
   return { schedule: feeScheduleOf(state, config), isDefault: state.status === 'none' || state.feeSchedule === null, position: outcome.position };
 };
@@ -114,12 +133,11 @@ export const changeTenantSettings = async (
   settings: TenantSettings,
   metadata: Omit<EventMetadata, 'tenantId'>,
 ): Promise<{ settings: TenantSettings; position: Position | null }> => {
-  const outcome = await runCommand(
-    runtime,
-    tenantStream(slug),
-    tenantAggregate,
-    (state) => decideTenant({ type: 'ChangeTenantSettings', data: { settings }, metadata: { now: metadata.occurredAt } }, state),
-    { ...metadata, tenantId: null },
-  );
+  const outcome = await executeCommand(runtime, {
+    stream: tenantStream(slug),
+    aggregate: tenantAggregate,
+    decide: (state) => decideTenant({ type: 'ChangeTenantSettings', data: { settings }, metadata: { now: metadata.occurredAt } }, state),
+    metadata: { ...metadata, tenantId: null },
+  });
   return { settings: outcome.state.status === 'none' ? {} : outcome.state.settings, position: outcome.position };
 };

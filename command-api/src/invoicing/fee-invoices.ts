@@ -1,6 +1,6 @@
 import { accountAggregate, activationFeeInvoice, findGrant, listingFeeInvoice, listingRefundCreditNote, organiserGrantAggregate, type PoolFacts } from '@cagnotte/domain';
 import type { EventData, EventMetadata, InvoiceSubject } from '@cagnotte/event-schemas';
-import { poolAggregate } from '../pools/handler';
+import { poolAggregate } from '../pools/aggregate';
 import { accountStream, poolStream } from '../shared/context';
 import { foldEvents, readEvents } from '../shared/run-command';
 import { issueInvoice, type IssueOutcome } from './issue';

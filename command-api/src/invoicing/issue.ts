@@ -1,7 +1,8 @@
 import { decideIssue, invoiceSeriesAggregate, invoiceStream, type IssueInvoice, type IssuedRef } from '@cagnotte/domain';
 import type { EventMetadata } from '@cagnotte/event-schemas';
 import type { Position } from '@cagnotte/infra';
-import { runCommand, type CommandRuntime } from '../shared/run-command';
+import { type CommandRuntime } from '../shared/run-command';
+import { executeCommand } from '../shared/execute-command';
 
 export interface IssueOutcome {
   /** The invoice of this source in the series: just issued, or issued before. */
@@ -18,7 +19,12 @@ export interface IssueOutcome {
  * none is taken twice (docs/invoicing.md#numbering).
  */
 export const issueInvoice = async (runtime: CommandRuntime, command: IssueInvoice, metadata: EventMetadata): Promise<IssueOutcome> => {
-  const outcome = await runCommand(runtime, invoiceStream(command.tenantId, command.issuer, command.kind), invoiceSeriesAggregate, (series) => decideIssue(series, command), metadata);
+  const outcome = await executeCommand(runtime, {
+    stream: invoiceStream(command.tenantId, command.issuer, command.kind),
+    aggregate: invoiceSeriesAggregate,
+    decide: (series) => decideIssue(series, command),
+    metadata,
+  });
   const invoice = outcome.state.bySource.get(command.sourceKey);
   if (!invoice) throw new Error(`invoice of ${command.sourceKey} missing after its issue`);
   return { invoice, issued: outcome.events.length > 0, position: outcome.position };

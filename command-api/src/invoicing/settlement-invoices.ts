@@ -19,7 +19,7 @@ import {
 } from '@cagnotte/domain';
 import type { EventMetadata, FeeSchedule, InvoiceSubject } from '@cagnotte/event-schemas';
 import type { EventStore } from '@cagnotte/infra';
-import { poolAggregate } from '../pools/handler';
+import { poolAggregate } from '../pools/aggregate';
 import { accountStream, poolStream } from '../shared/context';
 import { loadState, type CommandRuntime } from '../shared/run-command';
 import { issueInvoice, type IssueOutcome } from './issue';

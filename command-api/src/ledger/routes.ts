@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ValidationError, accountAggregate, decideAccount } from '@cagnotte/domain';
 import { defineRoute, isStellarAccountId, ledgerCall, type LedgerGateway, type OneTimeUse, type RouteDef } from '@cagnotte/infra';
-import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
-import { runCommand } from '../shared/run-command';
+import { accountStream, positionHeader, type AccountCommandDeps } from '../shared/context';
+import { executeCommand, fromRequest } from '../shared/execute-command';
 
 // The user's proven Stellar account: a SEP-10 style challenge, signed by the account's keys, links it.
 
@@ -62,14 +62,12 @@ export const makeLedgerRoutes = (deps: LedgerRouteDeps): RouteDef[] => {
         throw new ValidationError({ transaction: ['this challenge was not issued to you, or was already used'] }, 'Unknown or used challenge', 'invalid_challenge');
       }
       const now = clock().toISOString();
-      const { position } = await runCommand(
-        deps,
-        accountStream(auth.userId),
-        accountAggregate,
-        (account) => decideAccount({ type: 'LinkLedgerAccount', data: { ledgerAccount: verified.account, challengeHash: verified.hash }, metadata: { now } }, account),
-        metadataFor(ctx, auth.tenantId, now),
-      );
-      await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
+      const { position } = await executeCommand(deps, {
+        stream: accountStream(auth.userId),
+        aggregate: accountAggregate,
+        decide: (account) => decideAccount({ type: 'LinkLedgerAccount', data: { ledgerAccount: verified.account, challengeHash: verified.hash }, metadata: { now } }, account),
+        ...fromRequest(ctx, auth.tenantId, now),
+      });
       return { data: { ledgerAccount: verified.account }, headers: positionHeader(position) };
     },
   });

@@ -4,8 +4,8 @@ import { NotFoundError, acceptedMandate, decideMandate, findMandate, mandateAggr
 import { MandateKind, currentMandate } from '@cagnotte/event-schemas';
 import { defineRoute, type RouteDef } from '@cagnotte/infra';
 import { MandateSchema, mandateView } from '@cagnotte/read-models';
-import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
-import { runCommand } from '../shared/run-command';
+import { accountStream, positionHeader, type AccountCommandDeps } from '../shared/context';
+import { executeCommand, fromRequest } from '../shared/execute-command';
 
 export type MandateRouteDeps = AccountCommandDeps;
 
@@ -27,14 +27,12 @@ export const makeMandateRoutes = (deps: MandateRouteDeps): RouteDef[] => {
       const now = clock().toISOString();
       const { kind } = ctx.body;
       const text = currentMandate(kind);
-      const { state, position } = await runCommand(
-        deps,
-        accountStream(ctx.auth!.userId),
-        mandateAggregate,
-        (mandates) => decideMandate({ type: 'AcceptMandate', data: { mandateId: randomUUID(), kind, text, ip: ctx.ip.slice(0, 64) }, metadata: { now } }, mandates),
-        metadataFor(ctx, ctx.auth!.tenantId, now),
-      );
-      await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
+      const { state, position } = await executeCommand(deps, {
+        stream: accountStream(ctx.auth!.userId),
+        aggregate: mandateAggregate,
+        decide: (mandates) => decideMandate({ type: 'AcceptMandate', data: { mandateId: randomUUID(), kind, text, ip: ctx.ip.slice(0, 64) }, metadata: { now } }, mandates),
+        ...fromRequest(ctx, ctx.auth!.tenantId, now),
+      });
       // The standing acceptance of this text: the one just recorded, or the one that made this a no-op.
       return { status: 201, data: mandateView(acceptedMandate(state, kind, text)!), headers: positionHeader(position) };
     },
@@ -53,14 +51,12 @@ export const makeMandateRoutes = (deps: MandateRouteDeps): RouteDef[] => {
     errors: [401, 404],
     handler: async (ctx) => {
       const now = clock().toISOString();
-      const { state, position } = await runCommand(
-        deps,
-        accountStream(ctx.auth!.userId),
-        mandateAggregate,
-        (mandates) => decideMandate({ type: 'RevokeMandate', data: { mandateId: ctx.params.id, ip: ctx.ip.slice(0, 64) }, metadata: { now } }, mandates),
-        metadataFor(ctx, ctx.auth!.tenantId, now),
-      );
-      await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
+      const { state, position } = await executeCommand(deps, {
+        stream: accountStream(ctx.auth!.userId),
+        aggregate: mandateAggregate,
+        decide: (mandates) => decideMandate({ type: 'RevokeMandate', data: { mandateId: ctx.params.id, ip: ctx.ip.slice(0, 64) }, metadata: { now } }, mandates),
+        ...fromRequest(ctx, ctx.auth!.tenantId, now),
+      });
       const mandate = findMandate(state, ctx.params.id);
       if (!mandate) throw new NotFoundError('mandate');
       return { data: mandateView(mandate), headers: positionHeader(position) };

@@ -29,9 +29,10 @@ import {
   type RouteDef,
 } from '@cagnotte/infra';
 import { OrganiserGrantSchema, organiserGrantView as grantViewOf, type BuiltPayment, type GrantFacts } from '@cagnotte/read-models';
-import { ACCOUNT_PROJECTIONS, accountStream, awaitProjections, metadataFor, positionHeader, type AccountCommandDeps } from '../shared/context';
-import { loadState, runCommand } from '../shared/run-command';
+import { accountStream, positionHeader, type AccountCommandDeps } from '../shared/context';
+import { loadState } from '../shared/run-command';
 import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
+import { executeCommand, fromRequest } from '../shared/execute-command';
 
 // The personas a user takes on: seller (a business identity, DAC7) and organiser (a grant paid on the ledger).
 
@@ -108,11 +109,10 @@ export const makeSellerRoutes = (deps: AccountCommandDeps): RouteDef[] => {
     handler: async (ctx) => {
       const now = clock().toISOString();
       const { acceptFeeMandate, ...identity } = ctx.body;
-      const { state, events, position } = await runCommand(
-        deps,
-        accountStream(ctx.auth!.userId),
-        accountWithMandatesAggregate,
-        (s): DomainEvent[] => {
+      const { state, events, position } = await executeCommand(deps, {
+        stream: accountStream(ctx.auth!.userId),
+        aggregate: accountWithMandatesAggregate,
+        decide: (s): DomainEvent[] => {
           const captured: DomainEvent[] = decideAccount({ type: 'CaptureBusinessIdentity', data: identity, metadata: { now } }, s.account);
           // Already BUSINESS: nothing changes, not even the mandate.
           if (captured.length === 0 || !acceptFeeMandate) return captured;
@@ -120,9 +120,8 @@ export const makeSellerRoutes = (deps: AccountCommandDeps): RouteDef[] => {
           const feeMandate = { mandateId: randomUUID(), kind: 'FEE' as const, text: currentMandate('FEE'), ip: ctx.ip.slice(0, 64), recordAgain: true };
           return [...captured, ...decideMandate({ type: 'AcceptMandate', data: feeMandate, metadata: { now } }, mandates)];
         },
-        metadataFor(ctx, ctx.tenant!.id, now),
-      );
-      await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
+        ...fromRequest(ctx, ctx.tenant!.id, now),
+      });
       const account = requireAccount(state.account);
       return {
         data: { accountType: 'BUSINESS' as const, role: account.role, ...(events.length === 0 ? { alreadyBusiness: true } : {}) },
@@ -173,14 +172,12 @@ export const makeOrganiserRoutes = (deps: OrganiserRouteDeps): RouteDef[] => {
       const source = current.ledgerAccount;
       const built = source && current.accountType === 'CONSUMER' ? await ledgerCall(() => ledger.buildFeePayment(source, fee, input.memoHash)) : undefined;
       const now = clock().toISOString();
-      const { state, position } = await runCommand(
-        deps,
-        accountStream(auth.userId),
-        organiserGrantAggregate,
-        (grants) => decideOrganiserGrant({ type: 'PrepareGrant', data: input, metadata: { now } }, grants),
-        metadataFor(ctx, ctx.tenant!.id, now),
-      );
-      await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
+      const { state, position } = await executeCommand(deps, {
+        stream: accountStream(auth.userId),
+        aggregate: organiserGrantAggregate,
+        decide: (grants) => decideOrganiserGrant({ type: 'PrepareGrant', data: input, metadata: { now } }, grants),
+        ...fromRequest(ctx, ctx.tenant!.id, now),
+      });
       const after = requireAccount(state);
       if (after.role === 'organiser') return { data: { alreadyOrganiser: true as const } };
       // The grant just prepared, or the open one that answers these terms.
@@ -229,14 +226,12 @@ export const makeOrganiserRoutes = (deps: OrganiserRouteDeps): RouteDef[] => {
       const observed: ObservedPayment | null = await ledgerCall(() => ledger.observePayment(txHash!));
       if (!observed) return { data: { settled: false, pending: true, reason: 'not_on_ledger_yet', txHash: txHash! } };
       const now = clock().toISOString();
-      const { state, events, position } = await runCommand(
-        deps,
-        accountStream(auth.userId),
-        organiserGrantAggregate,
-        (grants) => decideOrganiserGrant({ type: 'SettleGrant', data: { grantId: grant.grantId, payment: observed, via }, metadata: { now } }, grants),
-        metadataFor(ctx, ctx.tenant!.id, now),
-      );
-      await awaitProjections(deps.waiter, ACCOUNT_PROJECTIONS, position, deps.readYourWritesMs);
+      const { state, events, position } = await executeCommand(deps, {
+        stream: accountStream(auth.userId),
+        aggregate: organiserGrantAggregate,
+        decide: (grants) => decideOrganiserGrant({ type: 'SettleGrant', data: { grantId: grant.grantId, payment: observed, via }, metadata: { now } }, grants),
+        ...fromRequest(ctx, ctx.tenant!.id, now),
+      });
       return {
         data: { settled: true, role: requireAccount(state).role, ...(events.length === 0 ? { idempotent: true } : {}), txHash: observed.txHash },
         headers: positionHeader(position),

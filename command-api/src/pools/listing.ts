@@ -4,9 +4,12 @@ import { NotFoundError, UnavailableError, ValidationError, decideListing, delist
 import { ListingTier } from '@cagnotte/event-schemas';
 import { defineRoute, ledgerCall, type EscrowLedger, type LedgerGateway, type RouteDef, type Services } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
-import { loadAccount, poolStream } from '../shared/context';
-import { loadState, runCommand } from '../shared/run-command';
-import { poolAggregate, poolAnswer, runOnPool, type PoolCommandDeps } from './handler';
+import { poolStream } from '../shared/context';
+import { loadState } from '../shared/run-command';
+import { executeCommand, fromRequest } from '../shared/execute-command';
+import { poolAggregate, poolInTenant } from './aggregate';
+import { poolAnswer } from './answers';
+import type { PoolCommandDeps } from './deps';
 import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 
 // The paid listing: the organiser pays the tenant's fee for LISTED or FEATURED on the ledger, client-signed.
@@ -65,9 +68,10 @@ export const makeListingRoutes = (deps: ListingDeps): RouteDef[] => {
       const auth = ctx.auth!;
       const poolId = ctx.params.id;
       const tenantId = ctx.tenant?.id ?? auth.tenantId;
-      const fee = (await deps.tenantPolicy(tenantId)).listingFees[ctx.body.tier];
-      const account = await loadAccount(deps.store, auth.userId);
-      const source = account.status === 'none' ? null : account.ledgerAccount;
+      const { actor, account, policy } = await deps.facts.of(auth, tenantId);
+      const fee = policy.listingFees[ctx.body.tier];
+      const source = account.ledgerAccount;
+      const now = deps.clock().toISOString();
       const listingId = randomUUID();
       const terms = {
         listingId,
@@ -79,9 +83,15 @@ export const makeListingRoutes = (deps: ListingDeps): RouteDef[] => {
         assetIssuer: ledger.settings.assetIssuer,
         memoHash: listingMemoHash(listingId),
       };
-      const answer = await runOnPool(deps, ctx, poolId, (pool, metadata) => decideListing({ type: 'PrepareListing', data: terms, metadata }, pool), (o) => {
-        const listed = o.events.some((e) => e.type === 'PoolListed');
-        return { status: 200, data: listed ? { listed: true, pool: poolAnswer(auth)(o).data } : { listed: false, openListing: o.state.pool.status === 'none' ? null : openListingFor(o.state.pool, terms.tier, fee) } };
+      const { answer } = await executeCommand(deps, {
+        stream: poolStream(poolId),
+        aggregate: poolAggregate,
+        decide: ({ pool }) => decideListing({ type: 'PrepareListing', data: terms, metadata: { actor, now } }, poolInTenant(pool, tenantId)),
+        respond: (o) => {
+          const listed = o.events.some((e) => e.type === 'PoolListed');
+          return { status: 200, data: listed ? { listed: true, pool: poolAnswer(auth)(o).data } : { listed: false, openListing: o.state.pool.status === 'none' ? null : openListingFor(o.state.pool, terms.tier, fee) } };
+        },
+        ...fromRequest(ctx, tenantId, now),
       });
       const data = answer.data as { listed: boolean; pool?: unknown; openListing?: { listingId: string; tier: 'LISTED' | 'FEATURED'; amount: string; source: string; memoHash: string } | null };
       if (data.listed || !data.openListing) return { data: { listed: data.listed, ...(data.pool ? { pool: data.pool as z.infer<typeof GroupBuy> } : {}) }, headers: answer.headers };
@@ -114,7 +124,9 @@ export const makeListingRoutes = (deps: ListingDeps): RouteDef[] => {
       const auth = ctx.auth!;
       const poolId = ctx.params.id;
       const tenantId = ctx.tenant?.id ?? auth.tenantId;
-      const { pool: loaded } = await loadState(deps.store, poolStream(poolId), poolAggregate);
+      // The ledger is asked before the command (what was paid, and a submission): the pool is read once for it, and the
+      // decider checks the listing again on the state it decides on.
+      const [actor, { pool: loaded }] = await Promise.all([deps.facts.actor(auth), loadState(deps.store, poolStream(poolId), poolAggregate)]);
       const pool = loaded.status !== 'none' && loaded.tenantId === tenantId && loaded.organiserId === auth.userId ? loaded : initialPool();
       const listing = pool.status === 'none' ? undefined : pool.listing.prepared.find((p) => p.listingId === ctx.body.listingId);
       if (!listing) throw new NotFoundError('listing');
@@ -130,13 +142,15 @@ export const makeListingRoutes = (deps: ListingDeps): RouteDef[] => {
       }
       const observed: ObservedPayment | null = await ledgerCall(() => ledger.observePayment(txHash!));
       if (!observed) return { data: { listed: false, pending: true, reason: 'not_on_ledger_yet', txHash: txHash! } };
-      return runOnPool(
-        deps,
-        ctx,
-        poolId,
-        (p, metadata) => decideListing({ type: 'SettleListing', data: { listingId: listing.listingId, payment: observed }, metadata }, p),
-        (o) => ({ status: 200, data: { listed: true, ...(o.events.length === 0 ? { idempotent: true } : {}), txHash: observed.txHash, pool: poolAnswer(auth)(o).data } }),
-      );
+      const now = deps.clock().toISOString();
+      const { answer } = await executeCommand(deps, {
+        stream: poolStream(poolId),
+        aggregate: poolAggregate,
+        decide: ({ pool: p }) => decideListing({ type: 'SettleListing', data: { listingId: listing.listingId, payment: observed }, metadata: { actor, now } }, poolInTenant(p, tenantId)),
+        respond: (o) => ({ status: 200, data: { listed: true, ...(o.events.length === 0 ? { idempotent: true } : {}), txHash: observed.txHash, pool: poolAnswer(auth)(o).data } }),
+        ...fromRequest(ctx, tenantId, now),
+      });
+      return answer;
     },
   });
 
@@ -167,13 +181,12 @@ export const startListingRefunds = (services: Services, escrow: EscrowLedger): (
       if (!owed || owed.listingId !== listingId) throw new Error(`no delist refund owed for listing ${listingId} (yet)`);
       const paid = await escrow.payFromPlatform({ destination: owed.destination, amount: owed.amount, memoHash: listingRefundMemoHash(listingId) });
       const now = new Date().toISOString();
-      await runCommand(
-        services,
-        poolStream(poolId),
-        poolAggregate,
-        ({ pool: p }) => decideListing({ type: 'RecordListingRefund', data: { listingId, amount: owed.amount, destination: owed.destination, txHash: paid.hash }, metadata: { now } }, p),
-        { tenantId: pool.tenantId, actor: { kind: 'system', id: 'listing-refund' }, correlationId: randomUUID(), causationId: null, occurredAt: now },
-      );
+      await executeCommand(services, {
+        stream: poolStream(poolId),
+        aggregate: poolAggregate,
+        decide: ({ pool: p }) => decideListing({ type: 'RecordListingRefund', data: { listingId, amount: owed.amount, destination: owed.destination, txHash: paid.hash }, metadata: { now } }, p),
+        metadata: { tenantId: pool.tenantId, actor: { kind: 'system', id: 'listing-refund' }, correlationId: randomUUID(), causationId: null, occurredAt: now },
+      });
     },
     { concurrency: 2 },
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError, type PoolPatch } from '@cagnotte/domain';
+import { NotFoundError, decidePool, type PoolPatch } from '@cagnotte/domain';
 import {
   CountryCode,
   Id,
@@ -14,11 +14,15 @@ import {
 } from '@cagnotte/event-schemas';
 import { LedgerAmount, defineRoute, type RouteDef } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
-import { requireOwnTenant } from '../shared/context';
+import { poolStream, requireOwnTenant } from '../shared/context';
+import { POSITION_HEADER, executeCommand, fromRequest } from '../shared/execute-command';
 import { commissionMandate } from '@cagnotte/event-schemas';
 import { openEscrowFor } from './publish';
 import { queueDelistRefund } from './listing';
-import { POSITION_HEADER, documentOf, poolAnswer, positionHeaders, resolveSeller, runPoolCommand, type PoolCommandDeps } from './handler';
+import { poolAggregate, poolInTenant } from './aggregate';
+import { documentOf, poolAnswer } from './answers';
+import { resolveSeller } from './seller';
+import type { PoolCommandDeps } from './deps';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Inputs
@@ -91,7 +95,7 @@ const omitType = <T extends { type: unknown }>(f: T): Omit<T, 'type'> => {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// Routes: each builds its command and hands it to runPoolCommand (handler.ts).
+// Routes: schema, facts, the command (decided on the pool as the caller's tenant sees it), the answer.
 // ---------------------------------------------------------------------------------------------------------------
 
 export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
@@ -115,19 +119,27 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
         const tenant = requireOwnTenant(auth, ctx.tenant);
         const body = ctx.body as MerchantPoolCreateInput;
         const { acceptCommissionMandate, sellerIdentifier, sellerMerchantSlug, ...fields } = body;
-        const sellerId = await resolveSeller(deps, tenant.id, auth.userId, { sellerId: fields.sellerId, sellerIdentifier, sellerMerchantSlug });
+        const [actor, sellerId] = await Promise.all([
+          deps.facts.actor(auth),
+          resolveSeller(deps, tenant.id, auth.userId, { sellerId: fields.sellerId, sellerIdentifier, sellerMerchantSlug }),
+        ]);
         const poolId = randomUUID();
-        return runPoolCommand(deps, { ...ctx, tenant }, poolId, (metadata) => ({
-          type: 'CreatePool',
-          data: {
-            poolId,
-            tenantId: tenant.id,
-            poolType: fields.type,
-            fields: { ...omitType(fields), sellerId: sellerId ?? null },
-            commissionMandate: acceptCommissionMandate ? commissionMandate() : null,
-          },
-          metadata,
-        }), poolAnswer(auth, 201));
+        const now = deps.clock().toISOString();
+        const data = {
+          poolId,
+          tenantId: tenant.id,
+          poolType: fields.type,
+          fields: { ...omitType(fields), sellerId: sellerId ?? null },
+          commissionMandate: acceptCommissionMandate ? commissionMandate() : null,
+        };
+        const { answer } = await executeCommand(deps, {
+          stream: poolStream(poolId),
+          aggregate: poolAggregate,
+          decide: ({ pool }) => decidePool({ type: 'CreatePool', data, metadata: { actor, now, ip: ctx.ip } }, poolInTenant(pool, tenant.id)),
+          respond: poolAnswer(auth, 201),
+          ...fromRequest(ctx, tenant.id, now),
+        });
+        return answer;
       },
     });
 
@@ -158,18 +170,22 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
         if (patch.sellerId || sellerIdentifier !== undefined || sellerMerchantSlug !== undefined) {
           patch.sellerId = await resolveSeller(deps, tenantId, auth.userId, { sellerId: patch.sellerId, sellerIdentifier, sellerMerchantSlug });
         }
-        const { delistRefundWindowHours } = await deps.tenantPolicy(tenantId);
+        const { actor, policy } = await deps.facts.of(auth, tenantId);
+        const { delistRefundWindowHours } = policy;
         if (patch.marketplaceVisibility === 'PRIVATE') await queueDelistRefund(deps, id, delistRefundWindowHours, deps.clock());
-        return runPoolCommand(
-          deps,
-          ctx,
-          id,
-          (metadata) => ({ type: 'UpdatePool', data: { patch: patch as PoolPatch, delistRefundWindowHours }, metadata }),
-          poolAnswer(auth, 200, ({ events }) => {
+        const now = deps.clock().toISOString();
+        const { answer } = await executeCommand(deps, {
+          stream: poolStream(id),
+          aggregate: poolAggregate,
+          decide: ({ pool }) =>
+            decidePool({ type: 'UpdatePool', data: { patch: patch as PoolPatch, delistRefundWindowHours }, metadata: { actor, now, ip: ctx.ip } }, poolInTenant(pool, tenantId)),
+          respond: poolAnswer(auth, 200, ({ events }) => {
             const change = events.find((e) => e.type === 'PoolVisibilityChanged');
             return { refund: change?.type === 'PoolVisibilityChanged' ? change.data.refund : null };
           }),
-        );
+          ...fromRequest(ctx, tenantId, now),
+        });
+        return answer;
       },
     });
 
@@ -192,13 +208,17 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
       errors: [400, 401, 403, 404],
       handler: async (ctx) => {
         const { id } = ctx.params as { id: string };
-        return runPoolCommand(
-          deps,
-          ctx,
-          id,
-          (metadata) => ({ type: method === 'post' ? 'ArchivePool' : 'UnarchivePool', data: {}, metadata }),
-          (outcome) => ({ data: { id, archivedAt: documentOf(outcome).archivedAt }, headers: positionHeaders(outcome.position) }),
-        );
+        const tenantId = ctx.tenant?.id ?? ctx.auth!.tenantId;
+        const actor = await deps.facts.actor(ctx.auth!);
+        const now = deps.clock().toISOString();
+        const { answer } = await executeCommand(deps, {
+          stream: poolStream(id),
+          aggregate: poolAggregate,
+          decide: ({ pool }) => decidePool({ type: method === 'post' ? 'ArchivePool' : 'UnarchivePool', data: {}, metadata: { actor, now, ip: ctx.ip } }, poolInTenant(pool, tenantId)),
+          respond: (outcome) => ({ data: { id, archivedAt: documentOf(outcome).archivedAt } }),
+          ...fromRequest(ctx, tenantId, now),
+        });
+        return answer;
       },
     });
 
@@ -218,8 +238,18 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
       errors: [400, 401, 403, 404, 503],
       handler: async (ctx) => {
         const { id } = ctx.params as { id: string };
-        const escrow = await openEscrowFor(deps, ctx, id);
-        return runPoolCommand(deps, ctx, id, (metadata) => ({ type: 'PublishPool', data: { escrow }, metadata }), poolAnswer(ctx.auth!));
+        const tenantId = ctx.tenant?.id ?? ctx.auth!.tenantId;
+        // The ledger is called before the command (its escrow account goes into the event); the decider checks again.
+        const { actor, escrow } = await openEscrowFor(deps, ctx.auth!, tenantId, id);
+        const now = deps.clock().toISOString();
+        const { answer } = await executeCommand(deps, {
+          stream: poolStream(id),
+          aggregate: poolAggregate,
+          decide: ({ pool }) => decidePool({ type: 'PublishPool', data: { escrow }, metadata: { actor, now, ip: ctx.ip } }, poolInTenant(pool, tenantId)),
+          respond: poolAnswer(ctx.auth!),
+          ...fromRequest(ctx, tenantId, now),
+        });
+        return answer;
       },
     });
 

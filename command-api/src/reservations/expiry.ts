@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { decideReservation, isStale, type ObservedDeposit } from '@cagnotte/domain';
 import { EscrowLedger, type Services } from '@cagnotte/infra';
 import { poolStream } from '../shared/context';
-import { loadState, runCommand } from '../shared/run-command';
-import { poolAggregate } from '../pools/handler';
+import { loadState } from '../shared/run-command';
+import { executeCommand } from '../shared/execute-command';
+import { poolAggregate } from '../pools/aggregate';
 import { RESERVATION_EXPIRY_QUEUE } from './runtime';
 
 export interface ExpiryJob {
@@ -28,7 +29,7 @@ const ledgerFacts = async (services: Pick<Services, 'store'>, escrow: EscrowLedg
 };
 
 /**
- * The delayed job of every reservation: at its expiry (plus a second) it expires the reservation if it is still a
+ * The delayed job of every reservation (scheduled from ReservationPlaced by the escrow timers): at its expiry (plus a second) it expires the reservation if it is still a
  * stale PENDING one. It asks the ledger first: a deposit the ledger closed before `expiresAt` (reported late, or not
  * at all) is decided as /pay decides it, so a buyer who paid in time is not expired. It decides from the pool's
  * stream at run time, so a paid, cancelled or already expired reservation (or a retried job) changes nothing. A
@@ -38,16 +39,15 @@ const ledgerFacts = async (services: Pick<Services, 'store'>, escrow: EscrowLedg
 export const expireReservation = async (services: Pick<Services, 'store' | 'pgPool' | 'commandQueue' | 'ledger'>, job: ExpiryJob, now = new Date()) => {
   const at = now.toISOString();
   const ledger = await ledgerFacts(services, new EscrowLedger(services.ledger), job, at);
-  return runCommand(
-    services,
-    poolStream(job.poolId),
-    poolAggregate,
-    ({ pool }) =>
+  return executeCommand(services, {
+    stream: poolStream(job.poolId),
+    aggregate: poolAggregate,
+    decide: ({ pool }) =>
       pool.status === 'none'
         ? []
         : decideReservation({ type: 'ExpireReservation', data: { reservationId: job.reservationId, ...(ledger ? { ledger } : {}) }, metadata: { now: at } }, pool),
-    { tenantId: null, actor: { kind: 'system', id: 'reservation-expiry' }, correlationId: randomUUID(), causationId: null, occurredAt: at },
-  );
+    metadata: { tenantId: null, actor: { kind: 'system', id: 'reservation-expiry' }, correlationId: randomUUID(), causationId: null, occurredAt: at },
+  });
 };
 
 /** Runs the expiry worker in this process; answers the stop function. */

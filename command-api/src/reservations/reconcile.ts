@@ -5,7 +5,7 @@ import type { EscrowLedger } from '@cagnotte/infra';
 import { POOL_TABLES, reconcileEscrow, type EscrowFacts, type EscrowReconciliation, type LedgerFacts } from '@cagnotte/read-models';
 import { poolStream } from '../shared/context';
 import { loadState } from '../shared/run-command';
-import { poolAggregate } from '../pools/handler';
+import { poolAggregate } from '../pools/aggregate';
 import { recordStrayPayments, type StrayDeps } from '../escrow/strays';
 
 export type PoolReconciliation = EscrowReconciliation;

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { UnavailableError, ValidationError, depositMismatch, type ObservedDeposit } from '@cagnotte/domain';
+import { ValidationError, decideReservation, depositMismatch, type ObservedDeposit } from '@cagnotte/domain';
 import { currentReservationTerms } from '@cagnotte/event-schemas';
 import { LedgerAmount, defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
 import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 import { ReservationSchema } from '@cagnotte/read-models';
-import { loadAccount, metadataFor } from '../shared/context';
+import { metadataFor, poolStream } from '../shared/context';
+import { executeCommand, fromRequest } from '../shared/execute-command';
+import { loadState } from '../shared/run-command';
 import { recordStrayPayments } from '../escrow/strays';
-import { reservationOf, answerWith, ownReservation, reservationMemoHash, runReservationCommand, tenantOf, RESERVATION_EXPIRY_QUEUE, type ReservationDeps } from './runtime';
+import { poolAggregate, poolInTenant } from '../pools/aggregate';
+import { answerWith } from '../pools/answers';
+import { buyerMeta, reservationOf, ownReservation, poolToReserveIn, reservationMemoHash, tenantOf, type ReservationDeps } from './runtime';
 
 // The buyer's checkout: reserve, sign (terms + the deposit to sign), pay (verified on the ledger), cancel. The terms and
 // the buyer's reclaim are reads: query-api/src/reservations/checkout.ts.
@@ -78,7 +82,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     path: '/api/pools/{id}/reservations',
     summary: 'Reserve: hold units (GROUPS) or pledge an amount (FUNDING)',
     description: [
-      'Bearer. Send an `Idempotency-Key`: a retry answers the first result. The reservation is PENDING until `expiresAt` (the tenant’s reservation TTL), then expires (lazily on read, and by a delayed job) and frees its units.',
+      'Bearer. Send an `Idempotency-Key`: a retry answers the first result. The reservation is PENDING until `expiresAt` (the tenant’s reservation TTL), then expires (lazily on read, and by a delayed job scheduled from the ReservationPlaced event) and frees its units.',
       'No oversell: held and paid units never exceed a unit’s `quantity`; a refused reservation is a 409 `insufficient_stock` whose `errors` say what is left. Per-buyer `minPerBuyer`/`maxPerBuyer` count your holding reservations (400 `per_buyer_limit`). With price `tiers`, the unit price is the tier reached with your units included.',
       'The pool must be OPEN, not archived, before its deadline (400 `pool_not_open`, `pool_deadline_passed`); an organiser does not reserve in their own pool (403). A pool with pick-up points needs `relaisId`. A pool you may not read (GET /api/pools/{id} answers 404: another organiser’s DRAFT, an archived pool, a PRIVATE FUNDING pool) is a 404 `pool_not_found`, as an id that does not exist.',
     ].join('\n\n'),
@@ -98,26 +102,31 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
       }
       // What the quote promised: its claims but whose and where (checked above).
       const quote = claims && (({ poolId: _pool, buyerId: _buyer, ...promised }) => promised)(claims);
-      const policy = await deps.tenantPolicy(tenantOf(ctx));
-      const ttlSeconds = policy.reservationTtlSeconds;
-      // The expiry is queued before the reservation exists: a crash in between leaves a job that finds nothing to
-      // expire, never a reservation without its job.
-      await deps.jobs
-        .enqueue(RESERVATION_EXPIRY_QUEUE, `reservation-expiry:${reservationId}`, { poolId, reservationId }, { delayMs: ttlSeconds * 1000 + 1000 })
-        .catch((e: unknown) => {
-          throw new UnavailableError('jobs_unavailable', `The job queue did not answer (${(e as Error).message}); retry shortly`);
-        });
-      return runReservationCommand(
-        deps,
-        ctx,
-        poolId,
-        (metadata) => ({
-          type: 'PlaceReservation',
-          data: { reservationId, lines: ctx.body.lines, pledge: ctx.body.pledge ?? null, relaisId: ctx.body.relaisId ?? null, ttlSeconds, depositFeeRule: policy.feeSchedule.escrowDeposit, ...(quote ? { quote } : {}) },
-          metadata,
-        }),
-        answerWith(201, (o) => reservationOf(o.state, reservationId, clock())),
-      );
+      const tenantId = tenantOf(ctx);
+      const { actor, policy } = await deps.facts.of(ctx.auth!, tenantId);
+      const now = clock().toISOString();
+      const data = {
+        reservationId,
+        lines: ctx.body.lines,
+        pledge: ctx.body.pledge ?? null,
+        relaisId: ctx.body.relaisId ?? null,
+        ttlSeconds: policy.reservationTtlSeconds,
+        depositFeeRule: policy.feeSchedule.escrowDeposit,
+        ...(quote ? { quote } : {}),
+      };
+      // The expiry job is scheduled from the ReservationPlaced event (projectors/src/escrow/timers.ts), not here.
+      const { answer } = await executeCommand(deps, {
+        stream: poolStream(poolId),
+        aggregate: poolAggregate,
+        decide: (state) =>
+          decideReservation(
+            { type: 'PlaceReservation', data, metadata: buyerMeta(actor, now, ctx.ip) },
+            poolToReserveIn(state, tenantId, actor.userId),
+          ),
+        respond: answerWith(201, (o) => reservationOf(o.state, reservationId, clock())),
+        ...fromRequest(ctx, tenantId, now),
+      });
+      return answer;
     },
   });
 
@@ -143,9 +152,11 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
       if (ctx.body.termsVersion !== current.version || ctx.body.termsHash !== current.hash) {
         throw new ValidationError({ termsHash: [`the current terms are version ${current.version} (hash ${current.hash})`] }, 'These are not the current terms', 'terms_outdated');
       }
-      const { pool, r } = await ownReservation(deps, ctx, poolId, reservationId);
-      const account = await loadAccount(deps.store, ctx.auth!.userId);
-      const source = account.status === 'none' ? null : account.ledgerAccount;
+      const tenantId = tenantOf(ctx);
+      // The deposit is built on the ledger before the command: the pool is read once for it; the decider checks again.
+      const [{ actor, account }, state] = await Promise.all([deps.facts.persona(ctx.auth!), loadState(deps.store, poolStream(poolId), poolAggregate)]);
+      const { pool, r } = ownReservation(poolInTenant(state.pool, tenantId), actor.userId, reservationId);
+      const source = account.ledgerAccount;
       if (!source) {
         throw new ValidationError({ ledgerAccount: ['link a ledger account first (POST /api/me/ledger/challenge, then /api/me/ledger/link): you pay from it'] }, 'A linked ledger account is required', 'ledger_account_required');
       }
@@ -157,17 +168,23 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
         escrow.buildDeposit({ source, escrowAccount, amount: r.amount, memoHash, reclaimAfter: new Date(reclaimAfter), validUntil: new Date(r.expiresAt) }),
       );
       const back = await ledgerCall(() => escrow.buildReclaim({ buyer: source, balanceId: deposit.balanceId, reclaimAfter, afterSequence: deposit.sequence }));
-      return runReservationCommand(
-        deps,
-        ctx,
-        poolId,
-        (metadata) => ({ type: 'SignReservation', data: { reservationId, terms: current, source, memoHash }, metadata }),
-        answerWith(200, (o) => ({
+      const now = clock().toISOString();
+      const { answer } = await executeCommand(deps, {
+        stream: poolStream(poolId),
+        aggregate: poolAggregate,
+        decide: ({ pool: p }) =>
+          decideReservation(
+            { type: 'SignReservation', data: { reservationId, terms: current, source, memoHash }, metadata: buyerMeta(actor, now, ctx.ip) },
+            poolInTenant(p, tenantId),
+          ),
+        respond: answerWith(200, (o) => ({
           reservation: reservationOf(o.state, reservationId, clock()),
           payment: { xdr: deposit.xdr, hash: deposit.hash, networkPassphrase: passphrase, expiresAt: deposit.expiresAt, balanceId: deposit.balanceId, amount: r.amount, escrowAccount },
           reclaim: { xdr: back.xdr, hash: back.hash, networkPassphrase: passphrase, balanceId: back.balanceId, validAfter: back.validAfter },
         })),
-      );
+        ...fromRequest(ctx, tenantId, now),
+      });
+      return answer;
     },
   });
 
@@ -192,7 +209,10 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     errors: [400, 401, 404, 503],
     handler: async (ctx) => {
       const { id: poolId, reservationId } = ctx.params;
-      const { r } = await ownReservation(deps, ctx, poolId, reservationId);
+      const tenantId = tenantOf(ctx);
+      // The ledger is asked before the command (what the deposit paid): the pool is read once for it; the decider checks again.
+      const [actor, state] = await Promise.all([deps.facts.actor(ctx.auth!), loadState(deps.store, poolStream(poolId), poolAggregate)]);
+      const { r } = ownReservation(poolInTenant(state.pool, tenantId), actor.userId, reservationId);
       if (!r.signed) throw new ValidationError({ reservationId: ['sign the reservation first'] }, 'The reservation is not signed', 'reservation_not_signed');
       const expected = { ...r.signed, assetCode: escrow.asset.code, assetIssuer: escrow.asset.issuer, amount: r.amount };
 
@@ -212,13 +232,17 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
       if (!observed) return { data: { paid: false, pending: true, reason: 'not_on_ledger_yet', txHash: txHash! } };
       // Not a deposit at all (a payment straight to the escrow, say): whatever it paid the escrow is recorded as owed
       // back to its sender; the reservation still refuses it below (payment_mismatch).
-      if (observed.successful && !observed.isClaimableBalance) await recordStrayPayments(deps, poolId, metadataFor(ctx, tenantOf(ctx), clock().toISOString()));
-      return runReservationCommand(
-        deps,
-        ctx,
-        poolId,
-        (metadata) => ({ type: 'PayReservation', data: { reservationId, deposit: observed, via, asset: escrow.asset }, metadata }),
-        answerWith(200, (o) => {
+      if (observed.successful && !observed.isClaimableBalance) await recordStrayPayments(deps, poolId, metadataFor(ctx, tenantId, clock().toISOString()));
+      const now = clock().toISOString();
+      const { answer } = await executeCommand(deps, {
+        stream: poolStream(poolId),
+        aggregate: poolAggregate,
+        decide: ({ pool }) =>
+          decideReservation(
+            { type: 'PayReservation', data: { reservationId, deposit: observed, via, asset: escrow.asset }, metadata: buyerMeta(actor, now, ctx.ip) },
+            poolInTenant(pool, tenantId),
+          ),
+        respond: answerWith(200, (o) => {
           const reservation = reservationOf(o.state, reservationId, clock());
           const paid = reservation.payment?.txHash === observed.txHash;
           return {
@@ -229,7 +253,9 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
             reservation,
           };
         }),
-      );
+        ...fromRequest(ctx, tenantId, now),
+      });
+      return answer;
     },
   });
 
@@ -246,13 +272,18 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     errors: [400, 401, 404, 503],
     handler: async (ctx) => {
       const { id: poolId, reservationId } = ctx.params;
-      return runReservationCommand(
-        deps,
-        ctx,
-        poolId,
-        (metadata) => ({ type: 'CancelReservation', data: { reservationId }, metadata }),
-        answerWith(200, (o) => reservationOf(o.state, reservationId, clock())),
-      );
+      const tenantId = tenantOf(ctx);
+      const actor = await deps.facts.actor(ctx.auth!);
+      const now = clock().toISOString();
+      const { answer } = await executeCommand(deps, {
+        stream: poolStream(poolId),
+        aggregate: poolAggregate,
+        decide: ({ pool }) =>
+          decideReservation({ type: 'CancelReservation', data: { reservationId }, metadata: buyerMeta(actor, now, ctx.ip) }, poolInTenant(pool, tenantId)),
+        respond: answerWith(200, (o) => reservationOf(o.state, reservationId, clock())),
+        ...fromRequest(ctx, tenantId, now),
+      });
+      return answer;
     },
   });
 

@@ -117,4 +117,33 @@ Timers('a published pool without a deadline schedules no deadline; a prepared se
   assert.is(counts[JOB_QUEUES.escrowRecovery]!.delayed, 1, 'the recovery waits for recoveryFrom');
 });
 
+Timers('a placed reservation schedules its expiry, keyed by the reservation, a second after expiresAt, with its pool; a replay schedules it once', async () => {
+  const jobs = newJobs();
+  const projection = await onCopy(jobs);
+  const p = newPool();
+  const due = randomUUID();
+  const later = randomUUID();
+  const placed = (reservationId: string, expiresAt: string): DomainEvent => ({
+    type: 'ReservationPlaced',
+    data: { poolId: p.poolId, reservationId, buyerId: randomUUID(), buyerName: 'B', lines: [{ unitId: 'u1', quantity: 1, unitPrice: '12.50' }], pledge: null, amount: '12.50', relaisId: 'r-a', expiresAt, placedAt: past(10) },
+  });
+  await appendTo(p, p.created(), p.published(), placed(due, past(1)), placed(later, future(1)));
+  const events = await specStore().readStream(p.streamId);
+  const ran: Array<{ key: string; payload: unknown; at: number }> = [];
+  jobs.startWorker(JOB_QUEUES.reservationExpiry, async (payload, context) => void ran.push({ key: context.key, payload, at: Date.now() }));
+  await applyBatch(specKnex(), projection, events);
+  await applyBatch(specKnex(), projection, events);
+
+  const deadline = Date.now() + 15_000;
+  while (ran.length < 1 && Date.now() < deadline) await sleep(50);
+  await sleep(500); // a duplicate would run by now
+  assert.equal(
+    ran.map((r) => ({ key: r.key, payload: r.payload })),
+    [{ key: `${JOB_QUEUES.reservationExpiry}:${due}`, payload: { poolId: p.poolId, reservationId: due } }],
+    'the lapsed reservation’s job ran once, keyed reservation-expiry:<reservationId>',
+  );
+  const counts = await jobs.counts();
+  assert.is(counts[JOB_QUEUES.reservationExpiry]!.delayed, 1, 'the other waits for its expiresAt + 1 s');
+});
+
 Timers.run();

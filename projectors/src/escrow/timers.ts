@@ -5,9 +5,12 @@ import { selectWhereIn, upsertRows } from '../sql';
 
 export const ESCROW_TIMER_TABLES = { timers: 'rm_escrow_timers' } as const;
 
-const TIMED = new Set(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'PoolDelivered', 'DisputeOpened', 'DisputeContested', 'EscrowSettlementPrepared']);
+const TIMED = new Set(['PoolCreated', 'PoolDraftUpdated', 'PoolPublished', 'ReservationPlaced', 'PoolDelivered', 'DisputeOpened', 'DisputeContested', 'EscrowSettlementPrepared']);
 
-type Payload = { poolId: string; tenantId: string | null };
+/** A reservation's expiry job runs a second after it lapses (command-api/src/reservations/expiry.ts decides what is left to do). */
+const EXPIRY_GRACE_MS = 1000;
+
+type Payload = { poolId: string; tenantId: string | null } | { poolId: string; reservationId: string };
 
 /** A batch's view of the timers table (pool → its draft deadline; absent: no row), and the jobs its events set. */
 interface TimerBatch {
@@ -22,6 +25,7 @@ const isoOf = (d: Date | string | null): string | null => (d === null ? null : n
 /**
  * One event's timers, over the batch's in-memory rows: each timer the event sets is a job on its queue keyed by the
  * event (`at`, the Scheduler's key `<queue>:<eventId>`). A new case adds its `case` here.
+ * A reservation's expiry is keyed by the reservation (`reservation-expiry:<reservationId>`), the one key its job has ever had.
  */
 const timerOf = (batch: TimerBatch, e: ProjectedEvent): void => {
   const at = (queue: string, runAt: string) => {
@@ -43,6 +47,16 @@ const timerOf = (batch: TimerBatch, e: ProjectedEvent): void => {
     case 'PoolPublished': {
       const deadline = batch.deadlines.get(e.data.poolId);
       if (deadline) at(JOB_QUEUES.poolDeadline, deadline);
+      return;
+    }
+    case 'ReservationPlaced': {
+      const jobs = batch.jobs.get(JOB_QUEUES.reservationExpiry) ?? [];
+      jobs.push({
+        key: Scheduler.keyOf(JOB_QUEUES.reservationExpiry, e.data.reservationId),
+        payload: { poolId: e.data.poolId, reservationId: e.data.reservationId },
+        options: { runAt: new Date(Date.parse(e.data.expiresAt) + EXPIRY_GRACE_MS) },
+      });
+      batch.jobs.set(JOB_QUEUES.reservationExpiry, jobs);
       return;
     }
     case 'PoolDelivered':

@@ -1,5 +1,5 @@
 import { NotFoundError } from '@cagnotte/domain/errors';
-import { defineRoute, type LedgerGateway, type RouteDef } from '@cagnotte/infra';
+import { defineRoute, type LedgerGateway, type RequestContext, type RouteDef } from '@cagnotte/infra';
 import { AuthMeResponse, authMeView, spendingOf, type AccountReadModel, type ReservationReadModel, type TenantReadModel } from '@cagnotte/read-models';
 
 export interface IdentityQueryDeps {
@@ -9,10 +9,12 @@ export interface IdentityQueryDeps {
   ledger: LedgerGateway;
   /** `spending` comes from the buyer's reservations. */
   reservations: ReservationReadModel;
+  /** Read-your-writes (X-Min-Position, and the session's own last write in this process) on the account and its reservations. */
+  awaitProjections?: (ctx: RequestContext<unknown, unknown, unknown>) => Promise<void>;
   clock?: () => Date;
 }
 
-export const makeIdentityQueryRoutes = ({ accounts, tenants, ledger, reservations, clock = () => new Date() }: IdentityQueryDeps): RouteDef[] => [
+export const makeIdentityQueryRoutes = ({ accounts, tenants, ledger, reservations, awaitProjections, clock = () => new Date() }: IdentityQueryDeps): RouteDef[] => [
   defineRoute({
     method: 'get',
     path: '/api/auth/me',
@@ -24,6 +26,7 @@ export const makeIdentityQueryRoutes = ({ accounts, tenants, ledger, reservation
     errors: [401, 404],
     handler: async (ctx) => {
       const auth = ctx.auth!;
+      await awaitProjections?.(ctx);
       const [account, tenant, spent] = await Promise.all([accounts.find(auth.userId), tenants.byId(auth.tenantId), reservations.spendingRows(auth.tenantId, auth.userId)]);
       if (!account || !tenant) throw new NotFoundError('account');
       const wallet = { assetCode: ledger.settings.assetCode, assetIssuer: ledger.settings.assetIssuer, network: ledger.network, networkPassphrase: ledger.settings.networkPassphrase };

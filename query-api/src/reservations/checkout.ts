@@ -41,6 +41,7 @@ export const makeCheckoutQueryRoutes = (deps: CheckoutQueryDeps): RouteDef[] => 
     handler: async (ctx) => {
       const { id } = ctx.params as { id: string };
       const tenantId = ctx.tenant?.id ?? ctx.auth?.tenantId;
+      await waitForMinPosition(deps, ctx, ['pools']);
       const [pool] = await pools.rowsOf([id]);
       if (!pool || pool.tenant_id !== tenantId || pool.status === 'DRAFT') throw new NotFoundError('pool');
       return { data: { version: RESERVATION_TERMS.version, text: RESERVATION_TERMS.text, hash: RESERVATION_TERMS.hash } };

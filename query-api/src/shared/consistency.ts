@@ -1,25 +1,41 @@
 import { ValidationError } from '@cagnotte/domain/errors';
-import { parsePosition, type CheckpointWaiter, type RequestContext } from '@cagnotte/infra';
+import { comparePositions, parsePosition, type CheckpointWaiter, type Position, type RecentWrites, type RequestContext } from '@cagnotte/infra';
 
 export const MIN_POSITION_HEADER = 'x-min-position';
 
-/** What waiting for `X-Min-Position` takes: the checkpoint waiter and how long a read may wait. */
+/** What waiting for `X-Min-Position` takes: the checkpoint waiter, how long a read may wait, this process's recent writes. */
 export interface ConsistencyDeps {
   waiter: Pick<CheckpointWaiter, 'isReachable' | 'waitFor'>;
   readYourWritesMs: number;
+  /**
+   * The last position each session wrote through this process (services.recentWrites). Commands answer without
+   * waiting for their projections; the same session's next read here waits for them instead, unasked.
+   */
+  recentWrites?: Pick<RecentWrites, 'lastOf'>;
 }
 
-/**
- * Read-your-writes across processes: a client that got `X-Event-Position` from a command sends it back as
- * `X-Min-Position`; the read waits (bounded) until the named projections have passed it.
- */
-export const waitForMinPosition = async (deps: ConsistencyDeps, ctx: RequestContext<unknown, unknown, unknown>, projections: string[]): Promise<void> => {
+/** The position the request names in `X-Min-Position`, if any: a forged or malformed one is a 400. */
+const askedPosition = async (deps: ConsistencyDeps, ctx: RequestContext<unknown, unknown, unknown>): Promise<Position | null> => {
   const raw = ctx.req.headers[MIN_POSITION_HEADER];
-  if (raw === undefined) return;
+  if (raw === undefined) return null;
   const position = parsePosition(Array.isArray(raw) ? (raw[0] ?? '') : raw);
   if (!position) throw new ValidationError({ 'X-Min-Position': ['must be a position as returned in X-Event-Position ("<commit>-<prepare>")'] });
   // A position no transaction has reached yet can only be forged: refuse it instead of waiting on it.
   if (!(await deps.waiter.isReachable(position))) throw new ValidationError({ 'X-Min-Position': ['is not a position this service has written'] });
+  return position;
+};
+
+/**
+ * Read-your-writes: the read waits (bounded) until the named projections have passed the later of
+ * - `X-Min-Position`: a client that got `X-Event-Position` from a command sends it back (across processes);
+ * - the last position the caller's session wrote through this process (commands do not wait for projections).
+ * With neither, the read does not wait. `X-Consistency` says whether the wait reached it (`fresh`) or timed out (`stale`).
+ */
+export const waitForMinPosition = async (deps: ConsistencyDeps, ctx: RequestContext<unknown, unknown, unknown>, projections: string[]): Promise<void> => {
+  const asked = await askedPosition(deps, ctx);
+  const own = deps.recentWrites?.lastOf(ctx.auth?.sessionId) ?? null;
+  const position = asked && own ? (comparePositions(asked, own) >= 0 ? asked : own) : (asked ?? own);
+  if (!position) return;
   const reached = await deps.waiter.waitFor(projections, position, deps.readYourWritesMs);
   ctx.res.setHeader('X-Consistency', reached ? 'fresh' : 'stale');
 };

@@ -1,0 +1,22 @@
+import type { JobQueue } from '@cagnotte/infra';
+import type { ExecuteRuntime } from '../shared/execute-command';
+import type { CommandFacts } from '../shared/facts';
+import type { SellerDeps } from './seller';
+
+/** What the pool commands take, and nothing else. */
+export interface PoolCommandDeps extends ExecuteRuntime, SellerDeps {
+  clock: () => Date;
+  /** The caller's persona and the tenant's policy, kept per process and refreshed from their streams' tails. */
+  facts: CommandFacts;
+  /** Opens a pool's escrow account on the ledger (idempotent per pool: a retry finds the same account). */
+  escrow: EscrowOpener;
+  /** How long after its deadline (or, without one, after publishing plus the longest open period) a buyer may reclaim. */
+  reclaimAfterDays: number;
+  /** Background jobs (the delist refund is one). */
+  jobs: JobQueue;
+}
+
+/** The ledger side of publishing (infra/src/ledger/escrow.ts), as the pool commands need it. */
+export interface EscrowOpener {
+  openEscrow(input: { poolId: string; organiserAccount: string }): Promise<{ accountId: string; platformSigner: string; threshold: number; setupTxHash: string | null }>;
+}

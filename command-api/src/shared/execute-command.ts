@@ -62,7 +62,7 @@ export async function executeCommand<S, E extends DomainEvent>(runtime: ExecuteR
     ...(command.deadlineMs !== undefined ? { deadlineMs: command.deadlineMs } : {}),
   });
   if (outcome.position) {
-    if (command.session) runtime.recentWrites?.record(command.session, outcome.position);
+    runtime.recentWrites?.record(command.session ?? null, outcome.position);
     runtime.facts?.written(command.stream);
   }
   return outcome;

@@ -150,6 +150,8 @@ export const clearProjectionFault = async (knex: Knex, name: string): Promise<bo
  */
 export class CheckpointWaiter {
   private readonly signal = new WakeSignal();
+  /** The furthest position each projection was seen to have passed: checkpoints only move forward. */
+  private readonly passed = new Map<string, Position>();
   constructor(
     private readonly knex: Knex,
     private readonly pollMs = 15,
@@ -160,13 +162,19 @@ export class CheckpointWaiter {
   }
 
   async reached(names: string[], position: Position): Promise<boolean> {
+    // Known without a query when every projection was already seen past the position.
+    if (names.every((n) => { const p = this.passed.get(n); return p !== undefined && comparePositions(p, position) >= 0; })) return true;
     const rows = await this.knex('projection_checkpoints')
       .whereIn('name', names)
       .select('name', this.knex.raw('commit_position::text AS c'), 'prepare_position AS p');
     if (rows.length < names.length) return false;
-    return rows.every((r: { c: string | null; p: string | null }) =>
-      r.c !== null && comparePositions({ commit: BigInt(r.c), prepare: BigInt(r.p!) }, position) >= 0,
-    );
+    return rows.every((r: { name: string; c: string | null; p: string | null }) => {
+      if (r.c === null) return false;
+      const at = { commit: BigInt(r.c), prepare: BigInt(r.p!) };
+      const before = this.passed.get(r.name);
+      if (!before || comparePositions(at, before) > 0) this.passed.set(r.name, at);
+      return comparePositions(at, position) >= 0;
+    });
   }
 
   /** False for a position whose transaction id has not been handed out yet (so nothing could have written it). */

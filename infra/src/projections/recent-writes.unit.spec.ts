@@ -29,4 +29,15 @@ Writes('bounded: the least recently written session is forgotten first', () => {
   assert.equal(writes.lastOf('c'), at(4n, 1n));
 });
 
+Writes('latest: the furthest position any command of the process wrote, a job’s included, ordered as numbers', () => {
+  const writes = new RecentWrites();
+  assert.is(writes.latest(), null);
+  writes.record(null, at(10n, 2n));
+  writes.record('s1', at(9n, 50n));
+  assert.equal(writes.latest(), at(10n, 2n));
+  assert.equal(writes.lastOf('s1'), at(9n, 50n));
+  writes.record('s2', at(10n, 11n));
+  assert.equal(writes.latest(), at(10n, 11n));
+});
+
 Writes.run();

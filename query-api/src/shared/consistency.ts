@@ -11,7 +11,7 @@ export interface ConsistencyDeps {
    * The last position each session wrote through this process (services.recentWrites). Commands answer without
    * waiting for their projections; the same session's next read here waits for them instead, unasked.
    */
-  recentWrites?: Pick<RecentWrites, 'lastOf'>;
+  recentWrites?: Pick<RecentWrites, 'lastOf' | 'latest'>;
 }
 
 /** The position the request names in `X-Min-Position`, if any: a forged or malformed one is a 400. */
@@ -26,15 +26,17 @@ const askedPosition = async (deps: ConsistencyDeps, ctx: RequestContext<unknown,
 };
 
 /**
- * Read-your-writes: the read waits (bounded) until the named projections have passed the later of
+ * Read-your-writes: the read waits (bounded) until the named projections have passed the latest of
  * - `X-Min-Position`: a client that got `X-Event-Position` from a command sends it back (across processes);
- * - the last position the caller's session wrote through this process (commands do not wait for projections).
- * With neither, the read does not wait. `X-Consistency` says whether the wait reached it (`fresh`) or timed out (`stale`).
+ * - the furthest position any command of this process wrote (commands answer without waiting for projections, so a
+ *   write that answered is seen by every later read here, the writer's and anyone else's; usually already reached,
+ *   which the waiter knows without a query).
+ * With none, the read does not wait. `X-Consistency` says whether the wait reached it (`fresh`) or timed out (`stale`).
  */
 export const waitForMinPosition = async (deps: ConsistencyDeps, ctx: RequestContext<unknown, unknown, unknown>, projections: string[]): Promise<void> => {
   const asked = await askedPosition(deps, ctx);
-  const own = deps.recentWrites?.lastOf(ctx.auth?.sessionId) ?? null;
-  const position = asked && own ? (comparePositions(asked, own) >= 0 ? asked : own) : (asked ?? own);
+  const later = (a: Position | null, b: Position | null) => (a && b ? (comparePositions(a, b) >= 0 ? a : b) : (a ?? b));
+  const position = later(asked, later(deps.recentWrites?.lastOf(ctx.auth?.sessionId) ?? null, deps.recentWrites?.latest() ?? null));
   if (!position) return;
   const reached = await deps.waiter.waitFor(projections, position, deps.readYourWritesMs);
   ctx.res.setHeader('X-Consistency', reached ? 'fresh' : 'stale');

@@ -5,6 +5,9 @@ import { sampleEvent } from './pool-events';
 import { timeQueries, type QueryTimes } from './query-timer';
 
 const TARGET = 5_000;
+
+/** BENCH_APPEND_IN_FLIGHT tunes the store's group commit (statements in flight); the store's default otherwise. */
+const groupCommit = () => (process.env.BENCH_APPEND_IN_FLIGHT ? { inFlight: Number(process.env.BENCH_APPEND_IN_FLIGHT) } : undefined);
 type Mode = 'any' | 'exact' | 'new-stream';
 
 export interface AppendsOptions {
@@ -49,13 +52,15 @@ interface AppendRun {
   appendsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** es_append_batch statements per append (group commit: below 1 under load); 1 for the plain INSERT. */
+  statementsPerAppend: number;
 }
 
 export const runAppends = async (o: AppendsOptions): Promise<{ rows: SummaryRow[]; details: Record<string, unknown> }> => {
   await freshDatabase(o.url);
   const pool = createPgPool(o.url, 20);
   await pool.query('CREATE TABLE bench_plain (id bigserial PRIMARY KEY, stream_id text NOT NULL, body jsonb NOT NULL)');
-  const store = new PostgresEventStore({ pool, listen: false });
+  const store = new PostgresEventStore({ pool, listen: false, groupCommit: groupCommit() });
   const rows: SummaryRow[] = [];
   const runs: AppendRun[] = [];
   const baselines: AppendRun[] = [];
@@ -72,18 +77,20 @@ export const runAppends = async (o: AppendsOptions): Promise<{ rows: SummaryRow[
     ];
     for (const { writers, batch } of shapes) {
       const plain = await runFor(writers, o.seconds, plainStep(pool, randomUUID().slice(0, 8), batch));
-      const base: AppendRun = { writers, batch, mode: 'any', eventsPerSecond: plain.perSecond, appendsPerSecond: plain.perSecond / batch, p50Ms: plain.latency.p50, p99Ms: plain.latency.p99 };
+      const base: AppendRun = { writers, batch, mode: 'any', eventsPerSecond: plain.perSecond, appendsPerSecond: plain.perSecond / batch, p50Ms: plain.latency.p50, p99Ms: plain.latency.p99, statementsPerAppend: 1 };
       baselines.push(base);
       const modes: Mode[] = writers === 16 ? ['any', 'exact', 'new-stream'] : ['any', 'exact'];
       for (const mode of modes) {
+        const statements = store.statements;
         const r = await runFor(writers, o.seconds, storeStep(store, randomUUID().slice(0, 8), batch, mode));
-        const run: AppendRun = { writers, batch, mode, eventsPerSecond: r.perSecond, appendsPerSecond: r.perSecond / batch, p50Ms: r.latency.p50, p99Ms: r.latency.p99 };
+        const statementsPerAppend = (store.statements - statements) / (r.items / batch);
+        const run: AppendRun = { writers, batch, mode, eventsPerSecond: r.perSecond, appendsPerSecond: r.perSecond / batch, p50Ms: r.latency.p50, p99Ms: r.latency.p99, statementsPerAppend };
         runs.push(run);
         const target = writers === 16;
         rows.push({
           part: 'appends',
           metric: `append ${writers}w ${batch === 1 ? 'single' : `batch ${batch}`} (${mode === 'exact' ? 'expectedRevision exact' : mode === 'any' ? "expectedRevision 'any'" : 'new stream, no_stream'})`,
-          measured: `${fmtRate(r.perSecond, ' ev/s')} (p99 ${fmtMs(r.latency.p99)})`,
+          measured: `${fmtRate(r.perSecond, ' ev/s')} (p99 ${fmtMs(r.latency.p99)}, ${statementsPerAppend.toFixed(2)} statements/append)`,
           baseline: `${fmtRate(plain.perSecond, ' rows/s')} plain INSERT (${ratio(r.perSecond, plain.perSecond)})`,
           target: target ? `≥ ${fmtRate(TARGET, ' ev/s')}` : '',
           pass: target ? r.perSecond >= TARGET : null,
@@ -116,7 +123,7 @@ export const runAppends = async (o: AppendsOptions): Promise<{ rows: SummaryRow[
 const breakdownRun = async (url: string, writers: number, seconds: number) => {
   const pool = createPgPool(url, 20);
   const times: QueryTimes = timeQueries(pool);
-  const store = new PostgresEventStore({ pool, listen: false });
+  const store = new PostgresEventStore({ pool, listen: false, groupCommit: groupCommit() });
   try {
     await runFor(writers, 0.3, storeStep(store, randomUUID().slice(0, 8), 1, 'exact'));
     times.reset();
@@ -136,10 +143,10 @@ const printAppends = (runs: AppendRun[], baselines: AppendRun[], breakdown: Reco
   const base = (w: number, b: number) => baselines.find((x) => x.writers === w && x.batch === b)!;
   console.log(
     table(
-      ['writers', 'batch', 'expectedRevision', 'events/s', 'appends/s', 'p50', 'p99', 'plain INSERT rows/s', 'plain p99', 'vs plain'],
+      ['writers', 'batch', 'expectedRevision', 'events/s', 'appends/s', 'p50', 'p99', 'statements/append', 'plain INSERT rows/s', 'plain p99', 'vs plain'],
       runs.map((r) => {
         const p = base(r.writers, r.batch);
-        return [String(r.writers), String(r.batch), r.mode, fmtRate(r.eventsPerSecond, ''), fmtRate(r.appendsPerSecond, ''), fmtMs(r.p50Ms), fmtMs(r.p99Ms), fmtRate(p.eventsPerSecond, ''), fmtMs(p.p99Ms), ratio(r.eventsPerSecond, p.eventsPerSecond)];
+        return [String(r.writers), String(r.batch), r.mode, fmtRate(r.eventsPerSecond, ''), fmtRate(r.appendsPerSecond, ''), fmtMs(r.p50Ms), fmtMs(r.p99Ms), r.statementsPerAppend.toFixed(2), fmtRate(p.eventsPerSecond, ''), fmtMs(p.p99Ms), ratio(r.eventsPerSecond, p.eventsPerSecond)];
       }),
     ),
   );

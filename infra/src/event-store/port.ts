@@ -37,6 +37,8 @@ export interface AppendResult {
   nextExpectedRevision: bigint;
   /** The global position of the last event written. */
   position: Position;
+  /** The position of each event, in order (the PostgreSQL store fills it; an idempotent re-append may not). */
+  positions?: Position[];
 }
 
 export interface ReadStreamOptions {

@@ -104,8 +104,8 @@ test('one batch: a refusal in the middle refuses only itself; each command its o
   const recorded = await store.readStream(stream);
   assert.equal(recorded.map(nameIn), ['a', 'b', 'c']);
   for (const [i, r] of [ra, rb, rc].entries()) {
-    assert.ok(r.position, 'a command that wrote has a position');
-    assert.ok(r.position!.commit === recorded[i]!.position.commit && r.position!.prepare >= recorded[i]!.position.prepare, 'at or after its own event, in the same commit');
+    // The Postgres store reports each event's position: each command's is its own event's, not the batch's last.
+    assert.equal(r.position, recorded[i]!.position, 'its own event\'s position');
     assert.is(r.answer!.headers!['X-Event-Position'], `${r.position!.commit}-${r.position!.prepare}`);
   }
   // Keys: one row each for the three that wrote, with the answer and header as sent; none for the refusal.
@@ -130,6 +130,27 @@ test(`commands arriving while an append is in flight gather into the next batch,
   assert.is(counts.appends, 2, `${n} commands, two appends`);
   assert.equal(results.map((r) => r.revision), Array.from({ length: n }, (_, i) => BigInt(i + 1)));
   assert.is((await store.readStream(stream)).length, n + 1);
+});
+
+test('a command that decides nothing answers the revision so far without appending; a command with `within` rows runs alone', async () => {
+  const { runtime, store, counts } = aProcess();
+  const stream = `roster-${randomUUID()}`;
+  const marker = `within-${randomUUID()}`;
+  const [a, nothing, alone, b] = await Promise.all([
+    runCommand(runtime, stream, roster, join('a', 10), meta(), { respond }),
+    runCommand(runtime, stream, roster, () => [], meta(), { respond }),
+    runCommand(runtime, stream, roster, join('w', 10), meta(), {
+      respond,
+      within: async (client) => void (await client.query(`SELECT set_config('cagnotte.spec', $1, true)`, [marker])),
+    }),
+    runCommand(runtime, stream, roster, join('b', 10), meta(), { respond }),
+  ]);
+  assert.equal(nothing.answer!.data, { order: ['a'], revision: 0, positionInRespond: null });
+  assert.is(nothing.position, null);
+  assert.is(nothing.answer!.headers?.['X-Event-Position'], undefined, 'no position: it wrote nothing');
+  assert.equal([a.revision, alone.revision, b.revision], [0n, 1n, 2n]);
+  assert.is(counts.appends, 3, '[a, nothing] together, then the `within` command alone, then b');
+  assert.equal((await store.readStream(stream)).map(nameIn), ['a', 'w', 'b']);
 });
 
 test('a stale head (another process appended between the read and the append) makes the whole batch decided again', async () => {

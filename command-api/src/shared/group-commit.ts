@@ -2,14 +2,16 @@ import type pg from 'pg';
 import { UnavailableError } from '@cagnotte/domain';
 import { parseEvent, type DomainEvent, type EventMetadata } from '@cagnotte/event-schemas';
 import {
+  IDEMPOTENCY_TTL_SECONDS,
   IdempotencyClaim,
   IdempotencyKeyAnswered,
+  IdempotencyKeyTakenError,
   PostgresEventStore,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventStore,
+  type KeyedAnswer,
   type NewEvent,
-  type Position,
   type RouteAnswer,
 } from '@cagnotte/infra';
 import { positionHeader } from './context';
@@ -264,19 +266,18 @@ const commitBatch = async (runtime: CommandRuntime, streamId: string, batch: Que
 const finish = (d: Decided) =>
   settle(d.command, 'error' in d ? { ok: false, error: d.error } : { ok: true, result: { ...d.outcome, answer: d.answer } });
 
-/** Per-event positions, when the store reports them (helper ES's Postgres store does); else only the last is known. */
-type AppendedAt = AppendResult & { positions?: readonly Position[] };
 
 /**
  * One append for every accepted command, then each command's position (its last event's; the batch's last when
- * the store reports no more, which is at or after its own) and its answer with X-Event-Position. With
- * Idempotency-Keys or `within` rows, one transaction: the events, the rows, every key's answer.
+ * the store reports no more, which is at or after its own) and its answer with X-Event-Position. The keys'
+ * answers are written with the events, all or none: in the append's statement (PostgresEventStore's `answers`),
+ * or with `within` rows in one transaction of ours.
  */
 const appendBatch = async (runtime: CommandRuntime, streamId: string, head: bigint, decided: Decided[]): Promise<void> => {
   const writers = decided.filter((d) => d.written);
   const events = writers.flatMap((d) => d.written!);
   const expectedRevision = head < 0n ? ('no_stream' as const) : head;
-  const place = (result: AppendedAt) => {
+  const place = (result: AppendResult) => {
     for (const d of writers) {
       const position = result.positions?.[d.lastEvent] ?? result.position;
       d.outcome = { ...d.outcome, position };
@@ -286,10 +287,16 @@ const appendBatch = async (runtime: CommandRuntime, streamId: string, head: bigi
   const claims = writers.filter((d) => d.command.options.idempotency && d.command.options.respond);
   const within = decided.length === 1 ? decided[0]!.command.options.within : undefined;
   const store = runtime.store;
-  if ((claims.length > 0 || within) && store instanceof PostgresEventStore) {
+  if (!(store instanceof PostgresEventStore)) {
+    // No shared transaction (EventStoreDB): the route keeps each answer right after (docs/idempotency.md, Limits).
+    place(await store.append(streamId, events, { expectedRevision }));
+    return;
+  }
+  if (within) {
+    // Rows of other tables: one transaction of ours, the events first, then the rows, then the key's answer.
     await inTransaction(runtime.pgPool, async (client) => {
       place(await store.appendWithin(client, streamId, events, { expectedRevision }));
-      if (within) await within(client);
+      await within(client);
       await IdempotencyClaim.recordAllWithin(
         client,
         claims.map((d) => ({ claim: d.command.options.idempotency!, answer: d.command.options.idempotency!.answerOf(d.answer!) })),
@@ -299,7 +306,20 @@ const appendBatch = async (runtime: CommandRuntime, streamId: string, head: bigi
     for (const d of claims) d.command.options.idempotency!.committed();
     return;
   }
-  place(await store.append(streamId, events, { expectedRevision }));
+  // The answers go in the append's own statement; its SQL sets each one's X-Event-Position to its last event's.
+  const answers: KeyedAnswer[] = claims.map((d) => {
+    const claim = d.command.options.idempotency!;
+    const { status, body, headers } = claim.answerOf(d.answer!);
+    return { scope: claim.scope, key: claim.key, fingerprint: claim.fingerprint, status, body, headers, ttlSeconds: IDEMPOTENCY_TTL_SECONDS, lastEvent: d.lastEvent };
+  });
+  try {
+    place(await store.append(streamId, events, { expectedRevision, answers }));
+  } catch (error) {
+    // Nothing of the append was written: the batch's fallback (one at a time) finds which key it was.
+    if (error instanceof IdempotencyKeyTakenError) throw new IdempotencyKeyAnswered();
+    throw error;
+  }
+  for (const d of claims) d.command.options.idempotency!.keptWith(d.command.options.idempotency!.answerOf(d.answer!));
 };
 
 /** BEGIN, the work, COMMIT; ROLLBACK on any failure (a connection that cannot roll back is dropped from the pool). */

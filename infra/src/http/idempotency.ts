@@ -88,6 +88,15 @@ export class IdempotencyClaim {
     for (const { claim, answer } of answers) claim.pending = answer;
   }
 
+  /**
+   * The event store wrote this answer with the command's events (PostgresEventStore.append's `answers`) and they
+   * committed: the answer is kept (and cached), as after `recordWithin` and `committed()`.
+   */
+  keptWith(answer: Replay): void {
+    this.pending = answer;
+    this.committed();
+  }
+
   /** The transaction that ran `recordWithin` committed: the answer is kept (and cached). */
   committed(): void {
     if (!this.pending) return;

@@ -73,8 +73,29 @@ export class IdempotencyClaim {
    * Call `committed()` once the transaction has committed.
    */
   async recordWithin(client: pg.ClientBase, answer: Replay): Promise<void> {
-    if (!(await this.store.insert(client, this, answer))) throw new IdempotencyKeyAnswered();
+    await IdempotencyClaim.recordAllWithin(client, [{ claim: this, answer }]);
+  }
+
+  /**
+   * `recordWithin` for the claims of several commands appended together (one group commit): one insert of all
+   * their answers. Throws `IdempotencyKeyAnswered` when any key is answered already: roll the whole transaction
+   * back. The claims must come from one store and hold distinct keys.
+   */
+  static async recordAllWithin(client: pg.ClientBase, answers: { claim: IdempotencyClaim; answer: Replay }[]): Promise<void> {
+    if (answers.length === 0) return;
+    const store = answers[0]!.claim.store;
+    if (answers.some((a) => a.claim.store !== store)) throw new Error('recordAllWithin: claims of one idempotency store only');
+    if ((await store.insertMany(client, answers)) < answers.length) throw new IdempotencyKeyAnswered();
+    for (const { claim, answer } of answers) claim.pending = answer;
+  }
+
+  /**
+   * The event store wrote this answer with the command's events (PostgresEventStore.append's `answers`) and they
+   * committed: the answer is kept (and cached), as after `recordWithin` and `committed()`.
+   */
+  keptWith(answer: Replay): void {
     this.pending = answer;
+    this.committed();
   }
 
   /** The transaction that ran `recordWithin` committed: the answer is kept. */
@@ -139,18 +160,32 @@ export class IdempotencyStore {
    * replaced. False when a live row exists: if another transaction is writing the key, this waits for it to end.
    */
   async insert(client: pg.ClientBase | pg.Pool, claim: IdempotencyClaim, answer: Replay): Promise<boolean> {
+    return (await this.insertMany(client, [{ claim, answer }])) > 0;
+  }
+
+  /** `insert` of several answers in one statement (distinct keys); returns how many were written. */
+  async insertMany(client: pg.ClientBase | pg.Pool, answers: { claim: IdempotencyClaim; answer: Replay }[]): Promise<number> {
     const r = await client.query({
-      name: 'idem_insert',
+      name: 'idem_insert_many',
       text: `INSERT INTO idempotency_keys (scope, key, fingerprint, status_code, body, headers, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
+             SELECT s, k, f, c, b, h, now() + make_interval(secs => $7)
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::jsonb[], $6::jsonb[]) AS x(s, k, f, c, b, h)
              ON CONFLICT (scope, key) DO UPDATE
                SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code, body = EXCLUDED.body,
                    headers = EXCLUDED.headers, created_at = now(), expires_at = EXCLUDED.expires_at
                WHERE idempotency_keys.expires_at <= now()
              RETURNING 1`,
-      values: [claim.scope, claim.key, claim.fingerprint, answer.status, JSON.stringify(answer.body), JSON.stringify(answer.headers), IDEMPOTENCY_TTL_SECONDS],
+      values: [
+        answers.map((a) => a.claim.scope),
+        answers.map((a) => a.claim.key),
+        answers.map((a) => a.claim.fingerprint),
+        answers.map((a) => a.answer.status),
+        answers.map((a) => JSON.stringify(a.answer.body)),
+        answers.map((a) => JSON.stringify(a.answer.headers)),
+        IDEMPOTENCY_TTL_SECONDS,
+      ],
     });
-    return (r.rowCount ?? 0) > 0;
+    return r.rowCount ?? 0;
   }
 
   /**

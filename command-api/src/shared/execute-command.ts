@@ -6,7 +6,7 @@ import { metadataFor } from './context';
 
 /** What a command needs from the process: the engine's runtime, plus where a write is remembered (both optional: jobs and the CLI have no session). */
 export interface ExecuteRuntime extends CommandRuntime {
-  /** This process's sessions' last writes: the session's next read here waits for this write (read-your-writes). */
+  /** This process's writes: any later read here waits for the furthest of them (read-your-writes, query-api/src/shared/consistency.ts). */
   recentWrites?: Pick<RecentWrites, 'record'>;
   /** The facts cache (shared/facts.ts): a command on an account or tenant stream refreshes what it holds of it. */
   facts?: { written(stream: string): void };
@@ -25,7 +25,7 @@ export interface Command<S, E extends DomainEvent = DomainEvent> {
   /** Rows of other tables that commit with the events (Postgres store only). */
   within?: (client: pg.ClientBase) => Promise<void>;
   deadlineMs?: number;
-  /** The caller's session: remembered with the write's position for its next read in this process. */
+  /** The caller's session: remembered with the write's position (RecentWrites.lastOf). */
   session?: string | null;
 }
 
@@ -44,8 +44,8 @@ export const fromRequest = (ctx: CommandCtx, tenantId: string | null, now: strin
 /**
  * The one command path: every command of the service comes through here, to the engine (runCommand: the stream's
  * turn, its tail, decide, one append with the expected revision and the idempotent answer). It answers from the
- * command's own state and does not wait for projections: the caller's session is remembered with the position it
- * wrote, and its next read waits for it there (query-api/src/shared/consistency.ts).
+ * command's own state and does not wait for projections: the position it wrote is remembered in the process, and any
+ * later read served here waits for it (query-api/src/shared/consistency.ts).
  */
 export async function executeCommand<S, E extends DomainEvent>(
   runtime: ExecuteRuntime,

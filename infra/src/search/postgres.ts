@@ -129,51 +129,9 @@ export const distanceKm = (center: GeoPoint | null, lat: number | null, lng: num
 
 const CREATED_MS = '(extract(epoch FROM l.created_at) * 1000)::float8 AS created_ms';
 
-/** The popularity bounds of the tiers (migration 028's `cg_search_tier`): tier k holds BOUNDS[k−1] ≤ popularity < BOUNDS[k]. */
-const TIER_BOUNDS = [1, 3, 7, 15, 31, 63, 127, 255, 511, 1023];
-
-export interface Tier {
-  featured: boolean;
-  /** Tiers `from` to `to` (0 to 10), read as one branch. */
-  from: number;
-  to: number;
-}
-
-/**
- * The tiers a text search reads in turn, best first: featured listings, then the others, each from the most popular.
- * Together they are every listing, each in one tier, and in this order they follow the popularity order (featured,
- * then popularity), so reading each tier in popularity order until the LIMIT is reached reads the same rows, in the
- * same order, as reading the whole section in popularity order; but a tier's text matches come from the text index
- * (the words' posting lists intersected with the tier tags'), not from visiting every row of the tier. Several small
- * tiers are one branch: each branch is planned, and planning a branch that reads a handful of rows costs more than it
- * saves.
- */
-export const TIERS: Tier[] = [
-  { featured: true, from: 6, to: 10 },
-  { featured: true, from: 4, to: 5 },
-  { featured: true, from: 0, to: 3 },
-  { featured: false, from: 7, to: 10 },
-  { featured: false, from: 6, to: 6 },
-  { featured: false, from: 5, to: 5 },
-  { featured: false, from: 4, to: 4 },
-  { featured: false, from: 0, to: 3 },
-];
-
-/** A tier's tags as a tsquery: ' f<k>' or ' p<k>' (a leading space: no word parsed from text has one). */
-export const tierTags = ({ featured, from, to }: Tier) =>
-  Array.from({ length: to - from + 1 }, (_, i) => `' ${featured ? 'f' : 'p'}${to - i}'`).join(' | ');
-
-/**
- * A tier's columns, which its tags stand for: redundant for the result, but they bound the popularity index scan
- * the planner may pick for a branch to the tier's own rows (it cannot know that the tags follow the index's order).
- */
-export const tierColumns = ({ featured, from, to }: Tier, p: Params) =>
-  `l.featured = ${featured} AND ${from > 0 ? `l.popularity >= ${p(TIER_BOUNDS[from - 1])}` : 'true'}` +
-  (to < TIER_BOUNDS.length ? ` AND l.popularity < ${p(TIER_BOUNDS[to])}` : '');
-
 /** Appends a statement parameter and answers its placeholder. */
-export type Params = (value: unknown) => string;
-export const params = (): { p: Params; values: unknown[] } => {
+type Params = (value: unknown) => string;
+const params = (): { p: Params; values: unknown[] } => {
   const values: unknown[] = [];
   return { p: (v) => `$${values.push(v)}`, values };
 };
@@ -299,9 +257,8 @@ export class PostgresSearchIndex implements SearchIndex {
         .where(`${table}.version`, '<=', db.raw('excluded.version'));
     }
     // The tenant's vocabulary grows with its listings (words are never removed: a superset only costs a lookup).
-    // A tier's tag (a lexeme that starts with a space, migration 028) is not a word.
     const words = db(table).whereIn('id', docs.map((d) => d.id)).select('tenant_id', db.raw('unnest(tsvector_to_array(tsv)) AS word'));
-    await db.raw("INSERT INTO rm_search_words (tenant_id, word) SELECT DISTINCT tenant_id, word FROM (?) AS w WHERE word NOT LIKE ' %' ON CONFLICT DO NOTHING", [words]);
+    await db.raw('INSERT INTO rm_search_words (tenant_id, word) SELECT DISTINCT tenant_id, word FROM (?) AS w ON CONFLICT DO NOTHING', [words]);
     for (const tenantId of new Set(docs.map((d) => d.tenantId))) this.forgetExpansions(tenantId);
   }
 
@@ -449,65 +406,43 @@ export class PostgresSearchIndex implements SearchIndex {
     const lexeme = (w: string) => `'${w}'`;
     const anyOf = (g: string[]) => `(${g.map(lexeme).join(' | ')})`;
     const geoBound = query.center !== null && query.radiusKm !== null;
-    const columns = 'l.id, l.ctid::text, l.featured, l.popularity, ' + CREATED_MS + ', l.title_folded, l.search_text, l.lat, l.lng';
-    /** One run's SQL: the first `limit` listings of the section matching `tsquery`, in popularity (distance) order. */
-    const runSql = (p: Params, tsquery: string, kind: ListingKind, limit: number): string => {
-      const words = `to_tsquery('simple', ${p(tsquery)})`;
-      const n = p(limit);
-      if (geoBound) {
-        // The radius itself is checked below: in distance order, the box's corners come after every listing within it.
-        const where = this.filter(query, p, `${SECTION_TEXT[kind]} @@ ${words}`, false);
-        return `SELECT ${columns} FROM rm_search_listings l WHERE ${where}
-                ORDER BY ll_to_earth(l.lat, l.lng) <-> ll_to_earth(${p(query.center!.lat)}, ${p(query.center!.lng)}) LIMIT ${n}`;
-      }
-      // The popularity order, tier by tier (TIERS): the Append runs its branches in turn and stops at the LIMIT.
-      const branches = TIERS.map((tier) => {
-        const where = this.filter(query, p, `${SECTION_TEXT[kind]} @@ (${words} && ${p(tierTags(tier))}::tsquery) AND ${tierColumns(tier, p)}`, false);
-        return `(SELECT ${columns} FROM rm_search_listings l WHERE ${where} ORDER BY l.featured DESC, l.popularity DESC, l.created_at DESC LIMIT ${n})`;
-      });
-      return `SELECT * FROM (${branches.join(' UNION ALL ')}) t LIMIT ${n}`;
-    };
-    /**
-     * Several runs of one section in one statement (one round trip), each labelled with its index: the rows of each
-     * run, in its order. Unnamed statements: planned with their values, so that each plan fits how common the words are.
-     */
-    const runs = async (tsqueries: string[], kind: ListingKind, limit: number): Promise<CandidateRow[][]> => {
+    const run = async (tsquery: string, kind: ListingKind, limit: number): Promise<CandidateRow[]> => {
+      // The radius itself is checked below: in distance order, the box's corners come after every listing within it.
       const { p, values } = params();
-      const text = tsqueries.map((t, i) => `(SELECT ${i} AS run, r.* FROM (${runSql(p, t, kind, limit)}) r)`).join(' UNION ALL ');
-      const r = await this.pool.query<Omit<CandidateRow, 'kind'> & { run: number }>({ text, values });
-      const out = tsqueries.map((): CandidateRow[] => []);
-      for (const { run, ...row } of r.rows) {
-        if (geoBound && distanceKm(query.center, row.lat, row.lng)! > query.radiusKm!) continue;
-        out[run]!.push({ ...row, kind });
-      }
-      return out;
+      const where = this.filter(query, p, `${SECTION_TEXT[kind]} @@ to_tsquery('simple', ${p(tsquery)})`, false);
+      // Unnamed statements: planned with their values, so that the plan fits how common the words are.
+      const r = await this.pool.query<CandidateRow>({
+        text: `SELECT l.id, l.ctid::text, ${p(kind)}::text AS kind, l.featured, l.popularity, ${CREATED_MS}, l.title_folded, l.search_text, l.lat, l.lng
+               FROM rm_search_listings l
+               WHERE ${where}
+               ORDER BY ${geoBound ? `ll_to_earth(l.lat, l.lng) <-> ll_to_earth(${p(query.center!.lat)}, ${p(query.center!.lng)})` : 'l.featured DESC, l.popularity DESC, l.created_at DESC'}
+               LIMIT ${p(limit)}`,
+        values,
+      });
+      return geoBound ? r.rows.filter((row) => distanceKm(query.center, row.lat, row.lng)! <= query.radiusKm!) : r.rows;
     };
-    // Per section: listings holding every word.
-    const all: CandidateRow[][] = (await Promise.all(kinds.map((kind) => runs([groups.map(anyOf).join(' & ')], kind, CANDIDATE_POOL)))).flat();
-    const found = all.reduce((n, r) => n + Math.min(CANDIDATES, r.length), 0);
+    const perKind = (tsquery: string, limit = CANDIDATE_POOL) => Promise.all(kinds.map((kind) => run(tsquery, kind, limit)));
+    const runs: CandidateRow[][] = await perKind(groups.map(anyOf).join(' & '));
+    const found = runs.reduce((n, r) => n + Math.min(CANDIDATES, r.length), 0);
     if (groups.length > 1 && found < query.limit) {
       // Fewer than `limit` hold every word (so all of them are among the best CANDIDATES of their section): add the
       // listings holding any word, as runs of their own.
       // One run per word (with its expansions), not one for any word: a rare word's few matches are then all
       // read, instead of being crowded out by the popular matches of a common word beside it.
-      const seen = new Set(all.flat().map((r) => r.id));
+      const seen = new Set(runs.flat().map((r) => r.id));
       // Together they read about one pool's worth of rows.
       const share = Math.max(MIN_WORD_POOL, Math.ceil(CANDIDATE_POOL / groups.length));
-      // Per section, every word's run in one statement; taken word by word, each section in turn.
-      const perKind = await Promise.all(kinds.map((kind) => runs(groups.map(anyOf), kind, share)));
-      groups.forEach((_, w) =>
-        perKind.forEach((kindRuns) => {
-          const rs = kindRuns[w]!;
-          all.push(rs.filter((r) => !seen.has(r.id)));
-          for (const r of rs) seen.add(r.id);
-        }),
-      );
+      const perWord = await Promise.all(groups.map((g) => perKind(anyOf(g), share)));
+      for (const rs of perWord.flat()) {
+        runs.push(rs.filter((r) => !seen.has(r.id)));
+        for (const r of rs) seen.add(r.id);
+      }
     }
 
     const scorer = new TrigramScorer(expansion, /\s/.test(q));
     const survivors: Scored[] = [];
     for (const kind of kinds) {
-      const kindRuns = all.map((rs) => rs.filter((r) => r.kind === kind)).filter((rs) => rs.length > 0);
+      const kindRuns = runs.map((rs) => rs.filter((r) => r.kind === kind)).filter((rs) => rs.length > 0);
       survivors.push(...this.trigramSurvivors(scorer, kindRuns));
     }
     if (survivors.length === 0) return [];

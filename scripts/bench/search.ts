@@ -5,7 +5,7 @@ import { embedListings } from '@cagnotte/projectors';
 import { benchQueries, CITIES, generateCatalogue, type RelevanceCase } from '../search-fixtures/catalogue';
 import { fmtMs, fmtRate, freshDatabase, nowMs, table, type SummaryRow } from './lib';
 
-const TARGET_P95_MS = 50;
+const TARGET_P95_MS = 20;
 const BATCH = 500;
 const RADIUS_KM = 25;
 const LIMIT = 8;

@@ -1,0 +1,46 @@
+/**
+ * `createClient`: the /v1 API as resource namespaces (`client.webhooks.create(…)`, `for await (… of
+ * client.events.list(…))`). Each method is one line naming its operation in the generated document; a resource the
+ * document does not have yet gets its methods the same way once `pnpm sdk:generate` has brought its paths in.
+ */
+import createFetchClient from 'openapi-fetch';
+import type { paths } from './generated/schema';
+import { operations } from './operations';
+import { makeTransport, type TransportOptions } from './transport';
+import { verifyWebhook } from './webhooks';
+
+export interface ClientOptions extends TransportOptions {
+  /** The API's root, e.g. https://api.example.com (no /v1). */
+  baseUrl: string;
+}
+
+export const createClient = (options: ClientOptions) => {
+  const transport = makeTransport(options);
+  const http = createFetchClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: transport });
+  const op = operations(http);
+
+  return {
+    webhooks: {
+      create: op.post('/v1/webhooks'),
+      list: op.list('/v1/webhooks'),
+      retrieve: op.get('/v1/webhooks/{id}'),
+      update: op.patch('/v1/webhooks/{id}'),
+      del: op.delete('/v1/webhooks/{id}'),
+      rotateSecret: op.post('/v1/webhooks/{id}/rotate-secret'),
+      test: op.post('/v1/webhooks/{id}/test'),
+      recover: op.post('/v1/webhooks/{id}/recover'),
+      attempts: op.list('/v1/webhooks/{id}/attempts'),
+      signingKey: op.get('/v1/webhooks/signing-key'),
+      /** Checks a delivery's signature and timestamp: see verifyWebhook. */
+      verify: verifyWebhook,
+    },
+    events: {
+      list: op.list('/v1/events'),
+      types: op.get('/v1/events/types'),
+    },
+    /** The typed operations, for a path no namespace has a method for yet: `client.raw.get('/v1/…')(…)`. */
+    raw: op,
+  };
+};
+
+export type CagnotteClient = ReturnType<typeof createClient>;

@@ -8,7 +8,10 @@ import { createHmac, createPublicKey, timingSafeEqual, verify as verifySignature
 import { WebhookVerificationError } from './errors';
 
 /** Node's `req.headers`, a fetch `Headers`, or a plain map (any case). */
-export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+export type WebhookHeaders =
+  | Headers
+  | Record<string, string | string[] | undefined>
+  | { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string };
 
 export interface VerifyOptions {
   /** How far the timestamp may be from now, in seconds (default 300). */
@@ -21,7 +24,7 @@ const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
 
 const header = (headers: WebhookHeaders, name: string): string | undefined => {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  for (const [key, value] of Object.entries(headers)) {
+  for (const [key, value] of Object.entries(headers) as Array<[string, string | string[] | undefined]>) {
     if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(' ') : value;
   }
   return undefined;

@@ -34,6 +34,14 @@ export const createClient = (options: ClientOptions) => {
       /** Checks a delivery's signature and timestamp: see verifyWebhook. */
       verify: verifyWebhook,
     },
+    apiKeys: {
+      create: op.post('/v1/api-keys'),
+      list: op.list('/v1/api-keys'),
+      retrieve: op.get('/v1/api-keys/{id}'),
+      /** Revokes the key at once; answers it, revoked. */
+      del: op.delete('/v1/api-keys/{id}'),
+      roll: op.post('/v1/api-keys/{id}/roll'),
+    },
     events: {
       list: op.list('/v1/events'),
       types: op.get('/v1/events/types'),

@@ -84,6 +84,25 @@ test('given an endpoint, when updated then deleted, then the change is read back
   assert.is((await caught(client.webhooks.retrieve(e.id))).status, 404);
 });
 
+test('given an API key the organiser issued through the client, then a client with that key acts as them, and the key list pages by cursor (startingAfter)', async ({ api, client, organiser }) => {
+  const issued = [];
+  for (const name of ['one', 'two', 'three']) issued.push(await client.apiKeys.create({ name, scopes: ['*'] }));
+  const secret = issued[0]!.secret;
+  assert.match(secret ?? '', /^sk_test_/);
+  const withKey = createClient({ baseUrl: api.url, apiKey: secret! });
+  const listed: string[] = [];
+  // Keys are managed with a session only: the organiser's client lists them.
+  for await (const key of client.apiKeys.list({ limit: 1 })) listed.push(key.id);
+  assert.is((await caught(withKey.apiKeys.list().page())).status, 403);
+  assert.equal(listed.slice(0, 3), issued.map((k) => k.id).reverse(), 'newest first, one page each');
+  const endpoint = await withKey.webhooks.create(endpointBody(7));
+  const seen = await client.webhooks.retrieve(endpoint.id);
+  assert.is(seen.ownerId, organiser.id);
+  const revoked = await client.apiKeys.del(issued[0]!.id);
+  assert.is(revoked.id, issued[0]!.id);
+  assert.is((await caught(withKey.webhooks.retrieve(endpoint.id))).status, 401);
+});
+
 test('given the sandbox, when createWallet links a new wallet, then the account shows it and it holds the stablecoin', async ({ api, organiser }) => {
   const wallet = await sandbox.createWallet({ baseUrl: api.url, sessionToken: organiser.token, tenant: organiser.tenant, link: true });
   assert.match(wallet.publicKey, /^G[A-Z2-7]{55}$/);

@@ -4,6 +4,914 @@
  */
 
 export interface paths {
+    "/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your API keys
+         * @description The signed-in organiser’s keys that are not revoked, newest first.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description An object id: the page of objects newer than it (the previous page) */
+                    endingBefore?: string;
+                    /** @description Same as expand[] */
+                    expand?: string[];
+                    /** @description Fields to expand into nested objects */
+                    "expand[]"?: string[];
+                    /** @description How many objects, 1 to 100 (default 10) */
+                    limit?: number;
+                    /** @description An object id: the page of objects older than it (the next page) */
+                    startingAfter?: string;
+                };
+                header?: {
+                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
+                    "x-service-tenant"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of keys */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
+                                hasMore: boolean;
+                                /** @description Newest first */
+                                items: components["schemas"]["ApiKey"][];
+                                /** @enum {string} */
+                                object: "list";
+                                /** @description The list’s path */
+                                url: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Missing or invalid bearer credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Forbidden: lacking a capability, a role or an account type */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an API key
+         * @description Issues a key that acts as the signed-in organiser in their tenant, on /v1 only. The `secret` is shown once, in this answer (a replay of the same Idempotency-Key answers `secret: null`). A live key needs a tenant verified by the operator (403 `tenant_not_verified`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                    "idempotency-key"?: string;
+                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
+                    "x-service-tenant"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `test` keys (`sk_test_…`) see sandbox objects only; `live` keys (`sk_live_…`) only live ones, and need a verified tenant
+                         * @default test
+                         * @enum {string}
+                         */
+                        mode?: "test" | "live";
+                        /**
+                         * @description What the key is for, to recognise it in the list
+                         * @example Storefront back end
+                         */
+                        name: string;
+                        /** @description Default `["*"]`. Restricted: `*:read` (read-only), or per resource `deals:write`, `accounts:read`, … */
+                        scopes?: ("*" | "*:read" | string)[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The key, with its secret */
+                201: {
+                    headers: {
+                        /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ApiKeyWithSecret"];
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Missing or invalid bearer credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Forbidden: lacking a capability, a role or an account type */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an API key */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
+                    "x-service-tenant"?: string;
+                };
+                path: {
+                    /** @description An id of the form `key_<32 hex digits>` */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The key (never its secret) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ApiKey"];
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Missing or invalid bearer credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Forbidden: lacking a capability, a role or an account type */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description The key is refused (401 `api_key_invalid`) from the next request on, in every process. Revoking again changes nothing.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
+                    "x-service-tenant"?: string;
+                };
+                path: {
+                    /** @description An id of the form `key_<32 hex digits>` */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The revoked key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ApiKey"];
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Missing or invalid bearer credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Forbidden: lacking a capability, a role or an account type */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an API key
+         * @description Replaces the secret: a new key with the same name, mode and scopes, shown once. The old secret is revoked now, or keeps working `expiresInHours` more. A key already rolled, revoked or expired is a 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                    "idempotency-key"?: string;
+                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
+                    "x-service-tenant"?: string;
+                };
+                path: {
+                    /** @description An id of the form `key_<32 hex digits>` */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description How long the old secret keeps working (0: revoked now; at most 7 days)
+                         * @default 0
+                         */
+                        expiresInHours?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description The new key, with its secret */
+                201: {
+                    headers: {
+                        /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ApiKeyWithSecret"];
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Missing or invalid bearer credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Forbidden: lacking a capability, a role or an account type */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
+                            code: string;
+                            /** @description A human-readable message. */
+                            error: string;
+                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -90,6 +998,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -110,6 +1022,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -130,6 +1046,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -150,6 +1070,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -172,6 +1096,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -243,6 +1171,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -263,6 +1195,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -283,6 +1219,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -303,6 +1243,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -325,6 +1269,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -411,6 +1359,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -431,6 +1383,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -451,6 +1407,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -569,6 +1529,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -589,6 +1553,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -609,6 +1577,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -629,6 +1601,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -742,6 +1718,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -762,6 +1742,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -782,6 +1766,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -802,6 +1790,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -822,6 +1814,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -923,6 +1919,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -943,6 +1943,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -963,6 +1967,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -983,6 +1991,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1036,6 +2048,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1056,6 +2072,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1076,6 +2096,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1096,6 +2120,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1116,6 +2144,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1237,6 +2269,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1257,6 +2293,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1277,6 +2317,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1297,6 +2341,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1317,6 +2365,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1414,6 +2466,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1434,6 +2490,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1454,6 +2514,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1474,6 +2538,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1567,6 +2635,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1587,6 +2659,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1607,6 +2683,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1627,6 +2707,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1647,6 +2731,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1736,6 +2824,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1756,6 +2848,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1776,6 +2872,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1796,6 +2896,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1816,6 +2920,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1890,6 +2998,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1910,6 +3022,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1930,6 +3046,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1950,6 +3070,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -1970,6 +3094,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -2038,6 +3166,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -2058,6 +3190,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -2078,6 +3214,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -2098,6 +3238,10 @@ export interface paths {
                             errors?: {
                                 [key: string]: string[];
                             };
+                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+                            param?: string;
+                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+                            requestId?: string;
                             /** @enum {boolean} */
                             success: false;
                         };
@@ -2117,6 +3261,74 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ApiKey: {
+            /** Format: date-time */
+            created: string;
+            /**
+             * Format: date-time
+             * @description A rolled key works until then
+             */
+            expiresAt: string | null;
+            /** @example key_0c1d2e3f40514a6b8c7d9e0f1a2b3c4d */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Updated at most once a minute
+             */
+            lastUsed: string | null;
+            livemode: boolean;
+            name: string;
+            /** @enum {string} */
+            object: "api_key";
+            /** @description The account the key acts as (`acct_…`), an organiser of the tenant */
+            owner: string;
+            /**
+             * @description The secret’s mode and last four characters: `sk_test_…a1B2`
+             * @example sk_test_…a1B2
+             */
+            redactedSecret: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @description The key that replaced this one */
+            rolledTo: string | null;
+            /** @description `*`, `*:read`, or `<resource>:read|write` (write implies read) */
+            scopes: string[];
+        };
+        ApiKeyWithSecret: {
+            /** Format: date-time */
+            created: string;
+            /**
+             * Format: date-time
+             * @description A rolled key works until then
+             */
+            expiresAt: string | null;
+            /** @example key_0c1d2e3f40514a6b8c7d9e0f1a2b3c4d */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Updated at most once a minute
+             */
+            lastUsed: string | null;
+            livemode: boolean;
+            name: string;
+            /** @enum {string} */
+            object: "api_key";
+            /** @description The account the key acts as (`acct_…`), an organiser of the tenant */
+            owner: string;
+            /**
+             * @description The secret’s mode and last four characters: `sk_test_…a1B2`
+             * @example sk_test_…a1B2
+             */
+            redactedSecret: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @description The key that replaced this one */
+            rolledTo: string | null;
+            /** @description `*`, `*:read`, or `<resource>:read|write` (write implies read) */
+            scopes: string[];
+            /** @description The secret, shown once: null on a replay of the same Idempotency-Key (it is not kept) */
+            secret: string | null;
+        };
         /** @description Error envelope */
         ErrorEnvelope: {
             /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
@@ -2127,6 +3339,10 @@ export interface components {
             errors?: {
                 [key: string]: string[];
             };
+            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
+            param?: string;
+            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
+            requestId?: string;
             /** @enum {boolean} */
             success: false;
         };

@@ -1,6 +1,7 @@
 /**
- * The one place a request leaves the SDK: the credentials and tenant headers, an `Idempotency-Key` on every POST
- * (made once per call, so its retries carry the same key and the API replays rather than acting twice), and the
+ * The one place a request leaves the SDK: the credentials and tenant headers, an `Idempotency-Key` on every write
+ * (made once per call, so its retries carry the same key and the API replays rather than acting twice: /v1 requires
+ * it on POST and honours it on its PATCH and DELETE routes too), and the
  * retries themselves: a network failure, 429 and 5xx, after `Retry-After` or an exponential backoff with jitter.
  */
 import { randomUUID } from 'node:crypto';
@@ -23,6 +24,8 @@ export interface TransportOptions {
   /** A `Retry-After` longer than this (default 60 s) is not waited for: the answer is returned as it is. */
   maxRetryAfterMs?: number;
 }
+
+const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 /** Statuses worth another attempt: rate limited, or the server failed (501 Not Implemented will not change). */
 const retryableStatus = (status: number) => status === 429 || (status >= 500 && status !== 501);
@@ -59,7 +62,7 @@ export const makeTransport = (options: TransportOptions): ((request: Request) =>
     if (credential && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${credential}`);
     if (options.tenant && !request.headers.has('x-service-tenant')) request.headers.set('x-service-tenant', options.tenant);
     // Made here, once per call: every retry below sends this same key.
-    if (request.method === 'POST' && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', randomUUID());
+    if (WRITES.has(request.method) && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', randomUUID());
 
     for (let attempt = 0; ; attempt++) {
       let response: Response;

@@ -54,6 +54,19 @@ test('given two calls, then each has its own key; a key the caller gives is sent
   assert.is(seen[3]!.url, `/v1/webhooks/${endpoint.id}`);
 });
 
+test('given a PATCH and a DELETE cut before any answer, then each retry carries its call\'s key (the API replays keyed writes)', async () => {
+  const { url, seen } = await localServer((req, n, res) => (n % 2 === 0 ? 'drop' : req.method === 'DELETE' ? void res.writeHead(204).end() : json(res, 200, ok)));
+  const client = createClient({ baseUrl: url, ...fast });
+  await client.webhooks.update(endpoint.id, { description: 'x' });
+  assert.is(await client.webhooks.del(endpoint.id), undefined);
+  assert.equal(seen.map((s) => s.method), ['PATCH', 'PATCH', 'DELETE', 'DELETE']);
+  assert.ok(seen[0]!.headers['idempotency-key']);
+  assert.is(seen[1]!.headers['idempotency-key'], seen[0]!.headers['idempotency-key']);
+  assert.ok(seen[2]!.headers['idempotency-key']);
+  assert.is(seen[3]!.headers['idempotency-key'], seen[2]!.headers['idempotency-key']);
+  assert.is.not(seen[2]!.headers['idempotency-key'], seen[0]!.headers['idempotency-key']);
+});
+
 test('given 429 with Retry-After: 1, then the retry waits a second', async () => {
   const { url, seen } = await localServer((_req, n, res) => (n === 0 ? json(res, 429, { success: false, error: 'slow down', code: 'rate_limited' }, { 'retry-after': '1' }) : json(res, 201, ok)));
   await createClient({ baseUrl: url, ...fast }).webhooks.create(body);

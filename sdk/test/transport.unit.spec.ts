@@ -54,6 +54,14 @@ test('given two calls, then each has its own key; a key the caller gives is sent
   assert.is(seen[3]!.url, `/v1/webhooks/${endpoint.id}`);
 });
 
+test('given a tenant for one call, then that call names it and the others the client\'s', async () => {
+  const { url, seen } = await localServer((_req, _n, res) => json(res, 200, ok));
+  const client = createClient({ baseUrl: url, tenant: 'acme', ...fast });
+  await client.webhooks.retrieve(endpoint.id, undefined, { tenant: 'globex', headers: { 'x-trace': 't1' } });
+  await client.webhooks.retrieve(endpoint.id);
+  assert.equal([seen[0]!.headers['x-service-tenant'], seen[0]!.headers['x-trace'], seen[1]!.headers['x-service-tenant']], ['globex', 't1', 'acme']);
+});
+
 test('given a PATCH and a DELETE cut before any answer, then each retry carries its call\'s key (the API replays keyed writes)', async () => {
   const { url, seen } = await localServer((req, n, res) => (n % 2 === 0 ? 'drop' : req.method === 'DELETE' ? void res.writeHead(204).end() : json(res, 200, ok)));
   const client = createClient({ baseUrl: url, ...fast });

@@ -3,6 +3,7 @@
  * typecheck if the call it marks stops being refused.
  */
 import { createClient } from '../src';
+import type { PathArgs } from '../src/operations';
 
 export const typeChecks = async () => {
   const client = createClient({ baseUrl: 'http://127.0.0.1:1' });
@@ -30,3 +31,8 @@ export const typeChecks = async () => {
   for await (const event of client.events.list({ types: 'reservation.paid' })) void event.type;
   return deleted;
 };
+
+// Paths with two parameters (the group-buy orders) take two strings before the body.
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+export const twoParams: Equal<PathArgs<'/v1/group-buys/{id}/orders/{orderId}/payment'>, [string, string]> = true;
+export const noParam: Equal<PathArgs<'/v1/deals'>, []> = true;

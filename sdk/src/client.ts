@@ -7,6 +7,7 @@ import createFetchClient from 'openapi-fetch';
 import type { paths } from './generated/schema';
 import { operations } from './operations';
 import { makeTransport, type TransportOptions } from './transport';
+import { createWallet, type CreateWalletOptions } from './stellar';
 import { verifyWebhook } from './webhooks';
 
 export interface ClientOptions extends TransportOptions {
@@ -45,6 +46,11 @@ export const createClient = (options: ClientOptions) => {
     events: {
       list: op.list('/v1/events'),
       types: op.get('/v1/events/types'),
+    },
+    sandbox: {
+      /** sandbox.createWallet with this client's root, credential and tenant. */
+      createWallet: (o: Omit<CreateWalletOptions, 'baseUrl'> = {}) =>
+        createWallet({ baseUrl: options.baseUrl, apiKey: options.apiKey, sessionToken: options.sessionToken, tenant: options.tenant, ...o }),
     },
     /** The typed operations, for a path no namespace has a method for yet: `client.raw.get('/v1/…')(…)`. */
     raw: op,

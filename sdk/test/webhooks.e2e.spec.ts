@@ -113,4 +113,11 @@ test('given the sandbox, when createWallet links a new wallet, then the account 
   assert.is(held?.balance, '1000.0000000', JSON.stringify(account.balances));
 });
 
+test('given the client, then client.sandbox.createWallet uses its root and session: a funded wallet, not linked', async ({ api, organiser }) => {
+  const client = createClient({ baseUrl: api.url, sessionToken: organiser.token, tenant: organiser.tenant });
+  const wallet = await client.sandbox.createWallet({ fund: false });
+  const account = (await (await fetch(`${wallet.horizonUrl}/accounts/${wallet.publicKey}`)).json()) as { balances: Array<{ asset_code?: string; balance: string }> };
+  assert.is(account.balances.find((b) => b.asset_code === wallet.asset.code)?.balance, '0.0000000', 'a trustline, no stablecoin without fund');
+});
+
 test.run();

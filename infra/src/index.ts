@@ -12,6 +12,7 @@ export * from './http/errors';
 export * from './http/rate-limit';
 export * from './http/route';
 export * from './http/openapi';
+export * from './http/v1';
 export * from './auth/passwords';
 export * from './auth/tokens';
 export * from './auth/sessions';

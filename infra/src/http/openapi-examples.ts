@@ -40,14 +40,21 @@ const FORMATS: Record<string, string> = {
 /** Strings chosen by the property's name when the schema says no more than "a string". */
 const BY_NAME: Array<[RegExp, string]> = [
   [/(amount|price|total|fee|balance|commission|deposit)$/i, MONEY_EXAMPLE],
+  [/(percent|rate)$/i, MONEY_EXAMPLE],
   [/currency$/i, 'EUR'],
+  [/(time_?zone|tz)$/i, 'Europe/Paris'],
+  [/(locale|language)$/i, 'fr-FR'],
   [/email$/i, 'jane.doe@example.com'],
   [/password$/i, 'correct-horse-battery-staple'],
   [/^(first_?name|given_?name)$/i, 'Jane'],
   [/^(last_?name|family_?name|surname)$/i, 'Doe'],
   [/name$/i, 'Jane Doe'],
   [/title$/i, 'Olive oil from Crete, 5 L cans'],
-  [/(description|message|reason|note|comment|text)$/i, 'Twenty cans of first-press olive oil, delivered to the shop.'],
+  [/(description|message|reason|note|comment|text|details|statement)$/i, 'Twenty cans of first-press olive oil, delivered to the shop.'],
+  [/label$/i, '5 L can'],
+  [/(company|companyName|organi[sz]ation)$/i, 'Acme Market SAS'],
+  [/role$/i, 'Purchasing manager'],
+  [/taxId$/i, 'FR40303265045'],
   [/slug$/i, 'acme-market'],
   [/(url|uri|href)$/i, 'https://shop.example.com/webhooks/cagnotte'],
   [/(city|locality)$/i, 'Lyon'],
@@ -186,8 +193,9 @@ export const exampleOf = (schema: JsonSchema, components: Record<string, JsonSch
   if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
   if ('example' in s) return s.example;
   if ('const' in s) return s.const;
+  // A default says what a field usually is, unless it is an empty one (null, '', {}, []): an example shows a value.
+  if (isShown(s.default)) return s.default;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum.find((v) => v !== null) ?? s.enum[0];
-  if ('default' in s && s.default !== undefined) return s.default;
   for (const key of ['oneOf', 'anyOf'] as const) {
     const branches = s[key];
     if (Array.isArray(branches) && branches.length > 0) {
@@ -231,6 +239,9 @@ export const exampleOf = (schema: JsonSchema, components: Record<string, JsonSch
       return name ? stringExample({}, name) : {};
   }
 };
+
+const isShown = (value: unknown): boolean =>
+  value !== undefined && value !== null && value !== '' && !(typeof value === 'object' && Object.keys(value).length === 0);
 
 const singularKey = (key: string) => key.replace(/s$/, '');
 

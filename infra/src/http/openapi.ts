@@ -6,10 +6,11 @@ import { z } from 'zod';
 extendZodWithOpenApi(z);
 const withOpenApi = <T extends z.ZodType>(schema: T): T => schema.clone() as T;
 import { ErrorEnvelope, successEnvelope } from './envelope';
-import type { RouteDef } from './route';
+import { isV1Post, type RouteDef } from './route';
 import { componentStem, deriveOperationId } from './openapi-names';
 import { annotateMoneyFields, exampleOf, type JsonSchema } from './openapi-examples';
 import { V1_ERROR_CODES } from './v1';
+import { API_ERROR_CODES } from './error-codes';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Validation error, malformed JSON, or a transition not allowed in the current state',
@@ -32,8 +33,11 @@ export interface OpenApiInfo {
 /** The operationId of a route: its own, else derived from its method and path. */
 export const operationIdOf = (def: Pick<RouteDef, 'method' | 'path' | 'operationId'>): string => def.operationId ?? deriveOperationId(def.method, def.path);
 
-/** `POST /v1/...` answers 400 `idempotency_key_required` without an `Idempotency-Key` (docs/v1.md). */
-export const requiresIdempotencyKey = (def: Pick<RouteDef, 'method' | 'path'>): boolean => def.method === 'post' && def.path.startsWith('/v1/');
+/** Every code an error answer can carry, with its meaning: the `/api` routes' and the kit's, and the `/v1` ones registered so far. */
+export const documentedErrorCodes = (): Record<string, string> => {
+  const all = { ...API_ERROR_CODES, ...V1_ERROR_CODES };
+  return Object.fromEntries(Object.keys(all).sort().map((code) => [code, all[code]!]));
+};
 
 const IDEMPOTENCY_KEY_TEXT =
   'Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : -';
@@ -41,14 +45,16 @@ const IDEMPOTENCY_KEY_TEXT =
 const TENANT_TEXT =
   "Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404).";
 
-/** The error envelope as the document shows it: `code` lists the registered codes (V1_ERROR_CODES). */
-const errorSchema = () =>
-  withOpenApi(ErrorEnvelope).extend({
+/** The error envelope as the document shows it: `code` lists the registered codes (documentedErrorCodes). */
+const errorSchema = () => {
+  const codes = documentedErrorCodes();
+  return withOpenApi(ErrorEnvelope).extend({
     code: z
-      .enum(Object.keys(V1_ERROR_CODES).sort() as [string, ...string[]])
+      .enum(Object.keys(codes) as [string, ...string[]])
       .describe('A stable machine-readable code (the `x-enumDescriptions` say what each means). New codes may be added: treat an unknown one by its HTTP status.')
-      .meta({ 'x-enumDescriptions': Object.fromEntries(Object.entries(V1_ERROR_CODES).sort(([a], [b]) => a.localeCompare(b))) }),
+      .meta({ 'x-enumDescriptions': codes }),
   });
+};
 
 export interface OpenApiDocument {
   openapi: string;
@@ -65,7 +71,7 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
     scheme: 'bearer',
     bearerFormat: 'JWT or API key',
     description:
-      'A session JWT (from POST /api/auth/login/password), or an API key of the tenant: `sk_test_…` (sandbox objects, livemode false) or `sk_live_…`. A key acts as its owner, within its scopes.',
+      'A session JWT (from POST /api/auth/login/password), or on /v1 an API key of the tenant: `sk_test_…` (test objects, livemode false) or `sk_live_…`. A key acts as its owner, within its scopes (403 `insufficient_scope`); /api refuses keys (401 `api_key_not_allowed`).',
   });
   registry.registerComponent('securitySchemes', 'cookieAuth', {
     type: 'apiKey',
@@ -92,7 +98,7 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
     if (seen.has(operationId)) throw new Error(`operationId ${operationId} of ${where} is also ${seen.get(operationId)}'s: give one of them its own \`operationId\``);
     seen.set(operationId, where);
     const stem = componentStem(operationId);
-    const idempotencyRequired = requiresIdempotencyKey(def);
+    const idempotencyRequired = isV1Post(def);
     const responses: Record<string, unknown> = {
       [def.success.status]: {
         description: def.success.description,

@@ -1,139 +1,179 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { ValidationError } from '@cagnotte/domain';
+import { decimalInt } from './envelope';
+
 /**
- * Every `code` an error answer can carry, with what it means. The OpenAPI document lists them as the enum of the
- * `Error` component's `code`; a route that answers a new code registers it here. Codes are snake_case and stable:
- * a client may branch on them, so one is never renamed (the breaking-change check sees a removed enum value).
+ * The conventions every `/v1` resource follows (docs/v1.md): API keys and their scopes, livemode, prefixed ids,
+ * cursor lists newest first, `expand[]`, and the error codes the OpenAPI document lists.
+ */
+
+/** What an API key resolves to. The key acts as its owner (an organiser of the tenant): `ctx.auth` is the owner's. */
+export interface ApiKeyContext {
+  id: string;
+  tenantId: string;
+  ownerId: string;
+  livemode: boolean;
+  scopes: string[];
+}
+
+export interface ApiKeyAuthenticator {
+  /** Resolves `sk_test_…`/`sk_live_…` to its key; throws UnauthorizedError for an unknown, revoked or expired one. */
+  authenticate(secret: string): Promise<ApiKeyContext>;
+}
+
+export const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9]{16,128}$/;
+export const looksLikeApiKey = (token: string): boolean => token.startsWith('sk_test_') || token.startsWith('sk_live_');
+
+export const V1_RESOURCES = ['accounts', 'transfers', 'requests', 'group_buys', 'deals', 'webhooks', 'events', 'api_keys'] as const;
+export type V1Resource = (typeof V1_RESOURCES)[number];
+export type V1Access = 'read' | 'write';
+
+/** A scope: `*` (everything), `*:read` (read everything), `<resource>:read`, `<resource>:write` (write implies read). */
+export const V1Scope = z.union([
+  z.literal('*'),
+  z.literal('*:read'),
+  z.templateLiteral([z.enum(V1_RESOURCES), ':', z.enum(['read', 'write'])]),
+]);
+export type V1Scope = z.infer<typeof V1Scope>;
+
+/** Whether a key's scopes allow `access` to `resource`. One rule, one place: the HTTP kit asks it for every /v1 route. */
+export const scopeAllows = (scopes: readonly string[], resource: V1Resource, access: V1Access): boolean =>
+  scopes.some(
+    (s) => s === '*' || (access === 'read' && s === '*:read') || s === `${resource}:write` || (access === 'read' && s === `${resource}:read`),
+  );
+
+/**
+ * The scope a `/v1` route needs: its own declaration, else the path's first segment (`/v1/group-buys/…` →
+ * `group_buys`) and the method (GET and HEAD read, anything else writes). Null outside `/v1` (keys are refused there).
+ */
+export const v1ScopeOf = (def: { path: string; method: string; v1?: { resource: V1Resource; access: V1Access } }): { resource: V1Resource; access: V1Access } | null => {
+  if (def.v1) return def.v1;
+  const m = /^\/v1\/([a-z-]+)/.exec(def.path);
+  if (!m) return null;
+  const resource = m[1]!.replace(/-/g, '_') as V1Resource;
+  if (!V1_RESOURCES.includes(resource)) throw new Error(`route ${def.path}: /v1/${m[1]} is no known resource; declare its v1 scope`);
+  return { resource, access: def.method === 'get' ? 'read' : 'write' };
+};
+
+/** The mode of a request's data: the key's; with a session, the deployment's (production is live). */
+export const livemodeOf = (ctx: { apiKey?: ApiKeyContext | null }, production: boolean): boolean => (ctx.apiKey ? ctx.apiKey.livemode : production);
+
+// ── Prefixed ids ────────────────────────────────────────────────────────────────────────────────────────────────
+export const V1_ID_PREFIXES = ['acct', 'tr', 'req', 'gb', 'deal', 'we', 'evt', 'key'] as const;
+export type V1IdPrefix = (typeof V1_ID_PREFIXES)[number];
+
+/** `deal_3f2a…`: the prefix and the uuid's 32 hex digits, lower case. */
+export const toPrefixedId = (prefix: V1IdPrefix, uuid: string): string => `${prefix}_${uuid.replace(/-/g, '').toLowerCase()}`;
+
+/** The uuid behind `<prefix>_<32 hex>`, or null when the id is not one of that prefix (the caller answers 404). */
+export const fromPrefixedId = (prefix: V1IdPrefix, id: string): string | null => {
+  const m = new RegExp(`^${prefix}_([0-9a-f]{32})$`).exec(id);
+  if (!m) return null;
+  const h = m[1]!;
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};
+
+/** A path parameter of one prefix, described for the OpenAPI document; a malformed one is the object's 404 (the kit). */
+export const prefixedIdParam = (prefix: V1IdPrefix) =>
+  z
+    .string()
+    .regex(new RegExp(`^${prefix}_[0-9a-f]{32}$`))
+    .describe(`An id of the form \`${prefix}_<32 hex digits>\``)
+    .meta({ example: `${prefix}_3f2a9c1e4b7d4e0f8a6b5c4d3e2f1a0b` });
+
+export const V1Currency = z.literal('EUR').default('EUR').describe('ISO 4217 code. The ledger’s stablecoin is euro-denominated: `EUR` only.');
+
+// ── Lists ───────────────────────────────────────────────────────────────────────────────────────────────────────
+const expandValues = z.preprocess(
+  (v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]),
+  z.array(z.string().regex(/^[a-z][a-zA-Z0-9_.]{0,63}$/)).max(10),
+);
+
+/**
+ * `limit` 1–100 (default 10), `startingAfter` / `endingBefore` (an object id of the list: the page after or before
+ * it, newest first), `expand[]`. The query parser keeps `expand[]` as the key: both spellings are read.
+ */
+export const V1ListQuery = z
+  .object({
+    limit: decimalInt(1, 100).default(10).describe('How many objects, 1 to 100 (default 10)'),
+    startingAfter: z.string().max(80).optional().describe('An object id: the page of objects older than it (the next page)'),
+    endingBefore: z.string().max(80).optional().describe('An object id: the page of objects newer than it (the previous page)'),
+    'expand[]': expandValues.optional().describe('Fields to expand into nested objects'),
+    expand: expandValues.optional().describe('Same as expand[]'),
+  })
+  .refine((q) => !(q.startingAfter && q.endingBefore), { message: 'give startingAfter or endingBefore, not both', path: ['startingAfter'] });
+export type V1ListQuery = z.infer<typeof V1ListQuery>;
+
+/** The `expand[]` values asked, each checked against what the object can expand (else a 400 on `expand`). */
+export const expandOf = (query: { 'expand[]'?: string[]; expand?: string[] } | undefined, allowed: readonly string[]): Set<string> => {
+  const asked = [...(query?.['expand[]'] ?? []), ...(query?.expand ?? [])];
+  const bad = asked.filter((a) => !allowed.includes(a));
+  if (bad.length > 0) throw new ValidationError({ expand: [`cannot expand ${bad.join(', ')}: expandable fields are ${allowed.join(', ') || 'none'}`] });
+  return new Set(asked);
+};
+
+/** `{ object: 'list', items, hasMore, url }`. */
+export const v1List = <T extends z.ZodType>(item: T) =>
+  z.object({
+    object: z.literal('list'),
+    items: z.array(item).describe('Newest first'),
+    hasMore: z.boolean().describe('Whether another page follows in this direction: pass the last item’s id as startingAfter'),
+    url: z.string().describe('The list’s path'),
+  });
+
+/**
+ * Applies a cursor to a query ordered newest first by a bigint identity column (`seq`): `after` is the cursor's seq
+ * for `startingAfter` (older objects), `before` for `endingBefore` (newer objects, read oldest first then reversed by
+ * `cursorPage`). Asks one more row than `limit` to know `hasMore`.
+ */
+export const applyCursor = <T extends Knex.QueryBuilder>(query: T, o: { seqColumn: string; limit: number; after?: string | bigint | null; before?: string | bigint | null }): T => {
+  if (o.before != null) return query.where(o.seqColumn, '>', String(o.before)).orderBy(o.seqColumn, 'asc').limit(o.limit + 1) as T;
+  if (o.after != null) query.where(o.seqColumn, '<', String(o.after));
+  return query.orderBy(o.seqColumn, 'desc').limit(o.limit + 1) as T;
+};
+
+/** The page of rows `applyCursor` read: newest first, at most `limit`, and whether more follow. */
+export const cursorPage = <R>(rows: R[], limit: number, before?: unknown): { items: R[]; hasMore: boolean } => {
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  return { items: before != null ? page.reverse() : page, hasMore };
+};
+
+/** A cursor that names no object of the list is the client's error, on the parameter it came in. */
+export const unknownCursor = (param: 'startingAfter' | 'endingBefore'): ValidationError => new ValidationError({ [param]: ['names no object of this list'] });
+
+// ── Errors ──────────────────────────────────────────────────────────────────────────────────────────────────────
+/**
+ * Every machine `code` a `/v1` operation can answer, with its meaning; the OpenAPI document lists them as the enum
+ * of the error envelope's `code`. A resource adds its own here. (`<thing>_not_found` comes from NotFoundError.)
  */
 export const V1_ERROR_CODES: Record<string, string> = {
-  // The HTTP kit: every route.
-  validation_failed: 'The body, query or a parameter is invalid; `errors` says which field and why.',
-  malformed_json: 'The body is not valid JSON.',
-  malformed_url: 'The URL has a malformed percent-escape.',
-  bad_request: 'The request could not be read.',
-  request_aborted: 'The client closed the request before its body arrived.',
-  payload_too_large: 'The body is over the route’s size limit.',
-  unsupported_encoding: 'The body’s Content-Encoding or charset is not supported.',
-  unsupported_media_type: 'The body’s Content-Type is not supported.',
-  route_not_found: 'No route for this method and path.',
-  resource_not_found: 'Not found, not yours to see, or the feature is switched off for the tenant.',
-  tenant_not_found: 'X-Service-Tenant names no tenant (or none could be resolved on a route that needs one).',
-  unauthorized: 'Authentication is required.',
-  invalid_token: 'The bearer token or API key is malformed, expired or unknown.',
-  session_revoked: 'The session behind the token was signed out.',
-  account_missing: 'The signed-in account no longer exists.',
-  tenant_mismatch: 'The credentials belong to another tenant.',
-  rate_limited: 'Too many requests; retry after the `Retry-After` seconds.',
-  idempotency_key_reused: 'The Idempotency-Key was used with another request.',
-  service_unavailable: 'The database did not answer; retry shortly.',
-  concurrent_modification: 'The resource is busy with other changes; retry shortly.',
-  jobs_unavailable: 'The job queue did not answer; retry shortly.',
-  ledger_unavailable: 'The ledger did not answer; retry shortly.',
-  ledger_rejected: 'The ledger refused a transaction (a signed one sent by the client, or the service’s own: retry).',
-  internal_error: 'An unexpected error; the request id identifies it in the logs.',
-  // Identity and accounts.
-  invalid_credentials: 'The email or password is wrong.',
-  account_blocked: 'The account is blocked.',
-  account_exists: 'An account with this email exists in the tenant.',
-  account_not_found: 'No such account.',
-  invalid_reset_token: 'The password reset link is invalid or expired.',
-  invalid_redirect: 'The redirect is not an approved origin of the tenant.',
-  sso_code_not_found: 'The single sign-on code is unknown, used or expired.',
-  business_identity_invalid: 'A valid business identity (DAC7) is required.',
-  business_account_required: 'Only a business account may do this.',
-  merchant_profile_required: 'A merchant profile is required.',
-  organise_capability_required: 'The organiser capability is required.',
-  grant_not_found: 'No such organiser grant.',
-  grant_already_settled: 'The organiser grant is already settled.',
-  not_a_buyer: 'Only a buyer account can become an organiser this way.',
-  invalid_challenge: 'The ledger challenge is unknown, expired or signed by another key.',
-  challenge_not_signed: 'The ledger challenge carries no valid signature.',
-  ledger_account_required: 'A linked ledger account is required.',
-  ledger_account_not_found: 'The ledger account does not exist on the ledger.',
-  payout_account_required: 'The payout ledger account is missing.',
-  secret_key_refused: 'A ledger secret key was sent; never send one.',
-  tenant_exists: 'A tenant with this slug exists.',
-  lead_exists: 'A pilot request from this email exists.',
-  merchant_not_found: 'No such merchant.',
-  merchant_slug_taken: 'Another merchant has this slug.',
-  merchant_already_suspended: 'The merchant is already suspended.',
-  mandate_not_found: 'No such mandate.',
-  // Pools (group buys).
-  pool_not_found: 'No such pool.',
-  pool_exists: 'A pool with this id exists.',
-  pool_incomplete: 'The pool lacks what publishing needs; `errors` lists it.',
-  pool_published: 'Only some fields can change once the pool is published.',
-  pool_not_draft: 'The pool is no longer a draft.',
-  pool_not_open: 'The pool is not open.',
-  pool_not_closed: 'The pool is not closed.',
-  pool_not_locked: 'The pool is not locked.',
-  pool_not_cancellable: 'The pool cannot be cancelled in its state.',
-  pool_already_archived: 'The pool is already archived.',
-  pool_not_archived: 'The pool is not archived.',
-  pool_deadline_passed: 'The pool’s deadline has passed.',
-  minimum_not_reached: 'The pool has not reached its minimum.',
-  already_listed: 'The pool is already listed on the marketplace.',
-  listing_not_found: 'No such listing.',
-  listing_already_paid: 'The listing is already paid.',
-  listing_refund_not_due: 'No refund of the listing fee is due.',
-  payment_mismatch: 'The payment does not match what is owed (amount, destination or memo).',
-  invalid_xdr: 'The signed transaction does not decode.',
-  invalid_quote: 'The quote is invalid.',
-  quote_mismatch: 'The quote does not match the request.',
-  quote_changed: 'The price changed since the quote; ask a new one.',
-  quote_expired: 'The quote expired; ask a new one.',
-  // Reservations.
-  reservation_not_found: 'No such reservation.',
-  reservation_exists: 'The buyer already holds a reservation in this pool.',
-  reservation_expired: 'The reservation expired.',
-  reservation_accepted: 'The reservation is already accepted.',
-  reservation_paid: 'The reservation is already paid.',
-  reservation_not_paid: 'The reservation is not paid.',
-  reservation_not_signed: 'The reservation’s terms are not signed.',
-  reservation_settled: 'The reservation is settled.',
-  organiser_cannot_reserve: 'The pool’s organiser cannot reserve in it.',
-  insufficient_stock: 'Not enough units are left.',
-  per_buyer_limit: 'Over the pool’s limit per buyer.',
-  pledge_out_of_bounds: 'The pledge is outside the pool’s bounds.',
-  nothing_to_pay: 'Nothing is left to pay.',
-  terms_outdated: 'These are not the pool’s current terms.',
-  // Disputes.
-  dispute_not_found: 'No such dispute.',
-  dispute_exists: 'A dispute is already open on this reservation.',
-  dispute_lapsed: 'The dispute lapsed.',
-  dispute_not_open: 'The dispute is not open.',
-  dispute_open: 'A dispute is open.',
-  dispute_resolved: 'The dispute is resolved.',
-  inspection_period_over: 'The inspection period is over.',
-  refund_out_of_bounds: 'The refund is outside what was paid.',
-  refund_mismatch: 'The refund does not match what is owed.',
-  release_at_close: 'Funds are released when the pool closes.',
-  // Escrow and settlement.
-  escrow_not_found: 'No such escrow.',
-  escrow_not_open: 'The escrow is not open.',
-  escrow_settled: 'The escrow is settled.',
-  nothing_to_settle: 'Nothing is left to settle.',
-  settlement_not_found: 'No such settlement.',
-  settlement_round_not_found: 'No such settlement round.',
-  settlement_changed: 'The settlement changed since it was prepared; prepare it again.',
-  settlement_expired: 'The prepared settlement expired.',
-  settlement_in_progress: 'Another settlement is in progress.',
-  not_in_settlement: 'The payment is not part of the settlement.',
-  not_this_round: 'This transaction is not the round’s release or recovery.',
-  round_already_settled: 'The round is already settled.',
-  round_out_of_order: 'Rounds settle in order.',
-  rounds_mismatch: 'The signed rounds do not match the prepared ones.',
-  too_late_to_settle: 'Too late to settle this way; recover the funds.',
-  deposit_already_settled: 'The deposit is already settled.',
-  stray_payments_unrecorded: 'Stray payments to the escrow must be recorded first.',
-  too_many_stray_payments: 'Too many stray payments to return in one settlement.',
-  reconciliation_not_found: 'No reconciliation for this pool.',
-  not_yet_existing: 'The resource did not exist at that point of its history.',
-  // Invoicing.
-  invoice_not_found: 'No such invoice.',
-  credit_note_without_invoice: 'A credit note needs the invoice it corrects.',
-  // Webhooks and events.
-  webhook_endpoint_not_found: 'No such webhook endpoint.',
-  webhook_endpoint_disabled: 'The webhook endpoint is disabled.',
-  webhook_endpoint_limit: 'The tenant has as many webhook endpoints as allowed.',
-  webhook_inbox_not_found: 'No such sandbox webhook inbox.',
-  events_not_found: 'The cursor names no event of this feed.',
+  validation_failed: 'A field is missing or invalid: `param` names the first, `errors` lists them all',
+  malformed_json: 'The body is not valid JSON',
+  payload_too_large: 'The body is over the size limit',
+  unauthorized: 'No credentials, or credentials that are not valid',
+  invalid_token: 'The Authorization header is malformed',
+  api_key_invalid: 'The API key is unknown, revoked or expired',
+  api_key_not_allowed: 'API keys authenticate /v1 only; /api takes sessions',
+  insufficient_scope: 'The API key lacks the scope this operation needs',
+  session_required: 'This operation takes a session of an organiser, not an API key',
+  tenant_not_verified: 'Live keys are issued only to a tenant an operator verified',
+  tenant_not_found: 'X-Service-Tenant names no tenant, or another tenant than the key’s',
+  idempotency_key_required: 'Every POST under /v1 carries an Idempotency-Key header',
+  idempotency_key_invalid: 'The Idempotency-Key is not 8 to 128 characters of letters, digits, _ . : -',
+  idempotency_key_reused: 'This Idempotency-Key was used for another request in the last 24 hours',
+  rate_limited: 'Too many requests: see Retry-After',
+  resource_not_found: 'No such object for this key: missing, another tenant’s, another owner’s or of the other mode',
+  api_key_not_found: 'No such API key',
+  route_not_found: 'No such route',
+  forbidden: 'The caller may not do this',
+  service_unavailable: 'A dependency did not answer: retry shortly',
+  ledger_rejected: 'The ledger refused the service’s own transaction: retry shortly',
+  internal_error: 'An unexpected error (reported): retry later',
+};
+
+/** Registers the codes a resource can answer (call at module load of its routes). */
+export const registerV1ErrorCodes = (codes: Record<string, string>): void => {
+  Object.assign(V1_ERROR_CODES, codes);
 };

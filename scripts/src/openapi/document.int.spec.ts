@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServices, loadConfig, operationIdOf, V1_ERROR_CODES, type OpenApiDocument, type RouteDef, type Services } from '@cagnotte/infra';
+import { createServices, documentedErrorCodes, loadConfig, operationIdOf, V1_ERROR_CODES, type OpenApiDocument, type RouteDef, type Services } from '@cagnotte/infra';
 import { allRoutes, buildApiDocument } from './document';
 
 const test = suite<{ services: Services; routes: RouteDef[]; doc: OpenApiDocument }>('OpenAPI document for SDKs');
@@ -61,7 +61,9 @@ test('every request body has an example that the route’s own zod schema accept
 test('request bodies and success payloads are named components; errors are the Error component with its codes', ({ doc, routes }) => {
   const schemas = doc.components!.schemas!;
   assert.ok(schemas.Error && schemas.Pagination, 'Error and Pagination components');
-  assert.equal((schemas.Error.properties as { code: { enum: string[] } }).code.enum, Object.keys(V1_ERROR_CODES).sort());
+  const codes = (schemas.Error.properties as { code: { enum: string[] } }).code.enum;
+  assert.equal(codes, Object.keys(documentedErrorCodes()));
+  for (const code of [...Object.keys(V1_ERROR_CODES), 'pool_not_found', 'validation_failed']) assert.ok(codes.includes(code), `${code} listed`);
   const inline: string[] = [];
   for (const def of routes) {
     const o = op(doc, def);

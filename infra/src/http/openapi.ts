@@ -40,7 +40,7 @@ export const documentedErrorCodes = (): Record<string, string> => {
 };
 
 const IDEMPOTENCY_KEY_TEXT =
-  'Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : -';
+  'Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : -';
 
 const TENANT_TEXT =
   "Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404).";

@@ -8,7 +8,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { currentOpenApiDocument } from '@cagnotte/scripts/src/openapi-document';
+import { createServices, loadConfigOrExit } from '@cagnotte/infra';
+import { buildApiDocument } from '@cagnotte/scripts/src/openapi/document';
+
+/** The document of the routes as the code defines them now: what `pnpm openapi` writes to docs/openapi.json. */
+const currentOpenApiDocument = async () => {
+  const services = await createServices({ ...loadConfigOrExit(), LOG_LEVEL: 'silent' }, { migrate: false });
+  try {
+    return buildApiDocument(services);
+  } finally {
+    await services.close();
+  }
+};
 
 const TARGET = resolve(__dirname, '../src/generated/schema.ts');
 
@@ -18,14 +29,39 @@ const HEADER = `/**
  */
 `;
 
-/** The SDK covers the public /v1 API only: the document's other paths (/api, /sandbox, /health) are left out. */
-const v1Only = (document: { paths?: Record<string, unknown> }) => ({
-  ...document,
-  paths: Object.fromEntries(Object.entries(document.paths ?? {}).filter(([path]) => path.startsWith('/v1/') || path === '/v1')),
-});
+type Document = { paths?: Record<string, unknown>; components?: Record<string, Record<string, unknown>> };
 
-export const generateSchema = async (document: { paths?: Record<string, unknown> }): Promise<string> => {
-  const ast = await openapiTS(v1Only(document) as Parameters<typeof openapiTS>[0], { alphabetize: true });
+/**
+ * The SDK covers the public /v1 API only: the document's other paths (/api, /sandbox, /health) are left out, and so
+ * are the components only they use (a change to an /api schema is no drift of the SDK).
+ */
+const v1Only = (document: Document): Document => {
+  const paths = Object.fromEntries(Object.entries(document.paths ?? {}).filter(([path]) => path.startsWith('/v1/') || path === '/v1'));
+  const kept = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/') && !kept.has(value)) {
+        kept.add(value);
+        const [, , kind, name] = value.split('/');
+        visit(document.components?.[kind!]?.[name!]);
+      } else visit(value);
+    }
+  };
+  visit(paths);
+  const components = Object.fromEntries(
+    Object.entries(document.components ?? {}).map(([kind, entries]) => [
+      kind,
+      kind === 'securitySchemes' ? entries : Object.fromEntries(Object.entries(entries).filter(([name]) => kept.has(`#/components/${kind}/${name}`))),
+    ]),
+  );
+  return { ...document, paths, components };
+};
+
+export const generateSchema = async (document: Document): Promise<string> => {
+  // defaultNonNullable off: a request field with a default (webhooks' `ordering`) stays optional, as the document says.
+  const ast = await openapiTS(v1Only(document) as Parameters<typeof openapiTS>[0], { alphabetize: true, defaultNonNullable: false });
   return `${HEADER}\n${astToString(ast)}`;
 };
 

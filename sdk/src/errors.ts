@@ -1,3 +1,8 @@
+import type { components } from './generated/schema';
+
+/** The codes the document lists (autocompleted); an unknown one (newer than this SDK, or http_<status>) is still a string. */
+export type CagnotteErrorCode = components['schemas']['Error']['code'] | 'connection_failed' | (string & {});
+
 /**
  * What the API answered when it refused a request: the envelope `{ success: false, error, code, errors?, param?,
  * requestId }` with the HTTP status. `status` 0 with code `connection_failed` when no answer came at all (after the
@@ -7,7 +12,7 @@ export class CagnotteError extends Error {
   /** The HTTP status (0: no answer). */
   readonly status: number;
   /** The stable machine-readable code, e.g. `webhook_endpoint_not_found`, `validation_failed`, `rate_limited`. */
-  readonly code: string;
+  readonly code: CagnotteErrorCode;
   /** The first field at fault, when the API names one. */
   readonly param: string | null;
   /** The request's `X-Request-Id`: quote it to support. */
@@ -17,7 +22,7 @@ export class CagnotteError extends Error {
   /** The answer's body as parsed (the envelope, or the text when it was not JSON). */
   readonly body: unknown;
 
-  constructor(input: { status: number; code: string; message: string; param?: string | null; requestId?: string | null; errors?: Record<string, string[]>; body?: unknown; cause?: unknown }) {
+  constructor(input: { status: number; code: CagnotteErrorCode; message: string; param?: string | null; requestId?: string | null; errors?: Record<string, string[]>; body?: unknown; cause?: unknown }) {
     super(input.message, input.cause === undefined ? undefined : { cause: input.cause });
     this.name = 'CagnotteError';
     this.status = input.status;

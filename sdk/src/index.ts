@@ -1,5 +1,5 @@
 export { createClient, type CagnotteClient, type ClientOptions } from './client';
-export { CagnotteError, WebhookVerificationError } from './errors';
+export { CagnotteError, WebhookVerificationError, type CagnotteErrorCode } from './errors';
 export { verifyWebhook, type VerifyOptions, type WebhookHeaders } from './webhooks';
 export { createWallet, sandbox, signXdr, stellar, type CreateWalletOptions, type SandboxWallet } from './stellar';
 export { nextPageQuery, type ListIterable, type RequestOptions, type ResultOf, type BodyOf, type QueryOf, type ItemOf } from './operations';

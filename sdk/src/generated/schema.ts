@@ -15,371 +15,13 @@ export interface paths {
          * List your API keys
          * @description The signed-in organiser’s keys that are not revoked, newest first.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description An object id: the page of objects newer than it (the previous page) */
-                    endingBefore?: string;
-                    /** @description Same as expand[] */
-                    expand?: string[];
-                    /** @description Fields to expand into nested objects */
-                    "expand[]"?: string[];
-                    /** @description How many objects, 1 to 100 (default 10) */
-                    limit?: number;
-                    /** @description An object id: the page of objects older than it (the next page) */
-                    startingAfter?: string;
-                };
-                header?: {
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of keys */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
-                                hasMore: boolean;
-                                /** @description Newest first */
-                                items: components["schemas"]["ApiKey"][];
-                                /** @enum {string} */
-                                object: "list";
-                                /** @description The list’s path */
-                                url: string;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Forbidden: lacking a capability, a role or an account type */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key
          * @description Issues a key that acts as the signed-in organiser in their tenant, on /v1 only. The `secret` is shown once, in this answer (a replay of the same Idempotency-Key answers `secret: null`). A live key needs a tenant verified by the operator (403 `tenant_not_verified`).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
-                    "idempotency-key"?: string;
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description `test` keys (`sk_test_…`) see sandbox objects only; `live` keys (`sk_live_…`) only live ones, and need a verified tenant
-                         * @default test
-                         * @enum {string}
-                         */
-                        mode?: "test" | "live";
-                        /**
-                         * @description What the key is for, to recognise it in the list
-                         * @example Storefront back end
-                         */
-                        name: string;
-                        /** @description Default `["*"]`. Restricted: `*:read` (read-only), or per resource `deals:write`, `accounts:read`, … */
-                        scopes?: ("*" | "*:read" | string)[];
-                    };
-                };
-            };
-            responses: {
-                /** @description The key, with its secret */
-                201: {
-                    headers: {
-                        /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ApiKeyWithSecret"];
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Forbidden: lacking a capability, a role or an account type */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -394,312 +36,14 @@ export interface paths {
             cookie?: never;
         };
         /** Retrieve an API key */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path: {
-                    /** @description An id of the form `key_<32 hex digits>` */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The key (never its secret) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ApiKey"];
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Forbidden: lacking a capability, a role or an account type */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getApiKey"];
         put?: never;
         post?: never;
         /**
          * Revoke an API key
          * @description The key is refused (401 `api_key_invalid`) from the next request on, in every process. Revoking again changes nothing.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path: {
-                    /** @description An id of the form `key_<32 hex digits>` */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The revoked key */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ApiKey"];
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Forbidden: lacking a capability, a role or an account type */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -718,194 +62,7 @@ export interface paths {
          * Roll an API key
          * @description Replaces the secret: a new key with the same name, mode and scopes, shown once. The old secret is revoked now, or keeps working `expiresInHours` more. A key already rolled, revoked or expired is a 404.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
-                    "idempotency-key"?: string;
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path: {
-                    /** @description An id of the form `key_<32 hex digits>` */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description How long the old secret keeps working (0: revoked now; at most 7 days)
-                         * @default 0
-                         */
-                        expiresInHours?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description The new key, with its secret */
-                201: {
-                    headers: {
-                        /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ApiKeyWithSecret"];
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Forbidden: lacking a capability, a role or an account type */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rollApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -923,190 +80,7 @@ export interface paths {
          * The tenant's public events after a cursor (long-poll with `wait`)
          * @description Public events in commit order, after `after`, filtered by `types` and `subject`. With `wait` > 0 and nothing new, the request is held until an event arrives (answered at once) or `wait` seconds pass (then `items` is empty and `nextCursor` is the `after` sent). The cursor is opaque: the store position of the event (its commit, then its place in the commit), compared as numbers; events come in commit order. The whole history is kept. Bearer (a session of the tenant; `/v1` API keys will be accepted the same way). Auditors of the tenant read every public event of it; an organiser reads the events of their own resources; anyone else gets a 404 `events_not_found`. Another tenant's events never appear, whatever the cursor. Too many open long-polls and streams for one tenant (200 per server) is a 429.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description read after this cursor (a `nextCursor`); absent: from the start of the feed */
-                    after?: string;
-                    /** @description at most this many events, 1 to 500, default 100 */
-                    limit?: number;
-                    /** @description only the events about this resource id */
-                    subject?: string;
-                    /** @description comma-separated types or prefix globs (`reservation.*,payout.settled`); absent or `*`: every type */
-                    types?: string;
-                    /** @description when nothing is new, hold the request up to this many seconds (0 to 30, default 0) and answer as soon as an event arrives */
-                    wait?: number;
-                };
-                header?: {
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of public events and the cursor to read on from */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description EventFeedPage */
-                            data: {
-                                items: {
-                                    /** @description the version of the public catalogue the data follows, e.g. `2026-11-01` */
-                                    apiVersion: string;
-                                    /** @description when the internal event happened (ISO 8601) */
-                                    createdAt: string;
-                                    /** @description the thin public view of the resource */
-                                    data: {
-                                        [key: string]: unknown;
-                                    };
-                                    /** @description `evt_…`, stable forever: the same event always has this id (dedupe on it) */
-                                    id: string;
-                                    /** @description the subject stream's revision: orders the events of one subject */
-                                    sequence: number;
-                                    /** @description the id of the resource it is about (a pool, a reservation…) */
-                                    subject: string;
-                                    /** Format: uuid */
-                                    tenant: string;
-                                    /** @description dot type, e.g. `reservation.paid` */
-                                    type: string;
-                                }[];
-                                /** @description send it back as `after`: the last item's cursor; when nothing is new, the `after` you sent (a cursor never goes back); null only for an empty feed read from its start */
-                                nextCursor: string | null;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded (see Retry-After) */
-                429: {
-                    headers: {
-                        /** @description Seconds until the window resets */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1126,160 +100,7 @@ export interface paths {
          * The tenant's public events as Server-Sent Events
          * @description `text/event-stream`: each event is `id: <cursor>`, `event: <type>`, `data: <the public event as JSON>`, in commit order, then new ones as they are committed. Resumes after the `Last-Event-ID` header (what an EventSource sends when it reconnects), else after `?after=`, else from the start: a consumer that resumes from its last id loses and repeats nothing, across server restarts too. A comment `: heartbeat` is sent every 15 s. The cursor is opaque: the store position of the event (its commit, then its place in the commit), compared as numbers; events come in commit order. The whole history is kept. Bearer (a session of the tenant; `/v1` API keys will be accepted the same way). Auditors of the tenant read every public event of it; an organiser reads the events of their own resources; anyone else gets a 404 `events_not_found`. Another tenant's events never appear, whatever the cursor. Errors (400, 404, 429) are answered in the JSON envelope before the stream starts.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description resume after this cursor when no `Last-Event-ID` header is sent */
-                    after?: string;
-                    /** @description only the events about this resource id */
-                    subject?: string;
-                    /** @description comma-separated types or prefix globs (`reservation.*,payout.settled`); absent or `*`: every type */
-                    types?: string;
-                };
-                header?: {
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The stream of public events (text/event-stream) */
-                200: {
-                    headers: {
-                        /** @description no-store */
-                        "Cache-Control"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Rate limit exceeded (see Retry-After) */
-                429: {
-                    headers: {
-                        /** @description Seconds until the window resets */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1299,125 +120,7 @@ export interface paths {
          * The public event types and their JSON Schemas
          * @description Every type the event feed (GET /v1/events, /v1/events/stream) and webhooks deliver, what it means, and the JSON Schema (draft 2020-12) of the whole event. A published type is never removed and its schema only grows by optional properties (docs/webhooks.md). Public: no tenant data.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The catalogue */
-                200: {
-                    headers: {
-                        /** @description `public, max-age=300` */
-                        "Cache-Control"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description PublicEventTypes */
-                            data: {
-                                /**
-                                 * @description The version every event of this catalogue carries as `apiVersion`
-                                 * @enum {string}
-                                 */
-                                apiVersion: "2026-11-01";
-                                items: {
-                                    description: string;
-                                    /** @description JSON Schema (draft 2020-12) of the whole event: the envelope with this `type` and its `data` */
-                                    schema: {
-                                        [key: string]: unknown;
-                                    };
-                                    /** @description What `subject` is the id of (pool, reservation, dispute, settlement, invoice…) */
-                                    subject: string;
-                                    /** @description The dot type, e.g. `reservation.paid` */
-                                    type: string;
-                                }[];
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listEventTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1437,394 +140,13 @@ export interface paths {
          * List webhook endpoints
          * @description The endpoints the caller manages (an auditor: the tenant-wide ones; an organiser: their own), newest first. Never a secret.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page size, 1 to 100, default 20 */
-                    limit?: number;
-                    /** @description 1-based page, default 1, at most 10000 */
-                    page?: number;
-                };
-                header?: {
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of endpoints */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                items: {
-                                    /** @description ISO 8601 date-time */
-                                    createdAt: string;
-                                    description: string | null;
-                                    /** @description ISO 8601 date-time */
-                                    disabledAt: string | null;
-                                    /** @description manual, gone (the receiver answered 410) or failing (5 days of failures) */
-                                    disabledReason: string | null;
-                                    /** @description Public event types, `<prefix>.*` or `*` */
-                                    enabledEvents: string[];
-                                    /** @description The first failure of the current run of failures; null while deliveries succeed */
-                                    failingSince: string | null;
-                                    /** @description `we_…` */
-                                    id: string;
-                                    metadata: {
-                                        [key: string]: string;
-                                    };
-                                    /**
-                                     * @description per_subject: one delivery at a time per subject, in `sequence` order
-                                     * @enum {string}
-                                     */
-                                    ordering: "none" | "per_subject";
-                                    /** Format: uuid */
-                                    ownerId: string | null;
-                                    /**
-                                     * @description tenant: every event of the tenant; owner: the events of its owner’s resources
-                                     * @enum {string}
-                                     */
-                                    scope: "tenant" | "owner";
-                                    /** @enum {string} */
-                                    status: "enabled" | "disabled";
-                                    /** @description ISO 8601 date-time */
-                                    updatedAt: string;
-                                    url: string;
-                                }[];
-                                /** @description Pagination */
-                                pagination: {
-                                    hasNext: boolean;
-                                    /** @description items per page (1 to 100) */
-                                    limit: number;
-                                    /** @description 1-based page number returned */
-                                    page: number;
-                                    /** @description items matching the filters */
-                                    total: number;
-                                    totalPages: number;
-                                };
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook endpoint
          * @description Subscribes a URL to public events (Standard Webhooks). The answer holds the signing `secret` (`whsec_…`): it is shown only here. The endpoint receives the events after its creation. At most WEBHOOK_MAX_ENDPOINTS_PER_TENANT (20) endpoints per tenant (409 `webhook_endpoint_limit`).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
-                    "idempotency-key"?: string;
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        description?: string;
-                        /** @description Public event types (`reservation.paid`), a resource’s types (`reservation.*`) or every type (`*`) */
-                        enabledEvents: string[];
-                        /** @description Your own labels: at most 20 string keys (≤ 40 characters) and values (≤ 500) */
-                        metadata?: {
-                            [key: string]: string;
-                        };
-                        /**
-                         * @description per_subject: events about one subject are delivered one at a time, in `sequence` order
-                         * @default none
-                         * @enum {string}
-                         */
-                        ordering?: "none" | "per_subject";
-                        /** @description https:// (the sandbox also takes http://localhost and its inbox) */
-                        url: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Endpoint created, with its secret */
-                201: {
-                    headers: {
-                        /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description CreatedWebhookEndpoint */
-                            data: {
-                                /** @description ISO 8601 date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @description ISO 8601 date-time */
-                                disabledAt: string | null;
-                                /** @description manual, gone (the receiver answered 410) or failing (5 days of failures) */
-                                disabledReason: string | null;
-                                /** @description Public event types, `<prefix>.*` or `*` */
-                                enabledEvents: string[];
-                                /** @description The first failure of the current run of failures; null while deliveries succeed */
-                                failingSince: string | null;
-                                /** @description `we_…` */
-                                id: string;
-                                metadata: {
-                                    [key: string]: string;
-                                };
-                                /**
-                                 * @description per_subject: one delivery at a time per subject, in `sequence` order
-                                 * @enum {string}
-                                 */
-                                ordering: "none" | "per_subject";
-                                /** Format: uuid */
-                                ownerId: string | null;
-                                /**
-                                 * @description tenant: every event of the tenant; owner: the events of its owner’s resources
-                                 * @enum {string}
-                                 */
-                                scope: "tenant" | "owner";
-                                /** @description The signing secret (`whsec_…`), shown only in this answer. A replay of this answer (same Idempotency-Key) omits it: rotate if it was lost */
-                                secret?: string;
-                                /** @enum {string} */
-                                status: "enabled" | "disabled";
-                                /** @description ISO 8601 date-time */
-                                updatedAt: string;
-                                url: string;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1842,540 +164,21 @@ export interface paths {
          * Get a webhook endpoint
          * @description Never its secret (shown once, at creation or rotation).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The endpoint */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description WebhookEndpoint */
-                            data: {
-                                /** @description ISO 8601 date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @description ISO 8601 date-time */
-                                disabledAt: string | null;
-                                /** @description manual, gone (the receiver answered 410) or failing (5 days of failures) */
-                                disabledReason: string | null;
-                                /** @description Public event types, `<prefix>.*` or `*` */
-                                enabledEvents: string[];
-                                /** @description The first failure of the current run of failures; null while deliveries succeed */
-                                failingSince: string | null;
-                                /** @description `we_…` */
-                                id: string;
-                                metadata: {
-                                    [key: string]: string;
-                                };
-                                /**
-                                 * @description per_subject: one delivery at a time per subject, in `sequence` order
-                                 * @enum {string}
-                                 */
-                                ordering: "none" | "per_subject";
-                                /** Format: uuid */
-                                ownerId: string | null;
-                                /**
-                                 * @description tenant: every event of the tenant; owner: the events of its owner’s resources
-                                 * @enum {string}
-                                 */
-                                scope: "tenant" | "owner";
-                                /** @enum {string} */
-                                status: "enabled" | "disabled";
-                                /** @description ISO 8601 date-time */
-                                updatedAt: string;
-                                url: string;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook endpoint
          * @description It stops at once: its secrets are erased and its pending deliveries cancelled.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
-                    "idempotency-key"?: string;
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                204: {
-                    headers: {
-                        /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Change a webhook endpoint
          * @description Its URL (checked again), events, description, metadata, ordering, or status. Re-enabling an endpoint disabled by failures answers `recovery`, the window it missed.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
-                    "idempotency-key"?: string;
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description null clears it */
-                        description?: string | null;
-                        /** @description Public event types (`reservation.paid`), a resource’s types (`reservation.*`) or every type (`*`) */
-                        enabledEvents?: string[];
-                        /** @description Replaces the whole map */
-                        metadata?: {
-                            [key: string]: string;
-                        };
-                        /** @enum {string} */
-                        ordering?: "none" | "per_subject";
-                        /**
-                         * @description Re-enabling an endpoint disabled by failures answers `recovery`, the window it missed
-                         * @enum {string}
-                         */
-                        status?: "enabled" | "disabled";
-                        /** @description https:// (the sandbox also takes http://localhost and its inbox) */
-                        url?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description The endpoint as changed */
-                200: {
-                    headers: {
-                        /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description UpdatedWebhookEndpoint */
-                            data: {
-                                /** @description ISO 8601 date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @description ISO 8601 date-time */
-                                disabledAt: string | null;
-                                /** @description manual, gone (the receiver answered 410) or failing (5 days of failures) */
-                                disabledReason: string | null;
-                                /** @description Public event types, `<prefix>.*` or `*` */
-                                enabledEvents: string[];
-                                /** @description The first failure of the current run of failures; null while deliveries succeed */
-                                failingSince: string | null;
-                                /** @description `we_…` */
-                                id: string;
-                                metadata: {
-                                    [key: string]: string;
-                                };
-                                /**
-                                 * @description per_subject: one delivery at a time per subject, in `sequence` order
-                                 * @enum {string}
-                                 */
-                                ordering: "none" | "per_subject";
-                                /** Format: uuid */
-                                ownerId: string | null;
-                                /** @description Present when this update re-enabled an endpoint disabled by failures: POST …/recover with it re-delivers what it missed */
-                                recovery?: {
-                                    since: string;
-                                    until: string;
-                                };
-                                /**
-                                 * @description tenant: every event of the tenant; owner: the events of its owner’s resources
-                                 * @enum {string}
-                                 */
-                                scope: "tenant" | "owner";
-                                /** @enum {string} */
-                                status: "enabled" | "disabled";
-                                /** @description ISO 8601 date-time */
-                                updatedAt: string;
-                                url: string;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/v1/webhooks/{id}/attempts": {
@@ -2389,166 +192,7 @@ export interface paths {
          * A webhook endpoint’s delivery attempts
          * @description Newest first: the event id (`webhook-id`), the HTTP status, the latency, the error, and the first 1 KB of the response.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description page size, 1 to 100, default 20 */
-                    limit?: number;
-                    /** @description 1-based page, default 1, at most 10000 */
-                    page?: number;
-                };
-                header?: {
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of attempts */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                items: {
-                                    /** @description 1 for the first try of this delivery */
-                                    attempt: number;
-                                    /** @description ISO 8601 date-time */
-                                    attemptedAt: string;
-                                    error: string | null;
-                                    /** @description The event delivered: the `webhook-id` header */
-                                    eventId: string;
-                                    /** @description The attempt (a decimal number, newest highest) */
-                                    id: string;
-                                    latencyMs: number;
-                                    /** @description The first 1 KB of the receiver’s answer */
-                                    responseExcerpt: string | null;
-                                    /** @description The receiver’s HTTP status; null when none came (timeout, refused connection) */
-                                    statusCode: number | null;
-                                    /** @description What made this attempt: a new event, a retry, a recovery or a test */
-                                    trigger: string;
-                                }[];
-                                /** @description Pagination */
-                                pagination: {
-                                    hasNext: boolean;
-                                    /** @description items per page (1 to 100) */
-                                    limit: number;
-                                    /** @description 1-based page number returned */
-                                    page: number;
-                                    /** @description items matching the filters */
-                                    total: number;
-                                    totalPages: number;
-                                };
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookAttempts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2570,178 +214,7 @@ export interface paths {
          * Re-deliver a window of events to a webhook endpoint
          * @description Every event of [since, until) that the endpoint subscribes to is delivered again: new attempts, the same `webhook-id` (receivers dedupe on it). At most 10 a minute per client (429).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
-                    "idempotency-key"?: string;
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @description Re-deliver the events from this time…
-                         */
-                        since: string;
-                        /**
-                         * Format: date-time
-                         * @description …until this one (excluded); default now
-                         */
-                        until?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Scheduled */
-                202: {
-                    headers: {
-                        /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                scheduled: number;
-                                since: string;
-                                until: string;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["recoverWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2761,176 +234,7 @@ export interface paths {
          * Rotate a webhook endpoint’s signing secret
          * @description Answers a new secret (shown only here). The previous secrets keep signing beside it for `expiresInSeconds` (default 86400, at most 7 days; 0 stops them now): every delivery carries one `v1,` signature per active secret.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
-                    "idempotency-key"?: string;
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description How long the current secrets keep signing beside the new one (0: they stop now); default 86400
-                         * @default 86400
-                         */
-                        expiresInSeconds?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description The new secret */
-                200: {
-                    headers: {
-                        /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description RotatedWebhookSecret */
-                            data: {
-                                id: string;
-                                /** @description Until then the previous secrets sign too */
-                                previousSecretsExpireAt: string;
-                                /** @description The new secret, shown only in this answer (a replay with the same Idempotency-Key omits it) */
-                                secret?: string;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2950,161 +254,7 @@ export interface paths {
          * Send a test event to a webhook endpoint
          * @description Delivers a `webhook.test` event now, signed like every delivery; its attempts appear under …/attempts. At most 30 a minute per client (429).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
-                    "idempotency-key"?: string;
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Scheduled */
-                202: {
-                    headers: {
-                        /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
-                        "Idempotent-Replayed"?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                eventId: string;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3122,133 +272,7 @@ export interface paths {
          * The tenant’s webhook signing public key
          * @description Every delivery also carries a `v1a,<base64 ed25519 signature>` of `{webhook-id}.{webhook-timestamp}.{body}` with the tenant’s key: verify it with this public key (`whpk_` + base64 of the raw 32 bytes) without holding any secret.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Tenant slug. When absent: the signed-in user's tenant, else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
-                    "x-service-tenant"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The public key */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {string} */
-                                algorithm: "ed25519";
-                                publicKey: string;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing or invalid bearer credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-                /** @description Request body too large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-                            code: string;
-                            /** @description A human-readable message. */
-                            error: string;
-                            /** @description Per-field messages, for validation failures. Keys are dotted paths. */
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                            /** @description The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`). */
-                            param?: string;
-                            /** @description This request’s id, as in the `X-Request-Id` header: quote it when asking for support. */
-                            requestId?: string;
-                            /** @enum {boolean} */
-                            success: false;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookSigningKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3329,10 +353,83 @@ export interface components {
             /** @description The secret, shown once: null on a replay of the same Idempotency-Key (it is not kept) */
             secret: string | null;
         };
-        /** @description Error envelope */
-        ErrorEnvelope: {
-            /** @description A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`. */
-            code: string;
+        CreateApiKeyRequest: {
+            /**
+             * @description `test` keys (`sk_test_…`) see sandbox objects only; `live` keys (`sk_live_…`) only live ones, and need a verified tenant
+             * @default test
+             * @enum {string}
+             */
+            mode?: "test" | "live";
+            /**
+             * @description What the key is for, to recognise it in the list
+             * @example Storefront back end
+             */
+            name: string;
+            /** @description Default `["*"]`. Restricted: `*:read` (read-only), or per resource `deals:write`, `accounts:read`, … */
+            scopes?: ("*" | "*:read" | string)[];
+        };
+        /** @description WebhookCreateInput */
+        CreateWebhookRequest: {
+            description?: string;
+            /** @description Public event types (`reservation.paid`), a resource’s types (`reservation.*`) or every type (`*`) */
+            enabledEvents: string[];
+            /** @description Your own labels: at most 20 string keys (≤ 40 characters) and values (≤ 500) */
+            metadata?: {
+                [key: string]: string;
+            };
+            /**
+             * @description per_subject: events about one subject are delivered one at a time, in `sequence` order
+             * @default none
+             * @enum {string}
+             */
+            ordering?: "none" | "per_subject";
+            /** @description https:// (the sandbox also takes http://localhost and its inbox) */
+            url: string;
+        };
+        /** @description CreatedWebhookEndpoint */
+        CreateWebhookResponse: {
+            /** @description ISO 8601 date-time */
+            createdAt: string;
+            description: string | null;
+            /** @description ISO 8601 date-time */
+            disabledAt: string | null;
+            /** @description manual, gone (the receiver answered 410) or failing (5 days of failures) */
+            disabledReason: string | null;
+            /** @description Public event types, `<prefix>.*` or `*` */
+            enabledEvents: string[];
+            /** @description The first failure of the current run of failures; null while deliveries succeed */
+            failingSince: string | null;
+            /** @description `we_…` */
+            id: string;
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description per_subject: one delivery at a time per subject, in `sequence` order
+             * @enum {string}
+             */
+            ordering: "none" | "per_subject";
+            /** Format: uuid */
+            ownerId: string | null;
+            /**
+             * @description tenant: every event of the tenant; owner: the events of its owner’s resources
+             * @enum {string}
+             */
+            scope: "tenant" | "owner";
+            /** @description The signing secret (`whsec_…`), shown only in this answer. A replay of this answer (same Idempotency-Key) omits it: rotate if it was lost */
+            secret?: string;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** @description ISO 8601 date-time */
+            updatedAt: string;
+            url: string;
+        };
+        Error: {
+            /**
+             * @description A stable machine-readable code (the `x-enumDescriptions` say what each means). New codes may be added: treat an unknown one by its HTTP status.
+             * @enum {string}
+             */
+            code: "account_blocked" | "account_exists" | "account_missing" | "account_not_found" | "already_listed" | "api_key_invalid" | "api_key_not_allowed" | "api_key_not_found" | "bad_request" | "business_account_required" | "business_identity_invalid" | "challenge_not_signed" | "concurrent_modification" | "credit_note_without_invoice" | "deposit_already_settled" | "dispute_exists" | "dispute_lapsed" | "dispute_not_found" | "dispute_not_open" | "dispute_open" | "dispute_resolved" | "escrow_not_found" | "escrow_not_open" | "escrow_settled" | "events_not_found" | "forbidden" | "grant_already_settled" | "grant_not_found" | "idempotency_key_invalid" | "idempotency_key_required" | "idempotency_key_reused" | "inspection_period_over" | "insufficient_scope" | "insufficient_stock" | "internal_error" | "invalid_challenge" | "invalid_credentials" | "invalid_quote" | "invalid_redirect" | "invalid_reset_token" | "invalid_token" | "invalid_xdr" | "invoice_not_found" | "jobs_unavailable" | "lead_exists" | "ledger_account_not_found" | "ledger_account_required" | "ledger_rejected" | "ledger_unavailable" | "listing_already_paid" | "listing_not_found" | "listing_refund_not_due" | "malformed_json" | "malformed_url" | "mandate_not_found" | "merchant_already_suspended" | "merchant_not_found" | "merchant_profile_required" | "merchant_slug_taken" | "minimum_not_reached" | "not_a_buyer" | "not_in_settlement" | "not_this_round" | "not_yet_existing" | "nothing_to_pay" | "nothing_to_settle" | "organise_capability_required" | "organiser_cannot_reserve" | "organiser_required" | "payload_too_large" | "payment_mismatch" | "payout_account_required" | "per_buyer_limit" | "pledge_out_of_bounds" | "pool_already_archived" | "pool_deadline_passed" | "pool_exists" | "pool_incomplete" | "pool_not_archived" | "pool_not_cancellable" | "pool_not_closed" | "pool_not_draft" | "pool_not_found" | "pool_not_locked" | "pool_not_open" | "pool_published" | "quote_changed" | "quote_expired" | "quote_mismatch" | "rate_limited" | "reconciliation_not_found" | "refund_mismatch" | "refund_out_of_bounds" | "release_at_close" | "request_aborted" | "reservation_accepted" | "reservation_exists" | "reservation_expired" | "reservation_not_found" | "reservation_not_paid" | "reservation_not_signed" | "reservation_paid" | "reservation_settled" | "resource_not_found" | "round_already_settled" | "round_out_of_order" | "rounds_mismatch" | "route_not_found" | "secret_key_refused" | "service_unavailable" | "session_required" | "session_revoked" | "settlement_changed" | "settlement_expired" | "settlement_in_progress" | "settlement_not_found" | "settlement_round_not_found" | "sso_code_not_found" | "stray_payments_unrecorded" | "tenant_exists" | "tenant_mismatch" | "tenant_not_found" | "tenant_not_verified" | "terms_outdated" | "too_late_to_settle" | "too_many_stray_payments" | "unauthorized" | "unsupported_encoding" | "unsupported_media_type" | "validation_failed" | "webhook_endpoint_disabled" | "webhook_endpoint_limit" | "webhook_endpoint_not_found" | "webhook_inbox_not_found";
             /** @description A human-readable message. */
             error: string;
             /** @description Per-field messages, for validation failures. Keys are dotted paths. */
@@ -3346,6 +443,276 @@ export interface components {
             /** @enum {boolean} */
             success: false;
         };
+        /** @description WebhookEndpoint */
+        GetWebhookResponse: {
+            /** @description ISO 8601 date-time */
+            createdAt: string;
+            description: string | null;
+            /** @description ISO 8601 date-time */
+            disabledAt: string | null;
+            /** @description manual, gone (the receiver answered 410) or failing (5 days of failures) */
+            disabledReason: string | null;
+            /** @description Public event types, `<prefix>.*` or `*` */
+            enabledEvents: string[];
+            /** @description The first failure of the current run of failures; null while deliveries succeed */
+            failingSince: string | null;
+            /** @description `we_…` */
+            id: string;
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description per_subject: one delivery at a time per subject, in `sequence` order
+             * @enum {string}
+             */
+            ordering: "none" | "per_subject";
+            /** Format: uuid */
+            ownerId: string | null;
+            /**
+             * @description tenant: every event of the tenant; owner: the events of its owner’s resources
+             * @enum {string}
+             */
+            scope: "tenant" | "owner";
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** @description ISO 8601 date-time */
+            updatedAt: string;
+            url: string;
+        };
+        GetWebhookSigningKeyResponse: {
+            /** @enum {string} */
+            algorithm: "ed25519";
+            publicKey: string;
+        };
+        ListApiKeysResponse: {
+            /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
+            hasMore: boolean;
+            /** @description Newest first */
+            items: components["schemas"]["ApiKey"][];
+            /** @enum {string} */
+            object: "list";
+            /** @description The list’s path */
+            url: string;
+        };
+        /** @description EventFeedPage */
+        ListEventsResponse: {
+            items: {
+                /** @description the version of the public catalogue the data follows, e.g. `2026-11-01` */
+                apiVersion: string;
+                /** @description when the internal event happened (ISO 8601) */
+                createdAt: string;
+                /** @description the thin public view of the resource */
+                data: {
+                    [key: string]: unknown;
+                };
+                /** @description `evt_…`, stable forever: the same event always has this id (dedupe on it) */
+                id: string;
+                /** @description the subject stream's revision: orders the events of one subject */
+                sequence: number;
+                /** @description the id of the resource it is about (a pool, a reservation…) */
+                subject: string;
+                /** Format: uuid */
+                tenant: string;
+                /** @description dot type, e.g. `reservation.paid` */
+                type: string;
+            }[];
+            /** @description send it back as `after`: the last item's cursor; when nothing is new, the `after` you sent (a cursor never goes back); null only for an empty feed read from its start */
+            nextCursor: string | null;
+        };
+        /** @description PublicEventTypes */
+        ListEventTypesResponse: {
+            /**
+             * @description The version every event of this catalogue carries as `apiVersion`
+             * @enum {string}
+             */
+            apiVersion: "2026-11-01";
+            items: {
+                description: string;
+                /** @description JSON Schema (draft 2020-12) of the whole event: the envelope with this `type` and its `data` */
+                schema: {
+                    [key: string]: unknown;
+                };
+                /** @description What `subject` is the id of (pool, reservation, dispute, settlement, invoice…) */
+                subject: string;
+                /** @description The dot type, e.g. `reservation.paid` */
+                type: string;
+            }[];
+        };
+        ListWebhookAttemptsResponse: {
+            items: {
+                /** @description 1 for the first try of this delivery */
+                attempt: number;
+                /** @description ISO 8601 date-time */
+                attemptedAt: string;
+                error: string | null;
+                /** @description The event delivered: the `webhook-id` header */
+                eventId: string;
+                /** @description The attempt (a decimal number, newest highest) */
+                id: string;
+                latencyMs: number;
+                /** @description The first 1 KB of the receiver’s answer */
+                responseExcerpt: string | null;
+                /** @description The receiver’s HTTP status; null when none came (timeout, refused connection) */
+                statusCode: number | null;
+                /** @description What made this attempt: a new event, a retry, a recovery or a test */
+                trigger: string;
+            }[];
+            pagination: components["schemas"]["Pagination"];
+        };
+        ListWebhooksResponse: {
+            items: {
+                /** @description ISO 8601 date-time */
+                createdAt: string;
+                description: string | null;
+                /** @description ISO 8601 date-time */
+                disabledAt: string | null;
+                /** @description manual, gone (the receiver answered 410) or failing (5 days of failures) */
+                disabledReason: string | null;
+                /** @description Public event types, `<prefix>.*` or `*` */
+                enabledEvents: string[];
+                /** @description The first failure of the current run of failures; null while deliveries succeed */
+                failingSince: string | null;
+                /** @description `we_…` */
+                id: string;
+                metadata: {
+                    [key: string]: string;
+                };
+                /**
+                 * @description per_subject: one delivery at a time per subject, in `sequence` order
+                 * @enum {string}
+                 */
+                ordering: "none" | "per_subject";
+                /** Format: uuid */
+                ownerId: string | null;
+                /**
+                 * @description tenant: every event of the tenant; owner: the events of its owner’s resources
+                 * @enum {string}
+                 */
+                scope: "tenant" | "owner";
+                /** @enum {string} */
+                status: "enabled" | "disabled";
+                /** @description ISO 8601 date-time */
+                updatedAt: string;
+                url: string;
+            }[];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description Pagination */
+        Pagination: {
+            hasNext: boolean;
+            /** @description items per page (1 to 100) */
+            limit: number;
+            /** @description 1-based page number returned */
+            page: number;
+            /** @description items matching the filters */
+            total: number;
+            totalPages: number;
+        };
+        /** @description RecoverInput */
+        RecoverWebhookRequest: {
+            /**
+             * Format: date-time
+             * @description Re-deliver the events from this time…
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description …until this one (excluded); default now
+             */
+            until?: string;
+        };
+        RecoverWebhookResponse: {
+            scheduled: number;
+            since: string;
+            until: string;
+        };
+        RollApiKeyRequest: {
+            /**
+             * @description How long the old secret keeps working (0: revoked now; at most 7 days)
+             * @default 0
+             */
+            expiresInHours?: number;
+        };
+        /** @description RotateSecretInput */
+        RotateWebhookSecretRequest: {
+            /**
+             * @description How long the current secrets keep signing beside the new one (0: they stop now); default 86400
+             * @default 86400
+             */
+            expiresInSeconds?: number;
+        };
+        /** @description RotatedWebhookSecret */
+        RotateWebhookSecretResponse: {
+            id: string;
+            /** @description Until then the previous secrets sign too */
+            previousSecretsExpireAt: string;
+            /** @description The new secret, shown only in this answer (a replay with the same Idempotency-Key omits it) */
+            secret?: string;
+        };
+        TestWebhookResponse: {
+            eventId: string;
+        };
+        /** @description WebhookUpdateInput */
+        UpdateWebhookRequest: {
+            /** @description null clears it */
+            description?: string | null;
+            /** @description Public event types (`reservation.paid`), a resource’s types (`reservation.*`) or every type (`*`) */
+            enabledEvents?: string[];
+            /** @description Replaces the whole map */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            ordering?: "none" | "per_subject";
+            /**
+             * @description Re-enabling an endpoint disabled by failures answers `recovery`, the window it missed
+             * @enum {string}
+             */
+            status?: "enabled" | "disabled";
+            /** @description https:// (the sandbox also takes http://localhost and its inbox) */
+            url?: string;
+        };
+        /** @description UpdatedWebhookEndpoint */
+        UpdateWebhookResponse: {
+            /** @description ISO 8601 date-time */
+            createdAt: string;
+            description: string | null;
+            /** @description ISO 8601 date-time */
+            disabledAt: string | null;
+            /** @description manual, gone (the receiver answered 410) or failing (5 days of failures) */
+            disabledReason: string | null;
+            /** @description Public event types, `<prefix>.*` or `*` */
+            enabledEvents: string[];
+            /** @description The first failure of the current run of failures; null while deliveries succeed */
+            failingSince: string | null;
+            /** @description `we_…` */
+            id: string;
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description per_subject: one delivery at a time per subject, in `sequence` order
+             * @enum {string}
+             */
+            ordering: "none" | "per_subject";
+            /** Format: uuid */
+            ownerId: string | null;
+            /** @description Present when this update re-enabled an endpoint disabled by failures: POST …/recover with it re-delivers what it missed */
+            recovery?: {
+                since: string;
+                until: string;
+            };
+            /**
+             * @description tenant: every event of the tenant; owner: the events of its owner’s resources
+             * @enum {string}
+             */
+            scope: "tenant" | "owner";
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** @description ISO 8601 date-time */
+            updatedAt: string;
+            url: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -3354,4 +721,1425 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page of objects newer than it (the previous page) */
+                endingBefore?: string;
+                /** @description Same as expand[] */
+                expand?: string[];
+                /** @description Fields to expand into nested objects */
+                "expand[]"?: string[];
+                /** @description How many objects, 1 to 100 (default 10) */
+                limit?: number;
+                /** @description An object id: the page of objects older than it (the next page) */
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListApiKeysResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Storefront back end",
+                 *       "mode": "test",
+                 *       "scopes": [
+                 *         "*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, with its secret */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `key_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key (never its secret) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `key_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rollApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `key_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresInHours": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["RollApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key, with its secret */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description read after this cursor (a `nextCursor`); absent: from the start of the feed */
+                after?: string;
+                /** @description at most this many events, 1 to 500, default 100 */
+                limit?: number;
+                /** @description only the events about this resource id */
+                subject?: string;
+                /** @description comma-separated types or prefix globs (`reservation.*,payout.settled`); absent or `*`: every type */
+                types?: string;
+                /** @description when nothing is new, hold the request up to this many seconds (0 to 30, default 0) and answer as soon as an event arrives */
+                wait?: number;
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of public events and the cursor to read on from */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListEventsResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description resume after this cursor when no `Last-Event-ID` header is sent */
+                after?: string;
+                /** @description only the events about this resource id */
+                subject?: string;
+                /** @description comma-separated types or prefix globs (`reservation.*,payout.settled`); absent or `*`: every type */
+                types?: string;
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of public events (text/event-stream) */
+            200: {
+                headers: {
+                    /** @description no-store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalogue */
+            200: {
+                headers: {
+                    /** @description `public, max-age=300` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListEventTypesResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description page size, 1 to 100, default 20 */
+                limit?: number;
+                /** @description 1-based page, default 1, at most 10000 */
+                page?: number;
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListWebhooksResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/webhooks/cagnotte",
+                 *       "enabledEvents": [
+                 *         "reservation.paid",
+                 *         "pool.*"
+                 *       ],
+                 *       "description": "Order sync",
+                 *       "ordering": "per_subject"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Endpoint created, with its secret */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateWebhookResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["GetWebhookResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key"?: string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key"?: string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabledEvents": [
+                 *         "reservation.*"
+                 *       ],
+                 *       "status": "enabled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UpdateWebhookResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                /** @description page size, 1 to 100, default 20 */
+                limit?: number;
+                /** @description 1-based page, default 1, at most 10000 */
+                page?: number;
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListWebhookAttemptsResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-03-14T09:30:00.000Z",
+                 *       "until": "2026-03-14T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Scheduled */
+            202: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RecoverWebhookResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresInSeconds": 86400
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateWebhookSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The new secret */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RotateWebhookSecretResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Scheduled */
+            202: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestWebhookResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookSigningKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["GetWebhookSigningKeyResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

@@ -703,7 +703,7 @@ rebuild('rebuild beside a live runner while events keep arriving: nothing lost, 
     await sleep(5);
     await admin.rebuild(name);
     await writer;
-    assert.ok(await waiter.waitFor([name], maxPosition(positions), 5000), 'the live runner carries on after the swap');
+    assert.ok(await waiter.waitFor([name], maxPosition(positions), 30_000), 'the live runner carries on after the swap');
     const expected = Object.fromEntries(fixtures.map((f) => [f.poolId, 2]));
     assert.equal(await tally(table), expected);
   } finally {

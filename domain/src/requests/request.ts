@@ -1,4 +1,4 @@
-import type { EventData, PaymentRequestCustomer, PaymentRequestEvent, PaymentRequestLine } from '@cagnotte/event-schemas';
+import { isPaymentRequestEvent, type DomainEvent, type EventData, type PaymentRequestCustomer, type PaymentRequestEvent, type PaymentRequestLine } from '@cagnotte/event-schemas';
 import { IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
 import { formatAmount, parseAmount, type Minor } from '../money';
 import type { ObservedPayment } from '../personas/organiser-grant';
@@ -185,8 +185,8 @@ export const decidePaymentRequest = (command: PaymentRequestCommand, state: Paym
   }
 };
 
-/** The request's fold over its own stream (every event of `request-<id>` is one of its own). */
+/** The request's fold over its stream `request-<id>` (any other event is skipped, as every stream's fold does). */
 export const paymentRequestAggregate = {
   initial: initialPaymentRequest,
-  evolve: (state: PaymentRequest, event: PaymentRequestEvent) => evolvePaymentRequest(state, event),
+  evolve: (state: PaymentRequest, event: DomainEvent): PaymentRequest => (isPaymentRequestEvent(event) ? evolvePaymentRequest(state, event) : state),
 };

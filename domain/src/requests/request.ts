@@ -42,6 +42,7 @@ export interface CreateRequestInput {
   tenantId: string;
   livemode: boolean;
   payeeId: string;
+  payeeName: string;
   /** The payee's linked ledger account (null: none linked, refused). */
   payeeWallet: string | null;
   /** The payee's VAT id, if any: without one only O (not subject to VAT) applies (BR-O, BR-S-02 …). */
@@ -136,6 +137,7 @@ export const decidePaymentRequest = (command: PaymentRequestCommand, state: Paym
             tenantId: d.tenantId,
             livemode: d.livemode,
             payeeId: d.payeeId,
+            payeeName: d.payeeName,
             payeeWallet: d.payeeWallet,
             asset: d.asset,
             memoHash: d.memoHash,

@@ -48,6 +48,8 @@ export const PaymentRequestCreated = event(
       livemode: z.boolean(),
       /** The account paid (the API key's owner): the issuer of the invoice. */
       payeeId: Id,
+      /** The payee's name as a payer sees it (their company, else their display name) at creation. */
+      payeeName: z.string().min(1).max(200),
       /** The payee's linked ledger account at creation: where the payment goes. */
       payeeWallet: StellarAccountId,
       asset: z.object({ code: z.string().min(1).max(12), issuer: StellarAccountId }).strict(),

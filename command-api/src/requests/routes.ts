@@ -209,14 +209,14 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
     method: 'post',
     path: '/v1/requests/{id}/void',
     summary: 'Void an open payment request',
-    description: 'Only an open request (409 `request_not_open` otherwise); voiding twice answers the voided request. A payment that arrives after is recorded as late and pays nothing.',
+    description: 'Only an open request (400 `request_not_open` otherwise); voiding twice answers the voided request. A payment that arrives after is recorded as late and pays nothing.',
     tags: ['Requests'],
     auth: 'required',
     tenant: 'required',
     params: IdParams,
     idempotent: true,
     success: { status: 200, description: 'The voided request', schema: PaymentRequestSchema },
-    errors: [401, 404, 409],
+    errors: [400, 401, 404],
     handler: async (ctx) => {
       const id = requestIdParam(ctx.params.id);
       const scope = scopeOf(ctx);

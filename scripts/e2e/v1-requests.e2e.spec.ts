@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BASE_FEE, Memo, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { expirePaymentRequest, invoicingJobDeps, startInvoicingJobs } from '@cagnotte/command-api';
+import { describeValidation, validateCii } from '@cagnotte/infra/src/invoicing/validate.testing';
+import { eventually, startApi, type TestApi, type TestUser } from './harness';
+import { fundedWallet, signXdr, type Wallet } from './wallet';
+
+/**
+ * /v1/requests through HTTP, on the sandbox network: a payee (a business organiser with a linked wallet) asks to be
+ * paid; a payer's own wallet signs the payment the service built with the real SDK and submits it to the sandbox
+ * Horizon; the service verifies it on the ledger. Paid in full → paid, and the payee's Factur-X invoice passes the EN
+ * 16931 validator; paid short → still open with what remains; past due → expired (the job run at its time), and a
+ * payment after is recorded late; another tenant's request is a 404; the events are in the feed.
+ */
+interface Ctx {
+  api: TestApi;
+  tenant: string;
+  payee: TestUser;
+  payer: Wallet;
+  stopJobs: () => Promise<void>;
+}
+
+const test = suite<Ctx>('e2e: /v1/requests (payment requests)');
+
+test.before(async (ctx) => {
+  ctx.api = await startApi({ STELLAR_NETWORK_PASSPHRASE: `Cagnotte requests e2e ${randomUUID()}` });
+  ctx.tenant = (await ctx.api.tenant()).slug;
+  ctx.payee = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Studio' });
+  const seller = await post(ctx, ctx.payee, '/api/me/become-seller', { companyName: 'Studio Graphique SAS', siret: '12345678200010' });
+  assert.is(seller.status, 200, seller.text);
+  ctx.payer = await fundedWallet(ctx.api.url, ctx.api.services);
+  ctx.stopJobs = startInvoicingJobs(invoicingJobDeps(ctx.api.services));
+});
+test.after(async (ctx) => {
+  await ctx.stopJobs();
+  await ctx.api.stop();
+});
+
+const post = (ctx: Ctx, user: TestUser, path: string, body: unknown = {}) =>
+  ctx.api.call('POST', path, { token: user.token, tenant: user.tenant, body, headers: { 'Idempotency-Key': randomUUID() } });
+const get = (ctx: Ctx, user: TestUser, path: string) => ctx.api.call('GET', path, { token: user.token, tenant: user.tenant });
+
+const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
+
+// 2 × 45.00 at 20 % and 1 × 12.50 at 5.5 %: 102.50 net + 18.00 + 0.69 (0.6875 rounded half-up) = 121.19.
+const invoiceBody = (over: Record<string, unknown> = {}) => ({
+  lineItems: [
+    { description: 'Logo design (hours)', quantity: 2, unitAmount: '45.00', vatCategory: 'S', vatRate: '20' },
+    { description: 'Printed brand book', quantity: 1, unitAmount: '12.50', vatCategory: 'S', vatRate: '5.5' },
+  ],
+  currency: 'EUR',
+  dueAt: inAnHour(),
+  customer: { name: 'Boulangerie Martin SARL', email: 'compta@martin.example', address: { line1: '3 rue du Four', city: 'Lyon', postcode: '69001' }, country: 'FR' },
+  description: 'Brand identity, March',
+  metadata: { order: 'A-42' },
+  ...over,
+});
+
+/** The payer signs and submits a payment to the sandbox Horizon: the service's XDR (`amount` absent) or one they build themselves. */
+const pay = async (ctx: Ctx, request: { id: string; payment: { destination: string; memo: { value: string } } }, amount?: string): Promise<string> => {
+  let xdr: string;
+  if (amount === undefined) {
+    const built = await post(ctx, ctx.payee, `/v1/requests/${request.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
+    assert.is(built.status, 200, built.text);
+    xdr = built.body.data.xdr;
+  } else {
+    const account = await ctx.payer.horizon.loadAccount(ctx.payer.keypair.publicKey());
+    xdr = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: ctx.payer.passphrase })
+      .addOperation(Operation.payment({ destination: request.payment.destination, asset: ctx.api.services.ledger.asset, amount }))
+      .addMemo(Memo.hash(request.payment.memo.value))
+      .setTimeout(300)
+      .build()
+      .toXDR();
+  }
+  const signed = signXdr(ctx.payer, xdr);
+  const submitted = await ctx.payer.horizon.submitTransaction(signed);
+  return submitted.hash;
+};
+
+test('paid in full: open → the payer signs the built payment and submits it → paid, and the invoice passes the EN 16931 validator', async (ctx) => {
+  const created = await post(ctx, ctx.payee, '/v1/requests', invoiceBody());
+  assert.is(created.status, 201, created.text);
+  const r = created.body.data;
+  assert.match(r.id, /^req_[0-9a-f]{32}$/);
+  assert.equal([r.object, r.status, r.livemode, r.currency], ['payment_request', 'open', false, 'EUR']);
+  assert.equal([r.subtotal, r.tax, r.amountDue, r.amountPaid, r.amountRemaining], ['102.50', '18.69', '121.19', '0.00', '121.19']);
+  assert.is(r.url, `/pay/${r.id}`);
+  assert.is(r.payee, `acct_${ctx.payee.id.replace(/-/g, '')}`);
+  assert.is(r.payment.destination, ctx.payee.wallet!.keypair.publicKey());
+
+  // The public page: what a payer needs, nothing of the payee's books.
+  const page = await ctx.api.call('GET', `/v1/requests/${r.id}/public`, { tenant: ctx.tenant });
+  assert.is(page.status, 200, page.text);
+  assert.equal([page.body.data.payeeName, page.body.data.amountDue, page.body.data.status], ['Studio Graphique SAS', '121.19', 'open']);
+  assert.not.ok('customer' in page.body.data);
+  assert.not.ok('metadata' in page.body.data);
+
+  const txHash = await pay(ctx, r);
+  const recorded = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payments`, { txHash });
+  assert.is(recorded.status, 200, recorded.text);
+  assert.is(recorded.body.data.recorded, true);
+  assert.equal([recorded.body.data.request.status, recorded.body.data.request.amountPaid, recorded.body.data.request.amountOverpaid], ['paid', '121.19', '0.00']);
+  // The same transaction again is recorded once.
+  const again = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payments`, { txHash });
+  assert.equal([again.status, again.body.data.idempotent, again.body.data.request.payments.length], [200, true, 1]);
+
+  const read = await get(ctx, ctx.payee, `/v1/requests/${r.id}`);
+  assert.equal([read.status, read.body.data.status, read.body.data.paidAt !== null], [200, 'paid', true]);
+
+  const xml = await eventually(async () => {
+    const res = await get(ctx, ctx.payee, `/v1/requests/${r.id}/invoice?format=xml`);
+    return res.status === 200 ? res.text : null;
+  }, 'the request invoice');
+  assert.match(xml, '<ram:GrandTotalAmount>121.19</ram:GrandTotalAmount>');
+  assert.match(xml, `<ram:PaymentReference>${txHash}</ram:PaymentReference>`);
+  const validation = await validateCii(xml);
+  assert.is(validation.fatal.length, 0, describeValidation(validation));
+  const pdf = await get(ctx, ctx.payee, `/v1/requests/${r.id}/invoice`);
+  assert.equal([pdf.status, pdf.headers.get('content-type')], [200, 'application/pdf']);
+  assert.match(pdf.headers.get('content-disposition') ?? '', /^attachment; filename="R-\d{4}-000001\.pdf"$/);
+
+  // A paid request cannot be voided.
+  const voided = await post(ctx, ctx.payee, `/v1/requests/${r.id}/void`);
+  assert.equal([voided.status, voided.body.code], [400, 'request_not_open']);
+});
+
+test('under-paid: the request stays open with what remains; the rest completes it', async (ctx) => {
+  const created = await post(ctx, ctx.payee, '/v1/requests', invoiceBody());
+  const r = created.body.data;
+  const first = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payments`, { txHash: await pay(ctx, r, '100.00') });
+  assert.is(first.status, 200, first.text);
+  const open = first.body.data.request;
+  assert.equal([open.status, open.amountPaid, open.amountRemaining, open.underpaid], ['open', '100.00', '21.19', true]);
+  // The payment built now asks for what remains.
+  const built = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
+  assert.is(built.body.data.amount, '21.19');
+  const second = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payments`, { txHash: await pay(ctx, r, '25') });
+  assert.equal([second.body.data.request.status, second.body.data.request.amountOverpaid, second.body.data.request.underpaid], ['paid', '3.81', false]);
+});
+
+test('a payment that is not this request’s (another memo) is refused and records nothing', async (ctx) => {
+  const a = (await post(ctx, ctx.payee, '/v1/requests', invoiceBody())).body.data;
+  const b = (await post(ctx, ctx.payee, '/v1/requests', invoiceBody())).body.data;
+  const txHash = await pay(ctx, b, '1');
+  const refused = await post(ctx, ctx.payee, `/v1/requests/${a.id}/payments`, { txHash });
+  assert.equal([refused.status, refused.body.code, refused.body.errors?.memo !== undefined], [400, 'payment_mismatch', true]);
+  assert.is((await get(ctx, ctx.payee, `/v1/requests/${a.id}`)).body.data.payments.length, 0);
+});
+
+test('expired: the job at dueAt expires the open request; a payment after is recorded late and pays nothing', async (ctx) => {
+  const dueAt = new Date(Date.now() + 2000).toISOString();
+  const r = (await post(ctx, ctx.payee, '/v1/requests', invoiceBody({ dueAt }))).body.data;
+  const uuid = r.id.slice(4).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+  // The job run early (the clock before dueAt) changes nothing; run at its time, it expires the request.
+  assert.equal((await expirePaymentRequest(ctx.api.services, { requestId: uuid, tenantId: null }, new Date(Date.parse(dueAt) - 1000))).events, []);
+  const expired = await expirePaymentRequest(ctx.api.services, { requestId: uuid, tenantId: null }, new Date(Date.parse(dueAt) + 1000));
+  assert.equal(expired.events.map((e) => e.type), ['PaymentRequestExpired']);
+  const read = await get(ctx, ctx.payee, `/v1/requests/${r.id}`);
+  assert.equal([read.body.data.status, read.body.data.expiredAt !== null], ['expired', true]);
+  const late = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payments`, { txHash: await pay(ctx, r, '121.19') });
+  assert.is(late.status, 200, late.text);
+  const after = late.body.data.request;
+  assert.equal([after.status, after.amountPaid, after.payments[0].late], ['expired', '0.00', true]);
+  const built = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
+  assert.equal([built.status, built.body.code], [400, 'request_not_open']);
+});
+
+test('void, list with status filter and cursors, another tenant’s request is a 404, the events are in the feed', async (ctx) => {
+  const r = (await post(ctx, ctx.payee, '/v1/requests', invoiceBody())).body.data;
+  const voided = await post(ctx, ctx.payee, `/v1/requests/${r.id}/void`);
+  assert.equal([voided.status, voided.body.data.status], [200, 'void']);
+
+  const voids = await get(ctx, ctx.payee, '/v1/requests?status=void');
+  assert.is(voids.status, 200, voids.text);
+  assert.equal(voids.body.data.items.map((i: { id: string }) => i.id), [r.id]);
+  const all = await get(ctx, ctx.payee, '/v1/requests?limit=2');
+  assert.equal([all.body.data.object, all.body.data.url, all.body.data.items.length, all.body.data.hasMore], ['list', '/v1/requests', 2, true]);
+  assert.is(all.body.data.items[0].id, r.id, 'newest first');
+  const next = await get(ctx, ctx.payee, `/v1/requests?limit=2&startingAfter=${all.body.data.items[1].id}`);
+  assert.not.ok(next.body.data.items.some((i: { id: string }) => all.body.data.items.some((j: { id: string }) => j.id === i.id)));
+  const bad = await get(ctx, ctx.payee, '/v1/requests?startingAfter=req_00000000000000000000000000000000');
+  assert.is(bad.status, 400);
+
+  const other = await ctx.api.tenant();
+  const stranger = await ctx.api.user(other.slug, { role: 'organiser' });
+  const notFound = await get(ctx, stranger, `/v1/requests/${r.id}`);
+  assert.equal([notFound.status, notFound.body.code], [404, 'request_not_found']);
+  assert.is((await post(ctx, stranger, `/v1/requests/${r.id}/void`)).status, 404);
+  assert.is((await ctx.api.call('GET', `/v1/requests/${r.id}/public`, { tenant: other.slug })).status, 404);
+  assert.equal((await get(ctx, stranger, '/v1/requests')).body.data.items, []);
+
+  const events = await eventually(async () => {
+    const res = await get(ctx, ctx.payee, `/v1/events?types=request.*&subject=${r.id}`);
+    return res.body.data?.items.length === 2 ? res.body.data.items : null;
+  }, 'the request events in the feed');
+  assert.equal(events.map((e: { type: string }) => e.type), ['request.created', 'request.voided']);
+  assert.equal([events[0].data.request, events[0].data.amountDue, events[1].data.status], [r.id, '121.19', 'void']);
+  const strangerFeed = await get(ctx, stranger, '/v1/events?types=request.*');
+  assert.equal(strangerFeed.body.data.items, []);
+});
+
+test.run();

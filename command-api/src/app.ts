@@ -1,4 +1,4 @@
-import { EscrowLedger, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
+import { ApiKeyStore, EscrowLedger, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
 import { AccountReadModel, SessionEventPrincipals, TenantReadModel } from '@cagnotte/read-models';
 import { makeAuthCommandRoutes } from './identity/login-routes';
 import { makeAccountRoutes } from './identity/account-routes';
@@ -21,6 +21,7 @@ import { InboxTokens, SANDBOX_INBOX_PATH, makeInboxCommandRoutes } from './webho
 import type { WebhookDeliveryScheduler } from './webhooks/ports';
 import { makeDeliveryScheduler } from './webhooks/delivery';
 import { makeRequestCommandRoutes } from './requests/routes';
+import { makeApiKeyRoutes } from './api-keys/routes';
 
 export interface CommandApiDeps {
   services: Services;
@@ -63,6 +64,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
     ...makeRequestCommandRoutes({ ...runtime, facts, ledger, config, clock }),
     ...webhookRoutes(deps, clock),
+    ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
   ];
 };
 

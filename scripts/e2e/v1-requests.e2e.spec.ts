@@ -18,6 +18,8 @@ interface Ctx {
   api: TestApi;
   tenant: string;
   payee: TestUser;
+  /** The payee's test-mode API key: every /v1 call below goes through it. */
+  key: string;
   payer: Wallet;
   stopJobs: () => Promise<void>;
 }
@@ -30,17 +32,20 @@ test.before(async (ctx) => {
   ctx.payee = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Studio' });
   const seller = await post(ctx, ctx.payee, '/api/me/become-seller', { companyName: 'Studio Graphique SAS', siret: '12345678200010' });
   assert.is(seller.status, 200, seller.text);
+  ctx.key = (await ctx.api.apiKey(ctx.payee, { mode: 'test' })).secret;
   ctx.payer = await fundedWallet(ctx.api.url, ctx.api.services);
   ctx.stopJobs = startInvoicingJobs(invoicingJobDeps(ctx.api.services));
 });
 test.after(async (ctx) => {
-  await ctx.stopJobs();
+  await ctx.stopJobs?.();
   await ctx.api.stop();
 });
 
-const post = (ctx: Ctx, user: TestUser, path: string, body: unknown = {}) =>
-  ctx.api.call('POST', path, { token: user.token, tenant: user.tenant, body, headers: { 'Idempotency-Key': randomUUID() } });
-const get = (ctx: Ctx, user: TestUser, path: string) => ctx.api.call('GET', path, { token: user.token, tenant: user.tenant });
+/** `as`: a session (TestUser, for /api) or an API key secret (for /v1, in the payee's tenant unless `tenant`). */
+type Caller = TestUser | string;
+const credentials = (ctx: Ctx, as: Caller) => (typeof as === 'string' ? { token: as, tenant: ctx.tenant } : { token: as.token, tenant: as.tenant });
+const post = (ctx: Ctx, as: Caller, path: string, body: unknown = {}) => ctx.api.call('POST', path, { ...credentials(ctx, as), body, headers: { 'Idempotency-Key': randomUUID() } });
+const get = (ctx: Ctx, as: Caller, path: string) => ctx.api.call('GET', path, credentials(ctx, as));
 
 const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
 
@@ -62,7 +67,7 @@ const invoiceBody = (over: Record<string, unknown> = {}) => ({
 const pay = async (ctx: Ctx, request: { id: string; payment: { destination: string; memo: { value: string } } }, amount?: string): Promise<string> => {
   let xdr: string;
   if (amount === undefined) {
-    const built = await post(ctx, ctx.payee, `/v1/requests/${request.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
+    const built = await post(ctx, ctx.key, `/v1/requests/${request.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
     assert.is(built.status, 200, built.text);
     xdr = built.body.data.xdr;
   } else {
@@ -80,7 +85,7 @@ const pay = async (ctx: Ctx, request: { id: string; payment: { destination: stri
 };
 
 test('paid in full: open → the payer signs the built payment and submits it → paid, and the invoice passes the EN 16931 validator', async (ctx) => {
-  const created = await post(ctx, ctx.payee, '/v1/requests', invoiceBody());
+  const created = await post(ctx, ctx.key, '/v1/requests', invoiceBody());
   assert.is(created.status, 201, created.text);
   const r = created.body.data;
   assert.match(r.id, /^req_[0-9a-f]{32}$/);
@@ -98,106 +103,121 @@ test('paid in full: open → the payer signs the built payment and submits it �
   assert.not.ok('metadata' in page.body.data);
 
   const txHash = await pay(ctx, r);
-  const recorded = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payments`, { txHash });
+  const recorded = await post(ctx, ctx.key, `/v1/requests/${r.id}/payments`, { txHash });
   assert.is(recorded.status, 200, recorded.text);
   assert.is(recorded.body.data.recorded, true);
   assert.equal([recorded.body.data.request.status, recorded.body.data.request.amountPaid, recorded.body.data.request.amountOverpaid], ['paid', '121.19', '0.00']);
   // The same transaction again is recorded once.
-  const again = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payments`, { txHash });
+  const again = await post(ctx, ctx.key, `/v1/requests/${r.id}/payments`, { txHash });
   assert.equal([again.status, again.body.data.idempotent, again.body.data.request.payments.length], [200, true, 1]);
 
-  const read = await get(ctx, ctx.payee, `/v1/requests/${r.id}`);
+  const read = await get(ctx, ctx.key, `/v1/requests/${r.id}`);
   assert.equal([read.status, read.body.data.status, read.body.data.paidAt !== null], [200, 'paid', true]);
 
   const xml = await eventually(async () => {
-    const res = await get(ctx, ctx.payee, `/v1/requests/${r.id}/invoice?format=xml`);
+    const res = await get(ctx, ctx.key, `/v1/requests/${r.id}/invoice?format=xml`);
     return res.status === 200 ? res.text : null;
   }, 'the request invoice');
   assert.match(xml, '<ram:GrandTotalAmount>121.19</ram:GrandTotalAmount>');
   assert.match(xml, `<ram:PaymentReference>${txHash}</ram:PaymentReference>`);
   const validation = await validateCii(xml);
   assert.is(validation.fatal.length, 0, describeValidation(validation));
-  const pdf = await get(ctx, ctx.payee, `/v1/requests/${r.id}/invoice`);
+  const pdf = await get(ctx, ctx.key, `/v1/requests/${r.id}/invoice`);
   assert.equal([pdf.status, pdf.headers.get('content-type')], [200, 'application/pdf']);
   assert.match(pdf.headers.get('content-disposition') ?? '', /^attachment; filename="R-\d{4}-000001\.pdf"$/);
 
   // A paid request cannot be voided.
-  const voided = await post(ctx, ctx.payee, `/v1/requests/${r.id}/void`);
+  const voided = await post(ctx, ctx.key, `/v1/requests/${r.id}/void`);
   assert.equal([voided.status, voided.body.code], [400, 'request_not_open']);
 });
 
 test('under-paid: the request stays open with what remains; the rest completes it', async (ctx) => {
-  const created = await post(ctx, ctx.payee, '/v1/requests', invoiceBody());
+  const created = await post(ctx, ctx.key, '/v1/requests', invoiceBody());
   const r = created.body.data;
-  const first = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payments`, { txHash: await pay(ctx, r, '100.00') });
+  const first = await post(ctx, ctx.key, `/v1/requests/${r.id}/payments`, { txHash: await pay(ctx, r, '100.00') });
   assert.is(first.status, 200, first.text);
   const open = first.body.data.request;
   assert.equal([open.status, open.amountPaid, open.amountRemaining, open.underpaid], ['open', '100.00', '21.19', true]);
   // The payment built now asks for what remains.
-  const built = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
+  const built = await post(ctx, ctx.key, `/v1/requests/${r.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
   assert.is(built.body.data.amount, '21.19');
-  const second = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payments`, { txHash: await pay(ctx, r, '25') });
+  const second = await post(ctx, ctx.key, `/v1/requests/${r.id}/payments`, { txHash: await pay(ctx, r, '25') });
   assert.equal([second.body.data.request.status, second.body.data.request.amountOverpaid, second.body.data.request.underpaid], ['paid', '3.81', false]);
 });
 
 test('a payment that is not this request’s (another memo) is refused and records nothing', async (ctx) => {
-  const a = (await post(ctx, ctx.payee, '/v1/requests', invoiceBody())).body.data;
-  const b = (await post(ctx, ctx.payee, '/v1/requests', invoiceBody())).body.data;
+  const a = (await post(ctx, ctx.key, '/v1/requests', invoiceBody())).body.data;
+  const b = (await post(ctx, ctx.key, '/v1/requests', invoiceBody())).body.data;
   const txHash = await pay(ctx, b, '1');
-  const refused = await post(ctx, ctx.payee, `/v1/requests/${a.id}/payments`, { txHash });
+  const refused = await post(ctx, ctx.key, `/v1/requests/${a.id}/payments`, { txHash });
   assert.equal([refused.status, refused.body.code, refused.body.errors?.memo !== undefined], [400, 'payment_mismatch', true]);
-  assert.is((await get(ctx, ctx.payee, `/v1/requests/${a.id}`)).body.data.payments.length, 0);
+  assert.is((await get(ctx, ctx.key, `/v1/requests/${a.id}`)).body.data.payments.length, 0);
 });
 
 test('expired: the job at dueAt expires the open request; a payment after is recorded late and pays nothing', async (ctx) => {
   const dueAt = new Date(Date.now() + 2000).toISOString();
-  const r = (await post(ctx, ctx.payee, '/v1/requests', invoiceBody({ dueAt }))).body.data;
+  const r = (await post(ctx, ctx.key, '/v1/requests', invoiceBody({ dueAt }))).body.data;
   const uuid = r.id.slice(4).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
   // The job run early (the clock before dueAt) changes nothing; run at its time, it expires the request.
   assert.equal((await expirePaymentRequest(ctx.api.services, { requestId: uuid, tenantId: null }, new Date(Date.parse(dueAt) - 1000))).events, []);
   const expired = await expirePaymentRequest(ctx.api.services, { requestId: uuid, tenantId: null }, new Date(Date.parse(dueAt) + 1000));
   assert.equal(expired.events.map((e) => e.type), ['PaymentRequestExpired']);
-  const read = await get(ctx, ctx.payee, `/v1/requests/${r.id}`);
+  const read = await get(ctx, ctx.key, `/v1/requests/${r.id}`);
   assert.equal([read.body.data.status, read.body.data.expiredAt !== null], ['expired', true]);
-  const late = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payments`, { txHash: await pay(ctx, r, '121.19') });
+  const late = await post(ctx, ctx.key, `/v1/requests/${r.id}/payments`, { txHash: await pay(ctx, r, '121.19') });
   assert.is(late.status, 200, late.text);
   const after = late.body.data.request;
   assert.equal([after.status, after.amountPaid, after.payments[0].late], ['expired', '0.00', true]);
-  const built = await post(ctx, ctx.payee, `/v1/requests/${r.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
+  const built = await post(ctx, ctx.key, `/v1/requests/${r.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
   assert.equal([built.status, built.body.code], [400, 'request_not_open']);
 });
 
 test('void, list with status filter and cursors, another tenant’s request is a 404, the events are in the feed', async (ctx) => {
-  const r = (await post(ctx, ctx.payee, '/v1/requests', invoiceBody())).body.data;
-  const voided = await post(ctx, ctx.payee, `/v1/requests/${r.id}/void`);
+  const r = (await post(ctx, ctx.key, '/v1/requests', invoiceBody())).body.data;
+  const voided = await post(ctx, ctx.key, `/v1/requests/${r.id}/void`);
   assert.equal([voided.status, voided.body.data.status], [200, 'void']);
 
-  const voids = await get(ctx, ctx.payee, '/v1/requests?status=void');
+  const voids = await get(ctx, ctx.key, '/v1/requests?status=void');
   assert.is(voids.status, 200, voids.text);
   assert.equal(voids.body.data.items.map((i: { id: string }) => i.id), [r.id]);
-  const all = await get(ctx, ctx.payee, '/v1/requests?limit=2');
+  const all = await get(ctx, ctx.key, '/v1/requests?limit=2');
   assert.equal([all.body.data.object, all.body.data.url, all.body.data.items.length, all.body.data.hasMore], ['list', '/v1/requests', 2, true]);
   assert.is(all.body.data.items[0].id, r.id, 'newest first');
-  const next = await get(ctx, ctx.payee, `/v1/requests?limit=2&startingAfter=${all.body.data.items[1].id}`);
+  const next = await get(ctx, ctx.key, `/v1/requests?limit=2&startingAfter=${all.body.data.items[1].id}`);
   assert.not.ok(next.body.data.items.some((i: { id: string }) => all.body.data.items.some((j: { id: string }) => j.id === i.id)));
-  const bad = await get(ctx, ctx.payee, '/v1/requests?startingAfter=req_00000000000000000000000000000000');
+  const bad = await get(ctx, ctx.key, '/v1/requests?startingAfter=req_00000000000000000000000000000000');
   assert.is(bad.status, 400);
 
   const other = await ctx.api.tenant();
-  const stranger = await ctx.api.user(other.slug, { role: 'organiser' });
-  const notFound = await get(ctx, stranger, `/v1/requests/${r.id}`);
+  const strangerUser = await ctx.api.user(other.slug, { role: 'organiser' });
+  const strangerKey = (await ctx.api.apiKey(strangerUser, { mode: 'test' })).secret;
+  const stranger = (method: string, path: string) => ctx.api.call(method, path, { token: strangerKey, tenant: other.slug, headers: { 'Idempotency-Key': randomUUID() } });
+  const notFound = await stranger('GET', `/v1/requests/${r.id}`);
   assert.equal([notFound.status, notFound.body.code], [404, 'request_not_found']);
-  assert.is((await post(ctx, stranger, `/v1/requests/${r.id}/void`)).status, 404);
+  assert.is((await stranger('POST', `/v1/requests/${r.id}/void`)).status, 404);
   assert.is((await ctx.api.call('GET', `/v1/requests/${r.id}/public`, { tenant: other.slug })).status, 404);
-  assert.equal((await get(ctx, stranger, '/v1/requests')).body.data.items, []);
+  assert.equal((await stranger('GET', '/v1/requests')).body.data.items, []);
+  // The key of another tenant naming this one: 404 tenant_not_found.
+  assert.is((await ctx.api.call('GET', `/v1/requests/${r.id}`, { token: strangerKey, tenant: ctx.tenant })).status, 404);
+
+  // The payee's live key sees no test object (tenant verified for live keys); a read-only key cannot write.
+  const live = (await ctx.api.apiKey(ctx.payee, { mode: 'live' })).secret;
+  assert.is((await get(ctx, live, `/v1/requests/${r.id}`)).status, 404);
+  assert.equal((await get(ctx, live, '/v1/requests')).body.data.items, []);
+  const readOnly = (await ctx.api.apiKey(ctx.payee, { mode: 'test', scopes: ['requests:read'] })).secret;
+  assert.is((await get(ctx, readOnly, `/v1/requests/${r.id}`)).status, 200);
+  const refused = await post(ctx, readOnly, '/v1/requests', invoiceBody());
+  assert.equal([refused.status, refused.body.code], [403, 'insufficient_scope']);
+  const noKey = await ctx.api.call('POST', '/v1/requests', { token: ctx.key, tenant: ctx.tenant, body: invoiceBody(), idempotencyKey: false });
+  assert.equal([noKey.status, noKey.body.code, noKey.body.param], [400, 'idempotency_key_required', 'Idempotency-Key']);
 
   const events = await eventually(async () => {
-    const res = await get(ctx, ctx.payee, `/v1/events?types=request.*&subject=${r.id}`);
+    const res = await get(ctx, ctx.key, `/v1/events?types=request.*&subject=${r.id}`);
     return res.body.data?.items.length === 2 ? res.body.data.items : null;
   }, 'the request events in the feed');
   assert.equal(events.map((e: { type: string }) => e.type), ['request.created', 'request.voided']);
   assert.equal([events[0].data.request, events[0].data.amountDue, events[1].data.status], [r.id, '121.19', 'void']);
-  const strangerFeed = await get(ctx, stranger, '/v1/events?types=request.*');
+  const strangerFeed = await stranger('GET', '/v1/events?types=request.*');
   assert.equal(strangerFeed.body.data.items, []);
 });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, decidePaymentRequest, balanceOf, requestPaymentMismatch, formatAmount, type ObservedPayment } from '@cagnotte/domain';
 import { PaymentRequestCustomer, PaymentRequestLine } from '@cagnotte/event-schemas';
-import { defineRoute, ledgerCall, requestMemoHash, type Config, type LedgerGateway, type RouteDef } from '@cagnotte/infra';
+import { V1Currency, defineRoute, ledgerCall, livemodeOf, prefixedIdParam, registerV1ErrorCodes, requestMemoHash, type ApiKeyContext, type Config, type LedgerGateway, type RouteDef } from '@cagnotte/infra';
 import { PaymentRequestSchema, paymentRequestView } from '@cagnotte/read-models';
 import { executeCommand, fromRequest, type ExecuteRuntime } from '../shared/execute-command';
 import { loadState } from '../shared/run-command';
@@ -10,7 +10,7 @@ import type { CommandFacts } from '../shared/facts';
 import { accountParty } from '../invoicing/parties';
 import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 import { requestAggregate, requestInScope, requestStream, type RequestCommandState } from './aggregate';
-import { accountIdParam, livemodeOf, requestIdParam } from './ids';
+import { accountIdParam, requestIdParam } from './ids';
 
 export interface RequestRouteDeps extends ExecuteRuntime {
   facts: CommandFacts;
@@ -28,16 +28,16 @@ const StellarAccount = z.string().regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar ac
 const CreateBody = z
   .object({
     lineItems: z.array(PaymentRequestLine).min(1).max(100),
-    currency: z.literal('EUR').default('EUR'),
+    currency: V1Currency,
     dueAt: z.string().datetime({ offset: true }),
-    payee: z.string().max(64).optional(),
+    payee: z.string().max(64).optional().describe('`acct_…`: the API key’s owner (the default); no other account'),
     customer: PaymentRequestCustomer.optional(),
     description: z.string().max(1000).optional(),
     metadata: z.record(z.string().max(40), z.string().max(500)).refine((m) => Object.keys(m).length <= 50, 'at most 50 keys').optional(),
   })
   .strict();
 
-const IdParams = z.object({ id: z.string().max(64) });
+const IdParams = z.object({ id: prefixedIdParam('req') });
 
 const PaymentXdr = z
   .object({
@@ -60,13 +60,26 @@ const RecordResult = z
   })
   .describe('PaymentRequestPaymentResult');
 
+registerV1ErrorCodes({
+  request_not_found: 'No such payment request for this key: missing, another tenant’s, another payee’s or of the other mode',
+  request_not_open: 'The payment request is paid, expired or void: it takes no payment and cannot be voided',
+  payee_not_allowed: 'A request pays the API key’s owner: `payee` may name no other account',
+  payee_wallet_required: 'The payee has no linked ledger wallet to be paid on',
+  invalid_line_items: 'A line item’s VAT category and rate do not fit (S above 0, any other at 0, O alone), or the request is for 0.00',
+  invalid_vat_category: 'A VAT category the payee cannot invoice: O without a VAT id only, AE and K need customer.vatId',
+  payment_mismatch: 'The transaction is not a payment of this request (memo, destination, asset, one payment, success)',
+  invalid_xdr: 'signedXdr is not a transaction envelope for this network',
+  ledger_account_not_found: 'The payer’s account does not exist on the ledger yet',
+  invoice_not_found: 'No invoice yet: the request is not paid, or its invoice is being issued',
+});
+
 export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => {
   const { ledger, clock, facts } = deps;
 
   /** The request of this caller (tenant, mode, payee), or a 404 for any other id. */
-  const scopeOf = (ctx: { auth: { userId: string } | null; tenant: { id: string } | null; apiKey?: unknown }) => ({
+  const scopeOf = (ctx: { auth: { userId: string } | null; tenant: { id: string } | null; apiKey: ApiKeyContext | null }) => ({
     tenantId: ctx.tenant!.id,
-    livemode: livemodeOf(ctx, deps.config),
+    livemode: livemodeOf(ctx, deps.config.APP_ENV === 'production'),
     payeeId: ctx.auth!.userId,
   });
   const answer = (status: number) => (o: { state: RequestCommandState }) => ({ status, data: paymentRequestView(o.state.doc!) });
@@ -81,6 +94,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
       'The answer carries `payment` (destination, asset, MEMO_HASH, amount): any wallet may pay it; `POST /v1/requests/{id}/payment` builds the unsigned transaction for one payer. The request expires at `dueAt`.',
     ].join('\n\n'),
     tags: ['Requests'],
+    v1: { resource: 'requests', access: 'write' },
     auth: 'required',
     tenant: 'required',
     body: CreateBody,
@@ -138,6 +152,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
     description:
       'The unsigned transaction a payer signs with their own wallet: one payment of what remains of the amount due, in the stablecoin, from `payer` to the payee, with the request’s MEMO_HASH. Then they submit it to the ledger and send its hash to `POST /v1/requests/{id}/payments`. Only an open request; the payer’s account must exist on the ledger.',
     tags: ['Requests'],
+    v1: { resource: 'requests', access: 'write' },
     auth: 'required',
     tenant: 'required',
     params: IdParams,
@@ -167,6 +182,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
       'A payment that arrives after the request expired or was voided is recorded as `late: true` and pays nothing (the payee returns it). `{pending: true}` while the ledger does not show the transaction yet (call again). A transaction that is not a payment of this request is a 400 `payment_mismatch`.',
     ].join('\n\n'),
     tags: ['Requests'],
+    v1: { resource: 'requests', access: 'write' },
     auth: 'required',
     tenant: 'required',
     params: IdParams,
@@ -211,6 +227,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
     summary: 'Void an open payment request',
     description: 'Only an open request (400 `request_not_open` otherwise); voiding twice answers the voided request. A payment that arrives after is recorded as late and pays nothing.',
     tags: ['Requests'],
+    v1: { resource: 'requests', access: 'write' },
     auth: 'required',
     tenant: 'required',
     params: IdParams,

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '@cagnotte/domain/errors';
-import { defineRoute, type Config, type RequestContext, type RouteDef } from '@cagnotte/infra';
+import { NotFoundError } from '@cagnotte/domain/errors';
+import { V1ListQuery, applyCursor, cursorPage, defineRoute, fromPrefixedId, livemodeOf, prefixedIdParam, unknownCursor, v1List, type Config, type RequestContext, type RouteDef } from '@cagnotte/infra';
 import {
   PaymentRequestSchema,
   PublicPaymentRequestSchema,
   paymentRequestView,
   publicPaymentRequestView,
-  uuidOfPublicId,
   type InvoiceReadModel,
   type RequestReadModel,
+  type RequestRow,
   type RequestScope,
 } from '@cagnotte/read-models';
 import { waitForMinPosition, type ConsistencyDeps } from '../shared/consistency';
@@ -23,30 +23,19 @@ export interface RequestQueryDeps extends ConsistencyDeps {
   config: Pick<Config, 'APP_ENV'>;
 }
 
-const IdParams = z.object({ id: z.string().max(64) });
-const Status = z.enum(['open', 'paid', 'expired', 'void']);
-const ListQuery = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(100).default(10),
-    startingAfter: z.string().max(64).optional(),
-    endingBefore: z.string().max(64).optional(),
-    status: Status.optional(),
-  })
-  .strict();
-const RequestList = z.object({ object: z.literal('list'), items: z.array(PaymentRequestSchema), hasMore: z.boolean(), url: z.literal('/v1/requests') }).describe('PaymentRequestList');
+const IdParams = z.object({ id: prefixedIdParam('req') });
+const ListQuery = V1ListQuery.safeExtend({ status: z.enum(['open', 'paid', 'expired', 'void']).optional().describe('Only the requests in this status') });
 
 const requestUuid = (id: string): string => {
-  const uuid = uuidOfPublicId('req', id);
+  const uuid = fromPrefixedId('req', id);
   if (!uuid) throw new NotFoundError('request');
   return uuid;
 };
 
 export const makeRequestQueryRoutes = (deps: RequestQueryDeps): RouteDef[] => {
+  const production = deps.config.APP_ENV === 'production';
   /** A caller reads their own requests (they are the payee), of their mode (live / test), in their tenant. */
-  const scopeOf = (ctx: RequestContext<unknown, unknown, unknown>): RequestScope => {
-    const key = (ctx as { apiKey?: { livemode: boolean } | null }).apiKey;
-    return { tenantId: ctx.tenant!.id, livemode: key ? key.livemode : deps.config.APP_ENV === 'production', payeeId: ctx.auth!.userId };
-  };
+  const scopeOf = (ctx: RequestContext<unknown, unknown, unknown>): RequestScope => ({ tenantId: ctx.tenant!.id, livemode: livemodeOf(ctx, production), payeeId: ctx.auth!.userId });
   const load = async (ctx: RequestContext<unknown, unknown, { id: string }>) => {
     const uuid = requestUuid(ctx.params.id);
     await waitForMinPosition(deps, ctx, REQUEST_PROJECTIONS);
@@ -54,11 +43,11 @@ export const makeRequestQueryRoutes = (deps: RequestQueryDeps): RouteDef[] => {
     if (!doc) throw new NotFoundError('request');
     return doc;
   };
-  const cursor = async (ctx: RequestContext<unknown, unknown, unknown>, id: string | undefined, param: string): Promise<bigint | undefined> => {
+  const cursor = async (ctx: RequestContext<unknown, unknown, unknown>, id: string | undefined, param: 'startingAfter' | 'endingBefore'): Promise<bigint | undefined> => {
     if (id === undefined) return undefined;
-    const uuid = uuidOfPublicId('req', id);
+    const uuid = fromPrefixedId('req', id);
     const doc = uuid ? await deps.requests.byId(scopeOf(ctx), uuid) : null;
-    if (!doc) throw new ValidationError({ [param]: ['is not a request of this list'] }, 'Unknown cursor', 'invalid_cursor');
+    if (!doc) throw unknownCursor(param);
     return doc.seq;
   };
 
@@ -68,11 +57,12 @@ export const makeRequestQueryRoutes = (deps: RequestQueryDeps): RouteDef[] => {
     summary: 'Retrieve a payment request',
     description: 'The payee’s own request (another tenant’s, another mode’s or another payee’s is a 404). Send `X-Min-Position` to wait for the `requests` projection.',
     tags: ['Requests'],
+    v1: { resource: 'requests', access: 'read' },
     auth: 'required',
     tenant: 'required',
     params: IdParams,
     success: { status: 200, description: 'The request', schema: PaymentRequestSchema },
-    errors: [401, 404],
+    errors: [401, 403, 404],
     handler: async (ctx) => ({ data: paymentRequestView(await load(ctx)) }),
   });
 
@@ -80,22 +70,22 @@ export const makeRequestQueryRoutes = (deps: RequestQueryDeps): RouteDef[] => {
     method: 'get',
     path: '/v1/requests',
     summary: 'List payment requests',
-    description: 'The payee’s requests, newest first, `limit` (1–100, 10) at a time; `startingAfter` / `endingBefore` take a request id; `status` filters.',
+    description: 'The payee’s requests of the key’s mode, newest first; `status` filters.',
     tags: ['Requests'],
+    v1: { resource: 'requests', access: 'read' },
     auth: 'required',
     tenant: 'required',
     query: ListQuery,
-    success: { status: 200, description: 'A page of requests', schema: RequestList },
-    errors: [400, 401],
+    success: { status: 200, description: 'A page of requests', schema: v1List(PaymentRequestSchema).describe('PaymentRequestList') },
+    errors: [400, 401, 403],
     handler: async (ctx) => {
       await waitForMinPosition(deps, ctx, REQUEST_PROJECTIONS);
       const { limit, status } = ctx.query;
       const after = await cursor(ctx, ctx.query.startingAfter, 'startingAfter');
       const before = await cursor(ctx, ctx.query.endingBefore, 'endingBefore');
-      const rows = await deps.requests.list(scopeOf(ctx), { limit, ...(after !== undefined ? { after } : {}), ...(before !== undefined ? { before } : {}), ...(status ? { status } : {}) });
-      const hasMore = rows.length > limit;
-      const page = before !== undefined ? rows.slice(rows.length > limit ? 1 : 0) : rows.slice(0, limit);
-      return { data: { object: 'list' as const, items: page.map(paymentRequestView), hasMore, url: '/v1/requests' as const } };
+      const rows = (await applyCursor(deps.requests.listQuery(scopeOf(ctx), status), { seqColumn: 'seq', limit, after, before })) as RequestRow[];
+      const page = cursorPage(deps.requests.docsOf(rows), limit, before);
+      return { data: { object: 'list' as const, items: page.items.map(paymentRequestView), hasMore: page.hasMore, url: '/v1/requests' } };
     },
   });
 
@@ -127,13 +117,14 @@ export const makeRequestQueryRoutes = (deps: RequestQueryDeps): RouteDef[] => {
     description:
       'The payee’s invoice to the customer (series R), issued when the request was paid: `format=pdf` (default) the Factur-X PDF (EN 16931 profile) with the CII XML embedded, `format=xml` the CII XML. 404 `invoice_not_found` while it is not issued yet (it follows the payment within seconds) or for a request that is not paid.',
     tags: ['Requests'],
+    v1: { resource: 'requests', access: 'read' },
     auth: 'required',
     tenant: 'required',
     params: IdParams,
     query: z.object({ format: z.enum(['pdf', 'xml']).default('pdf') }).strict(),
     success: { status: 200, description: 'The Factur-X PDF or the CII XML', schema: null, contentType: 'application/pdf' },
     responseHeaders: { 'Content-Disposition': '`attachment; filename="<number>.pdf"` (or `inline; … .xml`)' },
-    errors: [401, 404],
+    errors: [401, 403, 404],
     handler: async (ctx) => {
       const doc = await load(ctx);
       const row = await deps.invoices.bySource(doc.tenantId, { kind: 'account', id: doc.payeeId }, `request:${doc.requestId}`);

@@ -67,16 +67,15 @@ export class RequestReadModel {
     return row ? requestDocOf(row) : null;
   }
 
-  /** Newest first by seq; `after`/`before` are seqs (exclusive); one more row than `limit` tells hasMore. */
-  async list(s: RequestScope, o: { limit: number; after?: bigint; before?: bigint; status?: string }): Promise<Array<RequestDoc & { seq: bigint }>> {
+  /** The rows of a list in scope (with `status`), unordered: the /v1 list applies its cursor and order (applyCursor). */
+  listQuery(s: RequestScope, status?: string): Knex.QueryBuilder {
     const q = this.scoped(s);
-    if (o.status) q.where({ status: o.status });
-    if (o.after !== undefined) q.where('seq', '<', o.after.toString());
-    if (o.before !== undefined) q.where('seq', '>', o.before.toString());
-    // Before a cursor: the rows just above it, nearest first, then put back newest first.
-    q.orderBy('seq', o.before !== undefined ? 'asc' : 'desc').limit(o.limit + 1);
-    const rows = (await q) as RequestRow[];
-    const docs = rows.map((r) => ({ ...requestDocOf(r), seq: BigInt(r.seq!) }));
-    return o.before !== undefined ? docs.reverse() : docs;
+    if (status) q.where({ status });
+    return q;
+  }
+
+  /** The documents of rows read through `listQuery`. */
+  docsOf(rows: RequestRow[]): Array<RequestDoc & { seq: bigint }> {
+    return rows.map((r) => ({ ...requestDocOf(r), seq: BigInt(r.seq!) }));
   }
 }

@@ -131,6 +131,24 @@ test('paid in full: open â†’ the payer signs the built payment and submits it â†
   assert.equal([voided.status, voided.body.code], [400, 'request_not_open']);
 });
 
+test('a payer named on creation (an account of the tenant): the answer carries their unsigned payment; they sign it and it pays', async (ctx) => {
+  const buyer = await ctx.api.user(ctx.tenant, { wallet: true, name: 'Bea' });
+  const payer = `acct_${buyer.id.replace(/-/g, '')}`;
+  const created = await post(ctx, ctx.key, '/v1/requests', invoiceBody({ payer, lineItems: [{ description: 'Workshop seat', quantity: 1, unitAmount: '20', vatCategory: 'S', vatRate: '20' }] }));
+  assert.is(created.status, 201, created.text);
+  const r = created.body.data;
+  assert.equal([r.amountDue, r.paymentXdr.amount], ['24.00', '24.00']);
+  const signed = signXdr(buyer.wallet!, r.paymentXdr.xdr);
+  const { hash } = await buyer.wallet!.horizon.submitTransaction(signed);
+  const recorded = await post(ctx, ctx.key, `/v1/requests/${r.id}/payments`, { txHash: hash });
+  assert.equal([recorded.status, recorded.body.data.request.status, recorded.body.data.request.payments[0].from], [200, 'paid', buyer.wallet!.keypair.publicKey()]);
+  // Without payer the answer has none; an account of another tenant is no payer here.
+  assert.is((await post(ctx, ctx.key, '/v1/requests', invoiceBody())).body.data.paymentXdr, null);
+  const other = await ctx.api.user((await ctx.api.tenant()).slug, { wallet: true });
+  const refused = await post(ctx, ctx.key, '/v1/requests', invoiceBody({ payer: `acct_${other.id.replace(/-/g, '')}` }));
+  assert.equal([refused.status, refused.body.code], [404, 'account_not_found']);
+});
+
 test('under-paid: the request stays open with what remains; the rest completes it', async (ctx) => {
   const created = await post(ctx, ctx.key, '/v1/requests', invoiceBody());
   const r = created.body.data;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, decidePaymentRequest, balanceOf, requestPaymentMismatch, formatAmount, type ObservedPayment } from '@cagnotte/domain';
+import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, decidePaymentRequest, balanceOf, requestPaymentMismatch, requestTotals, formatAmount, type ObservedPayment } from '@cagnotte/domain';
 import { PaymentRequestCustomer, PaymentRequestLine } from '@cagnotte/event-schemas';
 import { V1Currency, defineRoute, ledgerCall, livemodeOf, prefixedIdParam, registerV1ErrorCodes, requestMemoHash, type ApiKeyContext, type Config, type LedgerGateway, type RouteDef } from '@cagnotte/infra';
 import { PaymentRequestSchema, paymentRequestView } from '@cagnotte/read-models';
@@ -23,7 +23,11 @@ const TxHash = z
   .string()
   .regex(/^[0-9a-fA-F]{64}$/, 'must be a 64-character hex transaction hash')
   .transform((h) => h.toLowerCase());
-const StellarAccount = z.string().regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar account id (G…)');
+/** A payer: a ledger account (`G…`), or an account of the tenant (`acct_…`) with a linked wallet. */
+const Payer = z
+  .string()
+  .regex(/^(G[A-Z2-7]{55}|acct_[0-9a-f]{32})$/, 'must be a Stellar account id (G…) or an account id (acct_…)')
+  .describe('The paying ledger account (`G…`), or an account of the tenant (`acct_…`) whose linked wallet pays');
 
 const CreateBody = z
   .object({
@@ -31,6 +35,7 @@ const CreateBody = z
     currency: V1Currency,
     dueAt: z.string().datetime({ offset: true }),
     payee: z.string().max(64).optional().describe('`acct_…`: the API key’s owner (the default); no other account'),
+    payer: Payer.optional().describe('When the payer is known: the answer carries `paymentXdr`, their unsigned payment'),
     customer: PaymentRequestCustomer.optional(),
     description: z.string().max(1000).optional(),
     metadata: z.record(z.string().max(40), z.string().max(500)).refine((m) => Object.keys(m).length <= 50, 'at most 50 keys').optional(),
@@ -48,6 +53,10 @@ const PaymentXdr = z
     amount: z.string().describe('What it pays: what remains of the amount due'),
   })
   .describe('PaymentRequestPaymentXdr');
+
+const CreatedRequest = PaymentRequestSchema.extend({
+  paymentXdr: PaymentXdr.nullable().describe('The unsigned payment of `payer` when one was named; else null (POST …/payment builds it)'),
+}).describe('PaymentRequestCreated');
 
 const RecordResult = z
   .object({
@@ -71,6 +80,8 @@ registerV1ErrorCodes({
   invalid_xdr: 'signedXdr is not a transaction envelope for this network',
   ledger_account_not_found: 'The payer’s account does not exist on the ledger yet',
   invoice_not_found: 'No invoice yet: the request is not paid, or its invoice is being issued',
+  payer_wallet_required: 'The payer account (`acct_…`) has no linked ledger wallet',
+  account_not_found: 'No such account in this tenant',
 });
 
 export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => {
@@ -84,6 +95,20 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
   });
   const answer = (status: number) => (o: { state: RequestCommandState }) => ({ status, data: paymentRequestView(o.state.doc!) });
 
+  /** The payer's ledger account: as given (`G…`), or the linked wallet of an account of the caller's tenant (`acct_…`). */
+  const payerWallet = async (payer: string, tenantId: string): Promise<string> => {
+    if (payer.startsWith('G')) return payer;
+    const account = await facts.account(accountIdParam(payer)!);
+    if (account.status === 'none' || account.tenantId !== tenantId) throw new NotFoundError('account');
+    if (!account.ledgerAccount) throw new ValidationError({ payer: ['this account has no linked ledger wallet'] }, 'The payer has no linked ledger wallet', 'payer_wallet_required');
+    return account.ledgerAccount;
+  };
+  const paymentOf = async (payer: string, tenantId: string, destination: string, amount: string, memoHash: string) => {
+    const source = await payerWallet(payer, tenantId);
+    const built = await ledgerCall(() => ledger.buildPayment(source, destination, amount, memoHash));
+    return { ...built, networkPassphrase: ledger.settings.networkPassphrase, amount };
+  };
+
   const create = defineRoute({
     method: 'post',
     path: '/v1/requests',
@@ -91,7 +116,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
     description: [
       'A payment link or an itemised invoice, paid on the ledger to the payee’s own wallet. `lineItems` are VAT excluded (`unitAmount` up to 4 decimals) with their EN 16931 VAT category and rate; `amountDue` is their net sum plus the VAT per (category, rate), rounded half-up to the cent once per rate, exactly as the invoice issued when it is paid will show it.',
       'The payee is the API key’s owner (`payee` may only name them: `acct_…`) and must have a linked ledger wallet. Without a VAT id the payee invoices `O` (not subject to VAT) only; with one, any other category (`AE` and `K` need `customer.vatId`).',
-      'The answer carries `payment` (destination, asset, MEMO_HASH, amount): any wallet may pay it; `POST /v1/requests/{id}/payment` builds the unsigned transaction for one payer. The request expires at `dueAt`.',
+      'The answer carries `payment` (destination, asset, MEMO_HASH, amount): any wallet may pay it. With `payer` (`G…`, or `acct_…` of the tenant with a linked wallet) it also carries `paymentXdr`, the payer’s unsigned transaction; otherwise `POST /v1/requests/{id}/payment` builds it later. The request expires at `dueAt`.',
     ].join('\n\n'),
     tags: ['Requests'],
     v1: { resource: 'requests', access: 'write' },
@@ -99,7 +124,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
     tenant: 'required',
     body: CreateBody,
     idempotent: true,
-    success: { status: 201, description: 'The open request', schema: PaymentRequestSchema },
+    success: { status: 201, description: 'The open request', schema: CreatedRequest },
     errors: [400, 401, 403, 404, 409],
     handler: async (ctx) => {
       const auth = ctx.auth!;
@@ -110,6 +135,12 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
       const { account } = await facts.persona(auth);
       const party = accountParty(account, account.country);
       const requestId = randomUUID();
+      const memoHash = requestMemoHash(requestId);
+      // The payer's payment is built before anything is recorded: an unfunded payer or a silent ledger leaves no request.
+      const paymentXdr =
+        ctx.body.payer && account.ledgerAccount
+          ? await paymentOf(ctx.body.payer, scope.tenantId, account.ledgerAccount, requestTotals(ctx.body.lineItems).amountDue, memoHash)
+          : null;
       const now = clock().toISOString();
       const { answer: data } = await executeCommand(deps, {
         stream: requestStream(requestId),
@@ -127,7 +158,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
                 payeeWallet: account.ledgerAccount,
                 payeeVatId: party.vatId ?? null,
                 asset: { code: ledger.settings.assetCode, issuer: ledger.settings.assetIssuer },
-                memoHash: requestMemoHash(requestId),
+                memoHash,
                 lines: ctx.body.lineItems,
                 dueAt: ctx.body.dueAt,
                 customer: ctx.body.customer ?? null,
@@ -138,7 +169,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
             },
             s.request,
           ),
-        respond: answer(201),
+        respond: (o) => ({ status: 201, data: { ...paymentRequestView(o.state.doc!), paymentXdr } }),
         ...fromRequest(ctx, scope.tenantId, now),
       });
       return data;
@@ -150,13 +181,13 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
     path: '/v1/requests/{id}/payment',
     summary: 'Build the payment of a request for one payer',
     description:
-      'The unsigned transaction a payer signs with their own wallet: one payment of what remains of the amount due, in the stablecoin, from `payer` to the payee, with the request’s MEMO_HASH. Then they submit it to the ledger and send its hash to `POST /v1/requests/{id}/payments`. Only an open request; the payer’s account must exist on the ledger.',
+      'The unsigned transaction a payer signs with their own wallet: one payment of what remains of the amount due, in the stablecoin, from `payer` (`G…`, or `acct_…` of the tenant: its linked wallet) to the payee, with the request’s MEMO_HASH. Then they submit it to the ledger and send its hash to `POST /v1/requests/{id}/payments`. Only an open request; the payer’s account must exist on the ledger.',
     tags: ['Requests'],
     v1: { resource: 'requests', access: 'write' },
     auth: 'required',
     tenant: 'required',
     params: IdParams,
-    body: z.object({ payer: StellarAccount }).strict(),
+    body: z.object({ payer: Payer }).strict(),
     idempotent: true,
     success: { status: 200, description: 'The unsigned payment', schema: PaymentXdr },
     errors: [400, 401, 404, 409],
@@ -166,9 +197,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
       const r = requestInScope(state.request, scopeOf(ctx));
       if (r.status === 'none') throw new NotFoundError('request');
       if (r.status !== 'open') throw new IllegalStateError('request_not_open', `Only an open request can be paid (this one is ${r.status})`);
-      const amount = formatAmount(balanceOf(r).remaining);
-      const built = await ledgerCall(() => ledger.buildPayment(ctx.body.payer, r.payeeWallet, amount, r.memoHash));
-      return { data: { ...built, networkPassphrase: ledger.settings.networkPassphrase, amount } };
+      return { data: await paymentOf(ctx.body.payer, r.tenantId, r.payeeWallet, formatAmount(balanceOf(r).remaining), r.memoHash) };
     },
   });
 

@@ -176,6 +176,11 @@ test('expired: the job at dueAt expires the open request; a payment after is rec
   const dueAt = new Date(Date.now() + 2000).toISOString();
   const r = (await post(ctx, ctx.key, '/v1/requests', invoiceBody({ dueAt }))).body.data;
   const uuid = r.id.slice(4).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+  // Its creation scheduled the expiry job on the request-expiry queue (no worker runs it in this spec: it is run below).
+  await eventually(async () => {
+    const counts = (await ctx.api.services.jobs.counts())['request-expiry'];
+    return counts !== undefined && counts.delayed + counts.waiting > 0;
+  }, 'the expiry job scheduled');
   // The job run early (the clock before dueAt) changes nothing; run at its time, it expires the request.
   assert.equal((await expirePaymentRequest(ctx.api.services, { requestId: uuid, tenantId: null }, new Date(Date.parse(dueAt) - 1000))).events, []);
   const expired = await expirePaymentRequest(ctx.api.services, { requestId: uuid, tenantId: null }, new Date(Date.parse(dueAt) + 1000));

@@ -1,6 +1,6 @@
 import { isPaymentRequestEvent, type DomainEvent, type EventData, type PaymentRequestCustomer, type PaymentRequestEvent, type PaymentRequestLine } from '@cagnotte/event-schemas';
 import { IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
-import { formatAmount, parseAmount, type Minor } from '../money';
+import { fitsLedger, formatAmount, ledgerBoundMessage, parseAmount, type Minor } from '../money';
 import type { ObservedPayment } from '../personas/organiser-grant';
 import { requestTotals, stroopsOfCents } from './amounts';
 
@@ -128,6 +128,8 @@ export const decidePaymentRequest = (command: PaymentRequestCommand, state: Paym
       if (Date.parse(d.dueAt) <= Date.parse(now)) throw new ValidationError({ dueAt: ['must be in the future'] });
       const totals = requestTotals(d.lines);
       if (stroopsOfCents(totals.amountDue) <= 0n) throw new ValidationError({ lineItems: ['the request must ask for more than 0.00'] }, 'Nothing to pay', 'invalid_line_items');
+      // It may be paid in one ledger payment (MAX_LEDGER_AMOUNT, the rule every request amount asks).
+      if (!fitsLedger(stroopsOfCents(totals.amountDue))) throw new ValidationError({ lineItems: [ledgerBoundMessage('the amount due')] }, 'The amount due is too large', 'invalid_line_items');
       checkVat(d);
       return [
         {

@@ -109,6 +109,9 @@ test('create: a payee without a linked wallet, a past dueAt, a payee without VAT
   const e = given().when(create({ lines: [{ description: 'x', quantity: 1, unitAmount: '5', vatCategory: 'S', vatRate: '0' }] })).thenThrows(ValidationError, 'invalid_line_items');
   assert.ok(e.errors['lineItems.0']);
   given().when(create({ lines: [{ description: 'x', quantity: 1, unitAmount: '0', vatCategory: 'Z', vatRate: '0' }] })).thenThrows(ValidationError, 'invalid_line_items');
+  // More than one ledger payment can carry (2^63 − 1 stroops = 922337203685.4775807).
+  given().when(create({ lines: [{ description: 'x', quantity: 1000, unitAmount: '922337203.6855', vatCategory: 'Z', vatRate: '0' }] })).thenThrows(ValidationError, 'invalid_line_items');
+  assert.is(decidePaymentRequest(create({ lines: [{ description: 'x', quantity: 1000, unitAmount: '922337203.6854', vatCategory: 'Z', vatRate: '0' }] }), { status: 'none' }).length, 1);
 });
 
 test('create: a payee without VAT id invoices O only; the request is created', () => {

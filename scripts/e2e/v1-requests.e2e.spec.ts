@@ -242,6 +242,9 @@ test('void, list with status filter and cursors, another tenant’s request is a
   assert.equal([events[0].data.request, events[0].data.amountDue, events[1].data.status], [r.id, '121.19', 'void']);
   const strangerFeed = await stranger('GET', '/v1/events?types=request.*');
   assert.equal(strangerFeed.body.data.items, []);
+  // The events of a test request are test events: the payee's live key reads none of them.
+  const liveFeed = await get(ctx, live, `/v1/events?types=request.*&subject=${r.id}`);
+  assert.equal([liveFeed.status, liveFeed.body.data.items], [200, []]);
 });
 
 test.run();

@@ -166,11 +166,11 @@ export const decidePaymentRequest = (command: PaymentRequestCommand, state: Paym
       const amount = formatAmount(parseAmount(p.amount));
       const paid = late ? r.paid : r.paid + parseAmount(amount);
       const events: PaymentRequestEvent[] = [
-        { type: 'PaymentRequestPaymentRecorded', data: { requestId: r.requestId, txHash: p.txHash, ledger: p.ledger, from: p.from, amount, amountPaid: formatAmount(paid), late, recordedAt: now } },
+        { type: 'PaymentRequestPaymentRecorded', data: { requestId: r.requestId, livemode: r.livemode, txHash: p.txHash, ledger: p.ledger, from: p.from, amount, amountPaid: formatAmount(paid), late, recordedAt: now } },
       ];
       const due = stroopsOfCents(r.amountDue);
       if (r.status === 'open' && paid >= due) {
-        events.push({ type: 'PaymentRequestPaid', data: { requestId: r.requestId, amountPaid: formatAmount(paid), amountOverpaid: formatAmount(paid - due), paidAt: now } });
+        events.push({ type: 'PaymentRequestPaid', data: { requestId: r.requestId, livemode: r.livemode, amountPaid: formatAmount(paid), amountOverpaid: formatAmount(paid - due), paidAt: now } });
       }
       return events;
     }
@@ -178,11 +178,11 @@ export const decidePaymentRequest = (command: PaymentRequestCommand, state: Paym
       const r = requireRequest(state);
       if (r.status === 'void') return [];
       if (r.status !== 'open') throw new IllegalStateError('request_not_open', `Only an open request can be voided (this one is ${r.status})`);
-      return [{ type: 'PaymentRequestVoided', data: { requestId: r.requestId, amountPaid: formatAmount(r.paid), voidedAt: now } }];
+      return [{ type: 'PaymentRequestVoided', data: { requestId: r.requestId, livemode: r.livemode, amountPaid: formatAmount(r.paid), voidedAt: now } }];
     }
     case 'ExpireRequest': {
       if (state.status !== 'open' || Date.parse(now) < Date.parse(state.dueAt)) return [];
-      return [{ type: 'PaymentRequestExpired', data: { requestId: state.requestId, amountPaid: formatAmount(state.paid), expiredAt: now } }];
+      return [{ type: 'PaymentRequestExpired', data: { requestId: state.requestId, livemode: state.livemode, amountPaid: formatAmount(state.paid), expiredAt: now } }];
     }
     default:
       return assertNever(command);

@@ -121,8 +121,8 @@ test('create: a payee without VAT id invoices O only; the request is created', (
 
 test('a payment of exactly the amount due: recorded, then paid', () => {
   const state = given(createdEvent).when(pay(payment())).then([
-    { type: 'PaymentRequestPaymentRecorded', data: { requestId: REQ, txHash: 'ef'.repeat(32), ledger: 7, from: PAYER, amount: '130.55', amountPaid: '130.55', late: false, recordedAt: T1 } },
-    { type: 'PaymentRequestPaid', data: { requestId: REQ, amountPaid: '130.55', amountOverpaid: '0.00', paidAt: T1 } },
+    { type: 'PaymentRequestPaymentRecorded', data: { requestId: REQ, livemode: false, txHash: 'ef'.repeat(32), ledger: 7, from: PAYER, amount: '130.55', amountPaid: '130.55', late: false, recordedAt: T1 } },
+    { type: 'PaymentRequestPaid', data: { requestId: REQ, livemode: false, amountPaid: '130.55', amountOverpaid: '0.00', paidAt: T1 } },
   ]);
   assert.is(state.status, 'paid');
   // The same transaction again records nothing.
@@ -137,8 +137,8 @@ test('an under-payment keeps the request open with what remains; a second paymen
   if (open.status === 'none') return;
   assert.equal(balanceOf(open), { remaining: 305_500_000n, overpaid: 0n });
   const second = given(createdEvent, ...first).when(pay(payment({ txHash: 'cd'.repeat(32), amount: '31.0000001' }))).then([
-    { type: 'PaymentRequestPaymentRecorded', data: { requestId: REQ, txHash: 'cd'.repeat(32), ledger: 7, from: PAYER, amount: '31.0000001', amountPaid: '131.0000001', late: false, recordedAt: T1 } },
-    { type: 'PaymentRequestPaid', data: { requestId: REQ, amountPaid: '131.0000001', amountOverpaid: '0.4500001', paidAt: T1 } },
+    { type: 'PaymentRequestPaymentRecorded', data: { requestId: REQ, livemode: false, txHash: 'cd'.repeat(32), ledger: 7, from: PAYER, amount: '31.0000001', amountPaid: '131.0000001', late: false, recordedAt: T1 } },
+    { type: 'PaymentRequestPaid', data: { requestId: REQ, livemode: false, amountPaid: '131.0000001', amountOverpaid: '0.4500001', paidAt: T1 } },
   ]);
   if (second.status === 'none') return;
   assert.equal(balanceOf(second), { remaining: 0n, overpaid: 4_500_001n });
@@ -164,20 +164,20 @@ test('a payment that is not this request’s is refused: memo, destination, asse
 test('expiry: nothing before dueAt; at dueAt an open request expires; a later payment is recorded as late and pays nothing', () => {
   given(createdEvent).when({ type: 'ExpireRequest', data: { requestId: REQ }, metadata: { now: T1 } }).then([]);
   const expired = given(createdEvent).when({ type: 'ExpireRequest', data: { requestId: REQ }, metadata: { now: LATER } }).then([
-    { type: 'PaymentRequestExpired', data: { requestId: REQ, amountPaid: '0.00', expiredAt: LATER } },
+    { type: 'PaymentRequestExpired', data: { requestId: REQ, livemode: false, amountPaid: '0.00', expiredAt: LATER } },
   ]);
   assert.is(expired.status, 'expired');
-  const expiredEvent = { type: 'PaymentRequestExpired' as const, data: { requestId: REQ, amountPaid: '0.00', expiredAt: LATER } };
+  const expiredEvent = { type: 'PaymentRequestExpired' as const, data: { requestId: REQ, livemode: false, amountPaid: '0.00', expiredAt: LATER } };
   given(createdEvent, expiredEvent).when({ type: 'ExpireRequest', data: { requestId: REQ }, metadata: { now: LATER } }).then([]);
   given(createdEvent, expiredEvent).when(pay(payment(), LATER)).then([
-    { type: 'PaymentRequestPaymentRecorded', data: { requestId: REQ, txHash: 'ef'.repeat(32), ledger: 7, from: PAYER, amount: '130.55', amountPaid: '0.00', late: true, recordedAt: LATER } },
+    { type: 'PaymentRequestPaymentRecorded', data: { requestId: REQ, livemode: false, txHash: 'ef'.repeat(32), ledger: 7, from: PAYER, amount: '130.55', amountPaid: '0.00', late: true, recordedAt: LATER } },
   ]);
   given(createdEvent, expiredEvent).when({ type: 'VoidRequest', data: { requestId: REQ }, metadata: { now: LATER } }).thenThrows(IllegalStateError, 'request_not_open');
 });
 
 test('void: an open request only; twice is one void; a paid request cannot be voided', () => {
   const voided = given(createdEvent).when({ type: 'VoidRequest', data: { requestId: REQ }, metadata: { now: T1 } }).then([
-    { type: 'PaymentRequestVoided', data: { requestId: REQ, amountPaid: '0.00', voidedAt: T1 } },
+    { type: 'PaymentRequestVoided', data: { requestId: REQ, livemode: false, amountPaid: '0.00', voidedAt: T1 } },
   ]);
   assert.is(voided.status, 'void');
   const paid = decidePaymentRequest(pay(payment()), given(createdEvent).state());

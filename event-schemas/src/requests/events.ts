@@ -80,6 +80,8 @@ export const PaymentRequestPaymentRecorded = event(
   z
     .object({
       requestId: Id,
+      /** The request's mode, on every event of it: its public events carry it (the feed and webhooks filter on it). */
+      livemode: z.boolean(),
       txHash: z.string().regex(/^[0-9a-f]{64}$/),
       ledger: z.number().int().min(0),
       from: StellarAccountId,
@@ -96,14 +98,14 @@ export const PaymentRequestPaymentRecorded = event(
 export const PaymentRequestPaid = event(
   'PaymentRequestPaid',
   1,
-  z.object({ requestId: Id, amountPaid: DecimalAmount, amountOverpaid: DecimalAmount, paidAt: IsoDate }).strict(),
+  z.object({ requestId: Id, livemode: z.boolean(), amountPaid: DecimalAmount, amountOverpaid: DecimalAmount, paidAt: IsoDate }).strict(),
 );
 
 /** The due time passed with the request still open. */
-export const PaymentRequestExpired = event('PaymentRequestExpired', 1, z.object({ requestId: Id, amountPaid: DecimalAmount, expiredAt: IsoDate }).strict());
+export const PaymentRequestExpired = event('PaymentRequestExpired', 1, z.object({ requestId: Id, livemode: z.boolean(), amountPaid: DecimalAmount, expiredAt: IsoDate }).strict());
 
 /** The payee withdrew the request while open. */
-export const PaymentRequestVoided = event('PaymentRequestVoided', 1, z.object({ requestId: Id, amountPaid: DecimalAmount, voidedAt: IsoDate }).strict());
+export const PaymentRequestVoided = event('PaymentRequestVoided', 1, z.object({ requestId: Id, livemode: z.boolean(), amountPaid: DecimalAmount, voidedAt: IsoDate }).strict());
 
 export const paymentRequestEvents = [PaymentRequestCreated, PaymentRequestPaymentRecorded, PaymentRequestPaid, PaymentRequestExpired, PaymentRequestVoided] as const;
 export type PaymentRequestEvent = EventOf<(typeof paymentRequestEvents)[number]>;

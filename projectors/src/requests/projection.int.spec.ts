@@ -21,7 +21,7 @@ const history = (requestId: string, tenantId: string, payeeId: string): DomainEv
       currency: 'EUR', dueAt: at(50), customer: null, description: null, metadata: {}, createdAt: at(1),
     },
   },
-  { type: 'PaymentRequestPaymentRecorded', data: { requestId, txHash: 'cd'.repeat(32), ledger: 3, from: WALLET, amount: '50', amountPaid: '50.00', late: false, recordedAt: at(2) } },
+  { type: 'PaymentRequestPaymentRecorded', data: { requestId, livemode: false, txHash: 'cd'.repeat(32), ledger: 3, from: WALLET, amount: '50', amountPaid: '50.00', late: false, recordedAt: at(2) } },
 ];
 const projected = (e: DomainEvent, requestId: string, revision: number): ProjectedEvent =>
   ({ ...e, id: randomUUID(), streamId: `request-${requestId}`, revision: BigInt(revision), metadata: { tenantId: null } }) as unknown as ProjectedEvent;

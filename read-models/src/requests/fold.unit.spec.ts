@@ -34,7 +34,7 @@ const created: DomainEvent = {
 };
 const recorded = (tx: string, amount: string, amountPaid: string): DomainEvent => ({
   type: 'PaymentRequestPaymentRecorded',
-  data: { requestId: R, txHash: tx.repeat(32), ledger: 3, from: PAYER, amount, amountPaid, late: false, recordedAt: at(2) },
+  data: { requestId: R, livemode: false, txHash: tx.repeat(32), ledger: 3, from: PAYER, amount, amountPaid, late: false, recordedAt: at(2) },
 });
 
 test('request: an under-payment shows what remains; the second payment overpays and the request is paid', () => {
@@ -48,7 +48,7 @@ test('request: an under-payment shows what remains; the second payment overpays 
   const paid = foldAll(foldRequest, [
     ...events,
     on(stream, 2, recorded('bb', '25.5', '125.50')),
-    on(stream, 3, { type: 'PaymentRequestPaid', data: { requestId: R, amountPaid: '125.50', amountOverpaid: '5.50', paidAt: at(3) } }),
+    on(stream, 3, { type: 'PaymentRequestPaid', data: { requestId: R, livemode: false, amountPaid: '125.50', amountOverpaid: '5.50', paidAt: at(3) } }),
   ])!;
   const p = paymentRequestView(paid);
   assert.equal([p.status, p.amountPaid, p.amountRemaining, p.amountOverpaid, p.underpaid, p.paidAt], ['paid', '125.50', '0.00', '5.50', false, at(3)]);
@@ -59,7 +59,7 @@ test('request: an under-payment shows what remains; the second payment overpays 
 });
 
 test('request: replaying any event changes nothing', () => {
-  const events = [on(stream, 0, created), on(stream, 1, recorded('aa', '100.00', '100.00')), on(stream, 2, { type: 'PaymentRequestVoided', data: { requestId: R, amountPaid: '100.00', voidedAt: at(4) } })];
+  const events = [on(stream, 0, created), on(stream, 1, recorded('aa', '100.00', '100.00')), on(stream, 2, { type: 'PaymentRequestVoided', data: { requestId: R, livemode: false, amountPaid: '100.00', voidedAt: at(4) } })];
   const once = foldAll(foldRequest, events);
   assert.is(foldAll(foldRequest, events, once), once);
   assert.equal(foldAll(foldRequest, [events[0]!, events[0]!, events[1]!, events[1]!, events[2]!]), once);

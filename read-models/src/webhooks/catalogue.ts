@@ -276,10 +276,10 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       createdAt: d.createdAt,
     }),
   PaymentRequestPaymentRecorded: (d) =>
-    one('request.payment_received', req(d.requestId), { request: req(d.requestId), txHash: d.txHash, amount: d.amount, amountPaid: d.amountPaid, late: d.late, receivedAt: d.recordedAt }),
-  PaymentRequestPaid: (d) => one('request.paid', req(d.requestId), { request: req(d.requestId), status: 'paid', amountPaid: d.amountPaid, amountOverpaid: d.amountOverpaid, paidAt: d.paidAt }),
-  PaymentRequestExpired: (d) => one('request.expired', req(d.requestId), { request: req(d.requestId), status: 'expired', amountPaid: d.amountPaid, expiredAt: d.expiredAt }),
-  PaymentRequestVoided: (d) => one('request.voided', req(d.requestId), { request: req(d.requestId), status: 'void', amountPaid: d.amountPaid, voidedAt: d.voidedAt }),
+    one('request.payment_received', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, txHash: d.txHash, amount: d.amount, amountPaid: d.amountPaid, late: d.late, receivedAt: d.recordedAt }),
+  PaymentRequestPaid: (d) => one('request.paid', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'paid', amountPaid: d.amountPaid, amountOverpaid: d.amountOverpaid, paidAt: d.paidAt }),
+  PaymentRequestExpired: (d) => one('request.expired', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'expired', amountPaid: d.amountPaid, expiredAt: d.expiredAt }),
+  PaymentRequestVoided: (d) => one('request.voided', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'void', amountPaid: d.amountPaid, voidedAt: d.voidedAt }),
 };
 
 /** The internal types that give public events. */

@@ -200,8 +200,8 @@ test('given a payment request’s life, when mapped, then request.* events name 
         currency: 'EUR', dueAt: at(30), customer: { name: 'Ann Buyer', email: 'ann@example.com', country: 'FR' }, description: null, metadata: {}, createdAt: at(1),
       },
     },
-    { type: 'PaymentRequestPaymentRecorded', data: { requestId: REQ, txHash: hex('6'), ledger: 4, from: G('X'), amount: '120.00', amountPaid: '120.00', late: false, recordedAt: at(2) } },
-    { type: 'PaymentRequestPaid', data: { requestId: REQ, amountPaid: '120.00', amountOverpaid: '0.00', paidAt: at(2) } },
+    { type: 'PaymentRequestPaymentRecorded', data: { requestId: REQ, livemode: false, txHash: hex('6'), ledger: 4, from: G('X'), amount: '120.00', amountPaid: '120.00', late: false, recordedAt: at(2) } },
+    { type: 'PaymentRequestPaid', data: { requestId: REQ, livemode: false, amountPaid: '120.00', amountOverpaid: '0.00', paidAt: at(2) } },
   ];
   // The created event is seen in another batch than the others: its owner comes from the projection's memory.
   const owners = new Map<string, PoolOwner>();
@@ -212,6 +212,8 @@ test('given a payment request’s life, when mapped, then request.* events name 
     ['request.payment_received', reqId, ORGANISER, TENANT],
     ['request.paid', reqId, ORGANISER, TENANT],
   ]);
+  // Each carries the request's mode: the feed and the webhooks filter on it.
+  assert.equal(out.map((d) => (d.data as { livemode?: unknown }).livemode), [false, false, false]);
   assert.not.ok(JSON.stringify(out.map((d) => d.data)).includes('ann@example.com'));
   assert.not.ok(JSON.stringify(out.map((d) => d.data)).includes('Ann Buyer'));
 });

@@ -205,11 +205,10 @@ const InvoiceIssuedData = z.object({
   issuedAt: Time,
 });
 
-const requestRef = { request: z.string().describe('`req_…`: the payment request') };
+const requestRef = { request: z.string().describe('`req_…`: the payment request'), livemode: z.boolean() };
 const RequestCreatedData = z.object({
   ...requestRef,
   payee: z.string().describe('`acct_…`: the account paid'),
-  livemode: z.boolean(),
   status: z.literal('open'),
   currency: z.literal('EUR'),
   subtotal: Amount,

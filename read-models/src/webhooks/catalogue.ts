@@ -294,8 +294,12 @@ export const poolIdOf = (e: { data: unknown }): string | null => {
   return typeof poolId === 'string' ? poolId : null;
 };
 
-/** The payment request an internal event is about, if any (its owner is that request's payee). */
+/** The payment request an internal event is about, if any (its owner is that request's payee): its own events, and its invoice. */
 export const requestIdOf = (e: { type: string; data: unknown }): string | null => {
+  if (e.type === 'InvoiceIssued') {
+    const m = /^request:([0-9a-f-]{36})$/.exec((e.data as { sourceKey?: string }).sourceKey ?? '');
+    return m ? m[1]! : null;
+  }
   if (!e.type.startsWith('PaymentRequest')) return null;
   const requestId = (e.data as { requestId?: unknown } | null)?.requestId;
   return typeof requestId === 'string' ? requestId : null;

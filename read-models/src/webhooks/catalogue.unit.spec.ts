@@ -216,6 +216,11 @@ test('given a payment request’s life, when mapped, then request.* events name 
   assert.equal(out.map((d) => (d.data as { livemode?: unknown }).livemode), [false, false, false]);
   assert.not.ok(JSON.stringify(out.map((d) => d.data)).includes('ann@example.com'));
   assert.not.ok(JSON.stringify(out.map((d) => d.data)).includes('Ann Buyer'));
+  // Its invoice (sourceKey request:<id>) is the payee's too.
+  const base = invoice(undefined) as Extract<DomainEvent, { type: 'InvoiceIssued' }>;
+  const requestInvoice: DomainEvent = { ...base, data: { ...base.data, kind: 'REQUEST', sourceKey: `request:${REQ}`, recipient: { kind: 'customer', id: REQ } } };
+  const [issued] = project([recorded(requestInvoice, 0, `invoices-${TENANT}-x`, null)], owners);
+  assert.equal([issued!.type, issued!.ownerId, issued!.tenantId], ['invoice.issued', ORGANISER, TENANT]);
 });
 
 test('given internal-only events, when mapped, then they give nothing', () => {

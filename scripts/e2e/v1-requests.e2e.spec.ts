@@ -126,6 +126,14 @@ test('paid in full: open → the payer signs the built payment and submits it �
   assert.equal([pdf.status, pdf.headers.get('content-type')], [200, 'application/pdf']);
   assert.match(pdf.headers.get('content-disposition') ?? '', /^attachment; filename="R-\d{4}-000001\.pdf"$/);
 
+  // The payee reads its request's events and its invoice's in the feed.
+  const feed = await eventually(async () => {
+    const res = await get(ctx, ctx.key, '/v1/events?types=request.*,invoice.issued&limit=100');
+    const mine = (res.body.data?.items ?? []).filter((e: { subject: string; data: { recipient?: { id: string } } }) => e.subject === r.id || e.data.recipient?.id === r.id.slice(4).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'));
+    return mine.length === 4 ? mine : null;
+  }, 'the paid request’s events and its invoice in the feed');
+  assert.equal(feed.map((e: { type: string }) => e.type), ['request.created', 'request.payment_received', 'request.paid', 'invoice.issued']);
+
   // A paid request cannot be voided.
   const voided = await post(ctx, ctx.key, `/v1/requests/${r.id}/void`);
   assert.equal([voided.status, voided.body.code], [400, 'request_not_open']);

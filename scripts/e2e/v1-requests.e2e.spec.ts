@@ -85,10 +85,15 @@ const pay = async (ctx: Ctx, request: { id: string; payment: { destination: stri
 };
 
 test('paid in full: open → the payer signs the built payment and submits it → paid, and the invoice passes the EN 16931 validator', async (ctx) => {
-  const created = await post(ctx, ctx.key, '/v1/requests', invoiceBody());
+  const body = invoiceBody();
+  const idempotencyKey = randomUUID();
+  const created = await ctx.api.call('POST', '/v1/requests', { token: ctx.key, tenant: ctx.tenant, body, headers: { 'Idempotency-Key': idempotencyKey } });
   assert.is(created.status, 201, created.text);
   const r = created.body.data;
   assert.match(r.id, /^req_[0-9a-f]{32}$/);
+  // The same Idempotency-Key and body: the same request, replayed.
+  const replay = await ctx.api.call('POST', '/v1/requests', { token: ctx.key, tenant: ctx.tenant, body, headers: { 'Idempotency-Key': idempotencyKey } });
+  assert.equal([replay.status, replay.body.data.id, replay.headers.get('idempotent-replayed')], [201, r.id, 'true']);
   assert.equal([r.object, r.status, r.livemode, r.currency], ['payment_request', 'open', false, 'EUR']);
   assert.equal([r.subtotal, r.tax, r.amountDue, r.amountPaid, r.amountRemaining], ['102.50', '18.69', '121.19', '0.00', '121.19']);
   assert.is(r.url, `/pay/${r.id}`);
@@ -167,8 +172,17 @@ test('under-paid: the request stays open with what remains; the rest completes i
   // The payment built now asks for what remains.
   const built = await post(ctx, ctx.key, `/v1/requests/${r.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
   assert.is(built.body.data.amount, '21.19');
-  const second = await post(ctx, ctx.key, `/v1/requests/${r.id}/payments`, { txHash: await pay(ctx, r, '25') });
+  // The fallback: the payer hands the signed transaction over and the service submits it.
+  const account = await ctx.payer.horizon.loadAccount(ctx.payer.keypair.publicKey());
+  const unsigned = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: ctx.payer.passphrase })
+    .addOperation(Operation.payment({ destination: r.payment.destination, asset: ctx.api.services.ledger.asset, amount: '25' }))
+    .addMemo(Memo.hash(r.payment.memo.value))
+    .setTimeout(300)
+    .build();
+  const second = await post(ctx, ctx.key, `/v1/requests/${r.id}/payments`, { signedXdr: signXdr(ctx.payer, unsigned.toXDR()).toXDR() });
+  assert.is(second.status, 200, second.text);
   assert.equal([second.body.data.request.status, second.body.data.request.amountOverpaid, second.body.data.request.underpaid], ['paid', '3.81', false]);
+  assert.is(second.body.data.txHash, Buffer.from(unsigned.hash()).toString('hex'));
 });
 
 test('a payment that is not this request’s (another memo) is refused and records nothing', async (ctx) => {

@@ -147,7 +147,8 @@ test('paid in full: open → the payer signs the built payment and submits it �
 test('a payer named on creation (an account of the tenant): the answer carries their unsigned payment; they sign it and it pays', async (ctx) => {
   const buyer = await ctx.api.user(ctx.tenant, { wallet: true, name: 'Bea' });
   const payer = `acct_${buyer.id.replace(/-/g, '')}`;
-  const created = await post(ctx, ctx.key, '/v1/requests', invoiceBody({ payer, lineItems: [{ description: 'Workshop seat', quantity: 1, unitAmount: '20', vatCategory: 'S', vatRate: '20' }] }));
+  // A payment link: one line, no customer (the invoice names the paying ledger account).
+  const created = await post(ctx, ctx.key, '/v1/requests', invoiceBody({ payer, customer: undefined, lineItems: [{ description: 'Workshop seat', quantity: 1, unitAmount: '20', vatCategory: 'S', vatRate: '20' }] }));
   assert.is(created.status, 201, created.text);
   const r = created.body.data;
   assert.equal([r.amountDue, r.paymentXdr.amount], ['24.00', '24.00']);
@@ -155,6 +156,13 @@ test('a payer named on creation (an account of the tenant): the answer carries t
   const { hash } = await buyer.wallet!.horizon.submitTransaction(signed);
   const recorded = await post(ctx, ctx.key, `/v1/requests/${r.id}/payments`, { txHash: hash });
   assert.equal([recorded.status, recorded.body.data.request.status, recorded.body.data.request.payments[0].from], [200, 'paid', buyer.wallet!.keypair.publicKey()]);
+  const xml = await eventually(async () => {
+    const res = await get(ctx, ctx.key, `/v1/requests/${r.id}/invoice?format=xml`);
+    return res.status === 200 ? res.text : null;
+  }, 'the payment link’s invoice');
+  assert.match(xml, `Ledger account ${buyer.wallet!.keypair.publicKey()}`);
+  const validation = await validateCii(xml);
+  assert.is(validation.fatal.length, 0, describeValidation(validation));
   // Without payer the answer has none; an account of another tenant is no payer here.
   assert.is((await post(ctx, ctx.key, '/v1/requests', invoiceBody())).body.data.paymentXdr, null);
   const other = await ctx.api.user((await ctx.api.tenant()).slug, { wallet: true });

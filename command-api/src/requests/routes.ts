@@ -112,6 +112,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
   const create = defineRoute({
     method: 'post',
     path: '/v1/requests',
+    operationId: 'createPaymentRequest',
     summary: 'Create a payment request',
     description: [
       'A payment link or an itemised invoice, paid on the ledger to the payee’s own wallet. `lineItems` are VAT excluded (`unitAmount` up to 4 decimals) with their EN 16931 VAT category and rate; `amountDue` is their net sum plus the VAT per (category, rate), rounded half-up to the cent once per rate, exactly as the invoice issued when it is paid will show it.',
@@ -123,6 +124,17 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
     auth: 'required',
     tenant: 'required',
     body: CreateBody,
+    example: {
+      lineItems: [
+        { description: 'Logo design (hours)', quantity: 2, unitAmount: '45.00', vatCategory: 'S', vatRate: '20' },
+        { description: 'Printed brand book', quantity: 1, unitAmount: '12.50', vatCategory: 'S', vatRate: '5.5' },
+      ],
+      currency: 'EUR',
+      dueAt: '2026-12-31T23:00:00Z',
+      customer: { name: 'Boulangerie Martin SARL', email: 'compta@martin.example', country: 'FR' },
+      description: 'Brand identity, March',
+      metadata: { order: 'A-42' },
+    },
     idempotent: true,
     success: { status: 201, description: 'The open request', schema: CreatedRequest },
     errors: [400, 401, 403, 404, 409],
@@ -179,6 +191,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
   const buildPayment = defineRoute({
     method: 'post',
     path: '/v1/requests/{id}/payment',
+    operationId: 'buildPaymentRequestPayment',
     summary: 'Build the payment of a request for one payer',
     description:
       'The unsigned transaction a payer signs with their own wallet: one payment of what remains of the amount due, in the stablecoin, from `payer` (`G…`, or `acct_…` of the tenant: its linked wallet) to the payee, with the request’s MEMO_HASH. Then they submit it to the ledger and send its hash to `POST /v1/requests/{id}/payments`. Only an open request; the payer’s account must exist on the ledger.',
@@ -204,6 +217,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
   const recordPayment = defineRoute({
     method: 'post',
     path: '/v1/requests/{id}/payments',
+    operationId: 'recordPaymentRequestPayment',
     summary: 'Record a payment of a request',
     description: [
       'Primary path: the payer submitted the payment; send `txHash`. Fallback: send `signedXdr` and the service submits it (only if it is a payment of this request).',
@@ -253,6 +267,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
   const voidRequest = defineRoute({
     method: 'post',
     path: '/v1/requests/{id}/void',
+    operationId: 'voidPaymentRequest',
     summary: 'Void an open payment request',
     description: 'Only an open request (400 `request_not_open` otherwise); voiding twice answers the voided request. A payment that arrives after is recorded as late and pays nothing.',
     tags: ['Requests'],

@@ -54,6 +54,7 @@ export const makeRequestQueryRoutes = (deps: RequestQueryDeps): RouteDef[] => {
   const get = defineRoute({
     method: 'get',
     path: '/v1/requests/{id}',
+    operationId: 'retrievePaymentRequest',
     summary: 'Retrieve a payment request',
     description: 'The payee’s own request (another tenant’s, another mode’s or another payee’s is a 404). Send `X-Min-Position` to wait for the `requests` projection.',
     tags: ['Requests'],
@@ -69,6 +70,7 @@ export const makeRequestQueryRoutes = (deps: RequestQueryDeps): RouteDef[] => {
   const list = defineRoute({
     method: 'get',
     path: '/v1/requests',
+    operationId: 'listPaymentRequests',
     summary: 'List payment requests',
     description: 'The payee’s requests of the key’s mode, newest first; `status` filters.',
     tags: ['Requests'],
@@ -92,6 +94,7 @@ export const makeRequestQueryRoutes = (deps: RequestQueryDeps): RouteDef[] => {
   const publicRead = defineRoute({
     method: 'get',
     path: '/v1/requests/{id}/public',
+    operationId: 'retrievePublicPaymentRequest',
     summary: 'The public page of a payment request',
     description:
       'No authentication: what a payer holding the link (`url`, `/pay/req_…`) needs to pay: the payee’s name, the lines and amounts, the status, what remains, and the payment instructions (destination, asset, MEMO_HASH). Never the customer, the metadata or the payments’ senders. The tenant comes from `X-Service-Tenant`.',
@@ -113,6 +116,7 @@ export const makeRequestQueryRoutes = (deps: RequestQueryDeps): RouteDef[] => {
   const invoice = defineRoute({
     method: 'get',
     path: '/v1/requests/{id}/invoice',
+    operationId: 'retrievePaymentRequestInvoice',
     summary: 'The invoice of a paid payment request',
     description:
       'The payee’s invoice to the customer (series R), issued when the request was paid: `format=pdf` (default) the Factur-X PDF (EN 16931 profile) with the CII XML embedded, `format=xml` the CII XML. 404 `invoice_not_found` while it is not issued yet (it follows the payment within seconds) or for a request that is not paid.',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BASE_FEE, Memo, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
-import { expirePaymentRequest, invoicingJobDeps, startInvoicingJobs } from '@cagnotte/command-api';
+import { expirePaymentRequest, invoicingJobDeps, startInvoicingJobs, startRequestJobs } from '@cagnotte/command-api';
 import { describeValidation, validateCii } from '@cagnotte/infra/src/invoicing/validate.testing';
 import { eventually, startApi, type TestApi, type TestUser } from './harness';
 import { fundedWallet, signXdr, type Wallet } from './wallet';
@@ -223,6 +223,21 @@ test('expired: the job at dueAt expires the open request; a payment after is rec
   assert.equal([after.status, after.amountPaid, after.payments[0].late], ['expired', '0.00', true]);
   const built = await post(ctx, ctx.key, `/v1/requests/${r.id}/payment`, { payer: ctx.payer.keypair.publicKey() });
   assert.equal([built.status, built.body.code], [400, 'request_not_open']);
+});
+
+test('expired by the worker: the job scheduled at creation runs at dueAt on the request-expiry queue', async (ctx) => {
+  const stop = startRequestJobs(ctx.api.services);
+  try {
+    const r = (await post(ctx, ctx.key, '/v1/requests', invoiceBody({ dueAt: new Date(Date.now() + 1500).toISOString() }))).body.data;
+    assert.is(r.status, 'open');
+    const expired = await eventually(async () => {
+      const res = await get(ctx, ctx.key, `/v1/requests/${r.id}`);
+      return res.body.data.status === 'expired' ? res.body.data : null;
+    }, 'the request expired by its job', 20_000);
+    assert.ok(Date.parse(expired.expiredAt) >= Date.parse(r.dueAt));
+  } finally {
+    await stop();
+  }
 });
 
 test('void, list with status filter and cursors, another tenant’s request is a 404, the events are in the feed', async (ctx) => {

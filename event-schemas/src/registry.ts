@@ -11,6 +11,7 @@ import { TenantAuditorGranted, TenantAuditorRevoked, TenantSettingsChanged, Tena
 import { closingUpcasters, escrowFeatureEvents, settlementUpcasters } from './escrow/events';
 import { invoicingEvents } from './invoicing/events';
 import { feeEvents } from './fees/events';
+import { paymentRequestEvents } from './requests/events';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
 export interface RawEvent {
@@ -65,6 +66,7 @@ export const allEventDefinitions = [
   TenantVerificationWithdrawn,
   ...feeEvents,
   ...invoicingEvents,
+  ...paymentRequestEvents,
 ] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;

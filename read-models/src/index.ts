@@ -9,4 +9,5 @@ export * from './reservations';
 export * from './escrow';
 export * from './audit';
 export * from './invoicing';
+export * from './requests';
 export * from './webhooks';

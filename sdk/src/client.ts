@@ -35,6 +35,19 @@ export const createClient = (options: ClientOptions) => {
       /** Checks a delivery's signature and timestamp: see verifyWebhook. */
       verify: verifyWebhook,
     },
+    requests: {
+      create: op.post('/v1/requests'),
+      list: op.list('/v1/requests'),
+      retrieve: op.get('/v1/requests/{id}'),
+      /** What a payer sees, without credentials. */
+      retrievePublic: op.get('/v1/requests/{id}/public'),
+      /** The unsigned payment of one payer, to sign (stellar.signXdr) and record. */
+      buildPayment: op.post('/v1/requests/{id}/payment'),
+      recordPayment: op.post('/v1/requests/{id}/payments'),
+      void: op.post('/v1/requests/{id}/void'),
+      /** The paid request's invoice, a PDF. */
+      invoice: op.download('/v1/requests/{id}/invoice'),
+    },
     apiKeys: {
       create: op.post('/v1/api-keys'),
       list: op.list('/v1/api-keys'),

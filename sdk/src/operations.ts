@@ -52,6 +52,8 @@ export type ListMethod<P extends PathsWith<'get'>> = (
 export type BodyMethod<P extends keyof paths, M extends 'post' | 'patch' | 'put'> = (
   ...args: [...PathArgs<P & string>, ...BodyArgs<OperationAt<P, M>>, options?: RequestOptions]
 ) => Promise<ResultOf<OperationAt<P, M>>>;
+/** A document (a PDF, an XML invoice): its bytes. */
+export type DownloadMethod<P extends PathsWith<'get'>> = (...args: [...PathArgs<P & string>, query?: QueryOf<OperationAt<P, 'get'>>, options?: RequestOptions]) => Promise<Uint8Array>;
 export type DeleteMethod<P extends PathsWith<'delete'>> = (...args: [...PathArgs<P & string>, options?: RequestOptions]) => Promise<ResultOf<OperationAt<P, 'delete'>>>;
 
 type AnyClient = Pick<Client<any>, 'request'>;
@@ -79,7 +81,7 @@ export const nextPageQuery = (page: Page, query: Query): Query | null => {
 
 /** The factory of typed methods over one openapi-fetch client. */
 export const operations = (client: AnyClient) => {
-  const call = async (method: HttpMethod, path: string, args: unknown[], slot: 'query' | 'body' | 'none'): Promise<any> => {
+  const call = async (method: HttpMethod, path: string, args: unknown[], slot: 'query' | 'body' | 'none', parseAs: 'json' | 'arrayBuffer' = 'json'): Promise<any> => {
     const names = placeholders(path);
     const pathParams = Object.fromEntries(names.map((name, i) => [name, String(args[i])]));
     const rest = args.slice(names.length);
@@ -93,8 +95,10 @@ export const operations = (client: AnyClient) => {
       ...(slot === 'body' && payload !== undefined ? { body: payload } : {}),
       headers,
       ...(options.signal ? { signal: options.signal } : {}),
+      parseAs,
     } as any);
     if (!response.ok) throw CagnotteError.fromResponse(response, error);
+    if (parseAs === 'arrayBuffer') return new Uint8Array((data as ArrayBuffer | undefined) ?? new ArrayBuffer(0));
     const envelope = data as { success?: boolean; data?: unknown } | undefined;
     if (envelope && typeof envelope === 'object' && envelope.success === false) throw CagnotteError.fromResponse(response, envelope);
     return envelope && typeof envelope === 'object' && 'success' in envelope ? envelope.data : envelope;
@@ -129,6 +133,7 @@ export const operations = (client: AnyClient) => {
 
   return {
     get: <P extends PathsWith<'get'>>(path: P): GetMethod<P> => ((...args: unknown[]) => call('get', path, args, 'query')) as GetMethod<P>,
+    download: <P extends PathsWith<'get'>>(path: P): DownloadMethod<P> => ((...args: unknown[]) => call('get', path, args, 'query', 'arrayBuffer')) as DownloadMethod<P>,
     list: <P extends PathsWith<'get'>>(path: P): ListMethod<P> => ((...args: unknown[]) => list(path, args)) as unknown as ListMethod<P>,
     post: <P extends PathsWith<'post'>>(path: P): BodyMethod<P, 'post'> => ((...args: unknown[]) => call('post', path, args, 'body')) as BodyMethod<P, 'post'>,
     patch: <P extends PathsWith<'patch'>>(path: P): BodyMethod<P, 'patch'> => ((...args: unknown[]) => call('patch', path, args, 'body')) as BodyMethod<P, 'patch'>,

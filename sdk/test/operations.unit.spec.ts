@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import createFetchClient from 'openapi-fetch';
+import { CagnotteError, createClient } from '../src';
 import { operations } from '../src/operations';
 import { json, localServer } from './local-server';
 
@@ -22,6 +23,24 @@ test('given a 204, then the call answers undefined', async () => {
   const op = operations(createFetchClient<any>({ baseUrl: url }));
   const del = op.delete('/v1/things/{id}' as never) as unknown as (...args: unknown[]) => Promise<unknown>;
   assert.is(await del('t_1'), undefined);
+});
+
+test('given a document (the request invoice, a PDF), then the call answers its bytes; a refusal is still a CagnotteError', async () => {
+  const pdf = Buffer.from('%PDF-1.7\n\x00\xff binary', 'latin1');
+  const { url, seen } = await localServer((req, _n, res) => {
+    if (req.url!.includes('req_missing')) return json(res, 404, { success: false, error: 'Not found', code: 'request_not_found' });
+    res.writeHead(200, { 'content-type': 'application/pdf' });
+    res.end(pdf);
+  });
+  const client = createClient({ baseUrl: url });
+  const bytes = await client.requests.invoice('req_1');
+  assert.instance(bytes, Uint8Array);
+  assert.equal(Buffer.from(bytes), pdf);
+  assert.is(seen[0]!.url, '/v1/requests/req_1/invoice');
+  await client.requests.invoice('req_missing').then(
+    () => assert.unreachable(),
+    (error: CagnotteError) => assert.equal([error instanceof CagnotteError, error.code], [true, 'request_not_found']),
+  );
 });
 
 test.run();

@@ -129,6 +129,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment requests
+         * @description The payee’s requests of the key’s mode, newest first; `status` filters.
+         */
+        get: operations["listPaymentRequests"];
+        put?: never;
+        /**
+         * Create a payment request
+         * @description A payment link or an itemised invoice, paid on the ledger to the payee’s own wallet. `lineItems` are VAT excluded (`unitAmount` up to 4 decimals) with their EN 16931 VAT category and rate; `amountDue` is their net sum plus the VAT per (category, rate), rounded half-up to the cent once per rate, exactly as the invoice issued when it is paid will show it.
+         *
+         *     The payee is the API key’s owner (`payee` may only name them: `acct_…`) and must have a linked ledger wallet. Without a VAT id the payee invoices `O` (not subject to VAT) only; with one, any other category (`AE` and `K` need `customer.vatId`).
+         *
+         *     The answer carries `payment` (destination, asset, MEMO_HASH, amount): any wallet may pay it. With `payer` (`G…`, or `acct_…` of the tenant with a linked wallet) it also carries `paymentXdr`, the payer’s unsigned transaction; otherwise `POST /v1/requests/{id}/payment` builds it later. The request expires at `dueAt`.
+         */
+        post: operations["createPaymentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a payment request
+         * @description The payee’s own request (another tenant’s, another mode’s or another payee’s is a 404). Send `X-Min-Position` to wait for the `requests` projection.
+         */
+        get: operations["retrievePaymentRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{id}/invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice of a paid payment request
+         * @description The payee’s invoice to the customer (series R), issued when the request was paid: `format=pdf` (default) the Factur-X PDF (EN 16931 profile) with the CII XML embedded, `format=xml` the CII XML. 404 `invoice_not_found` while it is not issued yet (it follows the payment within seconds) or for a request that is not paid.
+         */
+        get: operations["retrievePaymentRequestInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{id}/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Build the payment of a request for one payer
+         * @description The unsigned transaction a payer signs with their own wallet: one payment of what remains of the amount due, in the stablecoin, from `payer` (`G…`, or `acct_…` of the tenant: its linked wallet) to the payee, with the request’s MEMO_HASH. Then they submit it to the ledger and send its hash to `POST /v1/requests/{id}/payments`. Only an open request; the payer’s account must exist on the ledger.
+         */
+        post: operations["buildPaymentRequestPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a payment of a request
+         * @description Primary path: the payer submitted the payment; send `txHash`. Fallback: send `signedXdr` and the service submits it (only if it is a payment of this request).
+         *
+         *     The service reads the transaction back from the ledger and checks that it succeeded and holds exactly one payment, to the payee’s wallet, in the stablecoin (code **and** issuer), with this request’s MEMO_HASH; any payer may pay. Each transaction is recorded once. When what was paid reaches the amount due the request is `paid` (`amountOverpaid` says what went beyond); below it, it stays `open` with `amountRemaining` and `underpaid: true`.
+         *
+         *     A payment that arrives after the request expired or was voided is recorded as `late: true` and pays nothing (the payee returns it). `{pending: true}` while the ledger does not show the transaction yet (call again). A transaction that is not a payment of this request is a 400 `payment_mismatch`.
+         */
+        post: operations["recordPaymentRequestPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{id}/public": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public page of a payment request
+         * @description No authentication: what a payer holding the link (`url`, `/pay/req_…`) needs to pay: the payee’s name, the lines and amounts, the status, what remains, and the payment instructions (destination, asset, MEMO_HASH). Never the customer, the metadata or the payments’ senders. The tenant comes from `X-Service-Tenant`.
+         */
+        get: operations["retrievePublicPaymentRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void an open payment request
+         * @description Only an open request (400 `request_not_open` otherwise); voiding twice answers the voided request. A payment that arrives after is recorded as late and pays nothing.
+         */
+        post: operations["voidPaymentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -353,6 +505,23 @@ export interface components {
             /** @description The secret, shown once: null on a replay of the same Idempotency-Key (it is not kept) */
             secret: string | null;
         };
+        BuildPaymentRequestPaymentRequest: {
+            /** @description The paying ledger account (`G…`), or an account of the tenant (`acct_…`) whose linked wallet pays */
+            payer: string;
+        };
+        /** @description PaymentRequestPaymentXdr */
+        BuildPaymentRequestPaymentResponse: {
+            /**
+             * @description What it pays: what remains of the amount due
+             * @example 12.50
+             */
+            amount: string;
+            expiresAt: string;
+            hash: string;
+            networkPassphrase: string;
+            /** @description The unsigned transaction (base64 XDR): one payment of the stablecoin to the payee, with the request’s MEMO_HASH */
+            xdr: string;
+        };
         CreateApiKeyRequest: {
             /**
              * @description `test` keys (`sk_test_…`) see sandbox objects only; `live` keys (`sk_live_…`) only live ones, and need a verified tenant
@@ -367,6 +536,166 @@ export interface components {
             name: string;
             /** @description Default `["*"]`. Restricted: `*:read` (read-only), or per resource `deals:write`, `accounts:read`, … */
             scopes?: ("*" | "*:read" | string)[];
+        };
+        CreatePaymentRequestRequest: {
+            /**
+             * @description ISO 4217 code. The ledger’s stablecoin is euro-denominated: `EUR` only.
+             * @default EUR
+             * @enum {string}
+             */
+            currency?: "EUR";
+            customer?: {
+                address?: {
+                    city?: string | null;
+                    line1?: string | null;
+                    postcode?: string | null;
+                } | null;
+                country: string;
+                /** Format: email */
+                email: string;
+                name: string;
+                vatId?: string | null;
+            };
+            description?: string;
+            /** Format: date-time */
+            dueAt: string;
+            lineItems: {
+                description: string;
+                quantity: number;
+                /** @example 12.50 */
+                unitAmount: string;
+                /** @enum {string} */
+                vatCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+                /** @example 12.50 */
+                vatRate: string;
+            }[];
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description `acct_…`: the API key’s owner (the default); no other account */
+            payee?: string;
+            /** @description When the payer is known: the answer carries `paymentXdr`, their unsigned payment */
+            payer?: string;
+        };
+        /** @description PaymentRequestCreated */
+        CreatePaymentRequestResponse: {
+            /** @description Decimal string, never a float */
+            amountDue: string;
+            /** @description Decimal string, never a float */
+            amountOverpaid: string;
+            /** @description Decimal string, never a float */
+            amountPaid: string;
+            /** @description Decimal string, never a float */
+            amountRemaining: string;
+            /** @description ISO 8601 date-time */
+            created: string;
+            /** @enum {string} */
+            currency: "EUR";
+            customer: {
+                address?: {
+                    city?: string | null;
+                    line1?: string | null;
+                    postcode?: string | null;
+                } | null;
+                country: string;
+                email: string;
+                name: string;
+                vatId?: string | null;
+            } | null;
+            description: string | null;
+            /** @description ISO 8601 date-time */
+            dueAt: string;
+            /** @description ISO 8601 date-time */
+            expiredAt: string | null;
+            /** @description `req_…` */
+            id: string;
+            lineItems: {
+                description: string;
+                quantity: number;
+                /**
+                 * @description VAT excluded, up to 4 decimals
+                 * @example 12.50
+                 */
+                unitAmount: string;
+                /**
+                 * @description UNCL5305 (EN 16931 BT-151)
+                 * @enum {string}
+                 */
+                vatCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+                /** @description Percent */
+                vatRate: string;
+            }[];
+            livemode: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            object: "payment_request";
+            /** @description ISO 8601 date-time */
+            paidAt: string | null;
+            /** @description `acct_…` */
+            payee: string;
+            payment: {
+                /**
+                 * @description What remains to pay
+                 * @example 12.50
+                 */
+                amount: string;
+                asset: {
+                    code: string;
+                    issuer: string;
+                };
+                /** @description The payee’s ledger account (G…) */
+                destination: string;
+                memo: {
+                    /** @enum {string} */
+                    type: "hash";
+                    /** @description hex */
+                    value: string;
+                };
+            };
+            payments: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                /** @description The paying ledger account */
+                from: string;
+                /** @description Came after the request expired or was voided: it pays nothing */
+                late: boolean;
+                /** @description ISO 8601 date-time */
+                recordedAt: string;
+                txHash: string;
+            }[];
+            /** @description The unsigned payment of `payer` when one was named; else null (POST …/payment builds it) */
+            paymentXdr: {
+                /**
+                 * @description What it pays: what remains of the amount due
+                 * @example 12.50
+                 */
+                amount: string;
+                expiresAt: string;
+                hash: string;
+                networkPassphrase: string;
+                /** @description The unsigned transaction (base64 XDR): one payment of the stablecoin to the payee, with the request’s MEMO_HASH */
+                xdr: string;
+            } | null;
+            /** @enum {string} */
+            status: "open" | "paid" | "expired" | "void";
+            /**
+             * @description Decimal string, never a float
+             * @example 12.50
+             */
+            subtotal: string;
+            /** @description Decimal string, never a float */
+            tax: string;
+            /** @description Something was paid, not yet the whole amount due */
+            underpaid: boolean;
+            /** @description The public page of the request: `/pay/req_…` (served as JSON by GET /v1/requests/{id}/public) */
+            url: string;
+            /** @description ISO 8601 date-time */
+            voidedAt: string | null;
         };
         /** @description WebhookCreateInput */
         CreateWebhookRequest: {
@@ -429,7 +758,7 @@ export interface components {
              * @description A stable machine-readable code (the `x-enumDescriptions` say what each means). New codes may be added: treat an unknown one by its HTTP status.
              * @enum {string}
              */
-            code: "account_blocked" | "account_exists" | "account_missing" | "account_not_found" | "already_listed" | "api_key_invalid" | "api_key_not_allowed" | "api_key_not_found" | "bad_request" | "business_account_required" | "business_identity_invalid" | "challenge_not_signed" | "concurrent_modification" | "credit_note_without_invoice" | "deposit_already_settled" | "dispute_exists" | "dispute_lapsed" | "dispute_not_found" | "dispute_not_open" | "dispute_open" | "dispute_resolved" | "escrow_not_found" | "escrow_not_open" | "escrow_settled" | "events_not_found" | "forbidden" | "grant_already_settled" | "grant_not_found" | "idempotency_key_invalid" | "idempotency_key_required" | "idempotency_key_reused" | "inspection_period_over" | "insufficient_scope" | "insufficient_stock" | "internal_error" | "invalid_challenge" | "invalid_credentials" | "invalid_quote" | "invalid_redirect" | "invalid_reset_token" | "invalid_token" | "invalid_xdr" | "invoice_not_found" | "jobs_unavailable" | "lead_exists" | "ledger_account_not_found" | "ledger_account_required" | "ledger_rejected" | "ledger_unavailable" | "listing_already_paid" | "listing_not_found" | "listing_refund_not_due" | "malformed_json" | "malformed_url" | "mandate_not_found" | "merchant_already_suspended" | "merchant_not_found" | "merchant_profile_required" | "merchant_slug_taken" | "minimum_not_reached" | "not_a_buyer" | "not_in_settlement" | "not_this_round" | "not_yet_existing" | "nothing_to_pay" | "nothing_to_settle" | "organise_capability_required" | "organiser_cannot_reserve" | "organiser_required" | "payload_too_large" | "payment_mismatch" | "payout_account_required" | "per_buyer_limit" | "pledge_out_of_bounds" | "pool_already_archived" | "pool_deadline_passed" | "pool_exists" | "pool_incomplete" | "pool_not_archived" | "pool_not_cancellable" | "pool_not_closed" | "pool_not_draft" | "pool_not_found" | "pool_not_locked" | "pool_not_open" | "pool_published" | "quote_changed" | "quote_expired" | "quote_mismatch" | "rate_limited" | "reconciliation_not_found" | "refund_mismatch" | "refund_out_of_bounds" | "release_at_close" | "request_aborted" | "reservation_accepted" | "reservation_exists" | "reservation_expired" | "reservation_not_found" | "reservation_not_paid" | "reservation_not_signed" | "reservation_paid" | "reservation_settled" | "resource_not_found" | "round_already_settled" | "round_out_of_order" | "rounds_mismatch" | "route_not_found" | "secret_key_refused" | "service_unavailable" | "session_required" | "session_revoked" | "settlement_changed" | "settlement_expired" | "settlement_in_progress" | "settlement_not_found" | "settlement_round_not_found" | "sso_code_not_found" | "stray_payments_unrecorded" | "tenant_exists" | "tenant_mismatch" | "tenant_not_found" | "tenant_not_verified" | "terms_outdated" | "too_late_to_settle" | "too_many_stray_payments" | "unauthorized" | "unsupported_encoding" | "unsupported_media_type" | "validation_failed" | "webhook_endpoint_disabled" | "webhook_endpoint_limit" | "webhook_endpoint_not_found" | "webhook_inbox_not_found";
+            code: "account_blocked" | "account_exists" | "account_missing" | "account_not_found" | "already_listed" | "api_key_invalid" | "api_key_not_allowed" | "api_key_not_found" | "bad_request" | "business_account_required" | "business_identity_invalid" | "challenge_not_signed" | "concurrent_modification" | "credit_note_without_invoice" | "deposit_already_settled" | "dispute_exists" | "dispute_lapsed" | "dispute_not_found" | "dispute_not_open" | "dispute_open" | "dispute_resolved" | "escrow_not_found" | "escrow_not_open" | "escrow_settled" | "events_not_found" | "forbidden" | "grant_already_settled" | "grant_not_found" | "idempotency_key_invalid" | "idempotency_key_required" | "idempotency_key_reused" | "inspection_period_over" | "insufficient_scope" | "insufficient_stock" | "internal_error" | "invalid_challenge" | "invalid_credentials" | "invalid_line_items" | "invalid_quote" | "invalid_redirect" | "invalid_reset_token" | "invalid_token" | "invalid_vat_category" | "invalid_xdr" | "invoice_not_found" | "jobs_unavailable" | "lead_exists" | "ledger_account_not_found" | "ledger_account_required" | "ledger_rejected" | "ledger_unavailable" | "listing_already_paid" | "listing_not_found" | "listing_refund_not_due" | "malformed_json" | "malformed_url" | "mandate_not_found" | "merchant_already_suspended" | "merchant_not_found" | "merchant_profile_required" | "merchant_slug_taken" | "minimum_not_reached" | "not_a_buyer" | "not_in_settlement" | "not_this_round" | "not_yet_existing" | "nothing_to_pay" | "nothing_to_settle" | "organise_capability_required" | "organiser_cannot_reserve" | "organiser_required" | "payee_not_allowed" | "payee_wallet_required" | "payer_wallet_required" | "payload_too_large" | "payment_mismatch" | "payout_account_required" | "per_buyer_limit" | "pledge_out_of_bounds" | "pool_already_archived" | "pool_deadline_passed" | "pool_exists" | "pool_incomplete" | "pool_not_archived" | "pool_not_cancellable" | "pool_not_closed" | "pool_not_draft" | "pool_not_found" | "pool_not_locked" | "pool_not_open" | "pool_published" | "quote_changed" | "quote_expired" | "quote_mismatch" | "rate_limited" | "reconciliation_not_found" | "refund_mismatch" | "refund_out_of_bounds" | "release_at_close" | "request_aborted" | "request_not_found" | "request_not_open" | "reservation_accepted" | "reservation_exists" | "reservation_expired" | "reservation_not_found" | "reservation_not_paid" | "reservation_not_signed" | "reservation_paid" | "reservation_settled" | "resource_not_found" | "round_already_settled" | "round_out_of_order" | "rounds_mismatch" | "route_not_found" | "secret_key_refused" | "service_unavailable" | "session_required" | "session_revoked" | "settlement_changed" | "settlement_expired" | "settlement_in_progress" | "settlement_not_found" | "settlement_round_not_found" | "sso_code_not_found" | "stray_payments_unrecorded" | "tenant_exists" | "tenant_mismatch" | "tenant_not_found" | "tenant_not_verified" | "terms_outdated" | "too_late_to_settle" | "too_many_stray_payments" | "unauthorized" | "unsupported_encoding" | "unsupported_media_type" | "validation_failed" | "webhook_endpoint_disabled" | "webhook_endpoint_limit" | "webhook_endpoint_not_found" | "webhook_inbox_not_found";
             /** @description A human-readable message. */
             error: string;
             /** @description Per-field messages, for validation failures. Keys are dotted paths. */
@@ -538,6 +867,122 @@ export interface components {
                 type: string;
             }[];
         };
+        /** @description PaymentRequestList */
+        ListPaymentRequestsResponse: {
+            /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
+            hasMore: boolean;
+            /** @description Newest first */
+            items: {
+                /** @description Decimal string, never a float */
+                amountDue: string;
+                /** @description Decimal string, never a float */
+                amountOverpaid: string;
+                /** @description Decimal string, never a float */
+                amountPaid: string;
+                /** @description Decimal string, never a float */
+                amountRemaining: string;
+                /** @description ISO 8601 date-time */
+                created: string;
+                /** @enum {string} */
+                currency: "EUR";
+                customer: {
+                    address?: {
+                        city?: string | null;
+                        line1?: string | null;
+                        postcode?: string | null;
+                    } | null;
+                    country: string;
+                    email: string;
+                    name: string;
+                    vatId?: string | null;
+                } | null;
+                description: string | null;
+                /** @description ISO 8601 date-time */
+                dueAt: string;
+                /** @description ISO 8601 date-time */
+                expiredAt: string | null;
+                /** @description `req_…` */
+                id: string;
+                lineItems: {
+                    description: string;
+                    quantity: number;
+                    /**
+                     * @description VAT excluded, up to 4 decimals
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                    /**
+                     * @description UNCL5305 (EN 16931 BT-151)
+                     * @enum {string}
+                     */
+                    vatCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+                    /** @description Percent */
+                    vatRate: string;
+                }[];
+                livemode: boolean;
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @enum {string} */
+                object: "payment_request";
+                /** @description ISO 8601 date-time */
+                paidAt: string | null;
+                /** @description `acct_…` */
+                payee: string;
+                payment: {
+                    /**
+                     * @description What remains to pay
+                     * @example 12.50
+                     */
+                    amount: string;
+                    asset: {
+                        code: string;
+                        issuer: string;
+                    };
+                    /** @description The payee’s ledger account (G…) */
+                    destination: string;
+                    memo: {
+                        /** @enum {string} */
+                        type: "hash";
+                        /** @description hex */
+                        value: string;
+                    };
+                };
+                payments: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    /** @description The paying ledger account */
+                    from: string;
+                    /** @description Came after the request expired or was voided: it pays nothing */
+                    late: boolean;
+                    /** @description ISO 8601 date-time */
+                    recordedAt: string;
+                    txHash: string;
+                }[];
+                /** @enum {string} */
+                status: "open" | "paid" | "expired" | "void";
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                subtotal: string;
+                /** @description Decimal string, never a float */
+                tax: string;
+                /** @description Something was paid, not yet the whole amount due */
+                underpaid: boolean;
+                /** @description The public page of the request: `/pay/req_…` (served as JSON by GET /v1/requests/{id}/public) */
+                url: string;
+                /** @description ISO 8601 date-time */
+                voidedAt: string | null;
+            }[];
+            /** @enum {string} */
+            object: "list";
+            /** @description The list’s path */
+            url: string;
+        };
         ListWebhookAttemptsResponse: {
             items: {
                 /** @description 1 for the first try of this delivery */
@@ -608,6 +1053,125 @@ export interface components {
             total: number;
             totalPages: number;
         };
+        RecordPaymentRequestPaymentRequest: {
+            signedXdr?: string;
+            txHash?: string;
+        };
+        /** @description PaymentRequestPaymentResult */
+        RecordPaymentRequestPaymentResponse: {
+            idempotent?: boolean;
+            pending?: boolean;
+            reason?: string;
+            recorded: boolean;
+            /** @description PaymentRequest */
+            request?: {
+                /** @description Decimal string, never a float */
+                amountDue: string;
+                /** @description Decimal string, never a float */
+                amountOverpaid: string;
+                /** @description Decimal string, never a float */
+                amountPaid: string;
+                /** @description Decimal string, never a float */
+                amountRemaining: string;
+                /** @description ISO 8601 date-time */
+                created: string;
+                /** @enum {string} */
+                currency: "EUR";
+                customer: {
+                    address?: {
+                        city?: string | null;
+                        line1?: string | null;
+                        postcode?: string | null;
+                    } | null;
+                    country: string;
+                    email: string;
+                    name: string;
+                    vatId?: string | null;
+                } | null;
+                description: string | null;
+                /** @description ISO 8601 date-time */
+                dueAt: string;
+                /** @description ISO 8601 date-time */
+                expiredAt: string | null;
+                /** @description `req_…` */
+                id: string;
+                lineItems: {
+                    description: string;
+                    quantity: number;
+                    /**
+                     * @description VAT excluded, up to 4 decimals
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                    /**
+                     * @description UNCL5305 (EN 16931 BT-151)
+                     * @enum {string}
+                     */
+                    vatCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+                    /** @description Percent */
+                    vatRate: string;
+                }[];
+                livemode: boolean;
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @enum {string} */
+                object: "payment_request";
+                /** @description ISO 8601 date-time */
+                paidAt: string | null;
+                /** @description `acct_…` */
+                payee: string;
+                payment: {
+                    /**
+                     * @description What remains to pay
+                     * @example 12.50
+                     */
+                    amount: string;
+                    asset: {
+                        code: string;
+                        issuer: string;
+                    };
+                    /** @description The payee’s ledger account (G…) */
+                    destination: string;
+                    memo: {
+                        /** @enum {string} */
+                        type: "hash";
+                        /** @description hex */
+                        value: string;
+                    };
+                };
+                payments: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    /** @description The paying ledger account */
+                    from: string;
+                    /** @description Came after the request expired or was voided: it pays nothing */
+                    late: boolean;
+                    /** @description ISO 8601 date-time */
+                    recordedAt: string;
+                    txHash: string;
+                }[];
+                /** @enum {string} */
+                status: "open" | "paid" | "expired" | "void";
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                subtotal: string;
+                /** @description Decimal string, never a float */
+                tax: string;
+                /** @description Something was paid, not yet the whole amount due */
+                underpaid: boolean;
+                /** @description The public page of the request: `/pay/req_…` (served as JSON by GET /v1/requests/{id}/public) */
+                url: string;
+                /** @description ISO 8601 date-time */
+                voidedAt: string | null;
+            };
+            txHash: string;
+        };
         /** @description RecoverInput */
         RecoverWebhookRequest: {
             /**
@@ -625,6 +1189,69 @@ export interface components {
             scheduled: number;
             since: string;
             until: string;
+        };
+        /** @description PublicPaymentRequest */
+        RetrievePublicPaymentRequestResponse: {
+            /** @description Decimal string, never a float */
+            amountDue: string;
+            /** @description Decimal string, never a float */
+            amountPaid: string;
+            /** @description Decimal string, never a float */
+            amountRemaining: string;
+            /** @enum {string} */
+            currency: "EUR";
+            description: string | null;
+            /** @description ISO 8601 date-time */
+            dueAt: string;
+            id: string;
+            lineItems: {
+                description: string;
+                quantity: number;
+                /**
+                 * @description VAT excluded, up to 4 decimals
+                 * @example 12.50
+                 */
+                unitAmount: string;
+                /**
+                 * @description UNCL5305 (EN 16931 BT-151)
+                 * @enum {string}
+                 */
+                vatCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+                /** @description Percent */
+                vatRate: string;
+            }[];
+            livemode: boolean;
+            /** @enum {string} */
+            object: "payment_request";
+            payeeName: string;
+            payment: {
+                /**
+                 * @description What remains to pay
+                 * @example 12.50
+                 */
+                amount: string;
+                asset: {
+                    code: string;
+                    issuer: string;
+                };
+                /** @description The payee’s ledger account (G…) */
+                destination: string;
+                memo: {
+                    /** @enum {string} */
+                    type: "hash";
+                    /** @description hex */
+                    value: string;
+                };
+            };
+            /** @enum {string} */
+            status: "open" | "paid" | "expired" | "void";
+            /**
+             * @description Decimal string, never a float
+             * @example 12.50
+             */
+            subtotal: string;
+            /** @description Decimal string, never a float */
+            tax: string;
         };
         RollApiKeyRequest: {
             /**
@@ -712,6 +1339,113 @@ export interface components {
             /** @description ISO 8601 date-time */
             updatedAt: string;
             url: string;
+        };
+        /** @description PaymentRequest */
+        VoidPaymentRequestResponse: {
+            /** @description Decimal string, never a float */
+            amountDue: string;
+            /** @description Decimal string, never a float */
+            amountOverpaid: string;
+            /** @description Decimal string, never a float */
+            amountPaid: string;
+            /** @description Decimal string, never a float */
+            amountRemaining: string;
+            /** @description ISO 8601 date-time */
+            created: string;
+            /** @enum {string} */
+            currency: "EUR";
+            customer: {
+                address?: {
+                    city?: string | null;
+                    line1?: string | null;
+                    postcode?: string | null;
+                } | null;
+                country: string;
+                email: string;
+                name: string;
+                vatId?: string | null;
+            } | null;
+            description: string | null;
+            /** @description ISO 8601 date-time */
+            dueAt: string;
+            /** @description ISO 8601 date-time */
+            expiredAt: string | null;
+            /** @description `req_…` */
+            id: string;
+            lineItems: {
+                description: string;
+                quantity: number;
+                /**
+                 * @description VAT excluded, up to 4 decimals
+                 * @example 12.50
+                 */
+                unitAmount: string;
+                /**
+                 * @description UNCL5305 (EN 16931 BT-151)
+                 * @enum {string}
+                 */
+                vatCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+                /** @description Percent */
+                vatRate: string;
+            }[];
+            livemode: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            object: "payment_request";
+            /** @description ISO 8601 date-time */
+            paidAt: string | null;
+            /** @description `acct_…` */
+            payee: string;
+            payment: {
+                /**
+                 * @description What remains to pay
+                 * @example 12.50
+                 */
+                amount: string;
+                asset: {
+                    code: string;
+                    issuer: string;
+                };
+                /** @description The payee’s ledger account (G…) */
+                destination: string;
+                memo: {
+                    /** @enum {string} */
+                    type: "hash";
+                    /** @description hex */
+                    value: string;
+                };
+            };
+            payments: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                /** @description The paying ledger account */
+                from: string;
+                /** @description Came after the request expired or was voided: it pays nothing */
+                late: boolean;
+                /** @description ISO 8601 date-time */
+                recordedAt: string;
+                txHash: string;
+            }[];
+            /** @enum {string} */
+            status: "open" | "paid" | "expired" | "void";
+            /**
+             * @description Decimal string, never a float
+             * @example 12.50
+             */
+            subtotal: string;
+            /** @description Decimal string, never a float */
+            tax: string;
+            /** @description Something was paid, not yet the whole amount due */
+            underpaid: boolean;
+            /** @description The public page of the request: `/pay/req_…` (served as JSON by GET /v1/requests/{id}/public) */
+            url: string;
+            /** @description ISO 8601 date-time */
+            voidedAt: string | null;
         };
     };
     responses: never;
@@ -1352,6 +2086,683 @@ export interface operations {
             };
             /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPaymentRequests: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page of objects newer than it (the previous page) */
+                endingBefore?: string;
+                /** @description Same as expand[] */
+                expand?: string[];
+                /** @description Fields to expand into nested objects */
+                "expand[]"?: string[];
+                /** @description How many objects, 1 to 100 (default 10) */
+                limit?: number;
+                /** @description An object id: the page of objects older than it (the next page) */
+                startingAfter?: string;
+                /** @description Only the requests in this status */
+                status?: "open" | "paid" | "expired" | "void";
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListPaymentRequestsResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPaymentRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lineItems": [
+                 *         {
+                 *           "description": "Logo design (hours)",
+                 *           "quantity": 2,
+                 *           "unitAmount": "45.00",
+                 *           "vatCategory": "S",
+                 *           "vatRate": "20"
+                 *         },
+                 *         {
+                 *           "description": "Printed brand book",
+                 *           "quantity": 1,
+                 *           "unitAmount": "12.50",
+                 *           "vatCategory": "S",
+                 *           "vatRate": "5.5"
+                 *         }
+                 *       ],
+                 *       "currency": "EUR",
+                 *       "dueAt": "2026-12-31T23:00:00Z",
+                 *       "customer": {
+                 *         "name": "Boulangerie Martin SARL",
+                 *         "email": "compta@martin.example",
+                 *         "country": "FR"
+                 *       },
+                 *       "description": "Brand identity, March",
+                 *       "metadata": {
+                 *         "order": "A-42"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePaymentRequestRequest"];
+            };
+        };
+        responses: {
+            /** @description The open request */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatePaymentRequestResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrievePaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `req_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VoidPaymentRequestResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrievePaymentRequestInvoice: {
+        parameters: {
+            query?: {
+                format?: "pdf" | "xml";
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `req_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Factur-X PDF or the CII XML */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="<number>.pdf"` (or `inline; … .xml`) */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    buildPaymentRequestPayment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `req_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payer": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BuildPaymentRequestPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The unsigned payment */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BuildPaymentRequestPaymentResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recordPaymentRequestPayment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `req_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "txHash": "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD",
+                 *       "signedXdr": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecordPaymentRequestPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description Recorded, pending or idempotent */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RecordPaymentRequestPaymentResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrievePublicPaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `req_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public view */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetrievePublicPaymentRequestResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    voidPaymentRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `req_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The voided request */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VoidPaymentRequestResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -30,3 +30,4 @@ export * from './invoicing/vat-treatment';
 export * from './invoicing/builders';
 export * from './invoicing/issuer';
 export * from './fees/index';
+export * from './transfers/transfer';

@@ -13,5 +13,7 @@ export * from './escrow/events';
 export * from './invoicing/events';
 export * from './fees/events';
 export * from './mandates/texts';
+export * from './accounts/events';
+export * from './transfers/events';
 export * from './registry';
 export * from './audit';

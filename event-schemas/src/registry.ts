@@ -11,6 +11,8 @@ import { TenantAuditorGranted, TenantAuditorRevoked, TenantSettingsChanged } fro
 import { closingUpcasters, escrowFeatureEvents, settlementUpcasters } from './escrow/events';
 import { invoicingEvents } from './invoicing/events';
 import { feeEvents } from './fees/events';
+import { accountPartnerEvents } from './accounts/events';
+import { transferEvents } from './transfers/events';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
 export interface RawEvent {
@@ -63,6 +65,8 @@ export const allEventDefinitions = [
   TenantAuditorRevoked,
   ...feeEvents,
   ...invoicingEvents,
+  ...accountPartnerEvents,
+  ...transferEvents,
 ] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;

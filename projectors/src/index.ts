@@ -10,6 +10,8 @@ export * from './search/listings';
 export * from './escrow/timers';
 export * from './audit/projection';
 export * from './webhooks/public-events';
+export * from './accounts/projection';
+export * from './transfers/projection';
 import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
@@ -24,6 +26,8 @@ import { auditProjection } from './audit/projection';
 import { makeInvoiceIssuerProjection } from './invoicing/issuer';
 import { invoicesProjection } from './invoicing/projection';
 import { publicEventsProjection } from './webhooks/public-events';
+import { v1AccountsProjection } from './accounts/projection';
+import { transfersProjection } from './transfers/projection';
 import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
@@ -44,10 +48,12 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   auditProjection,
   makeInvoiceIssuerProjection({ jobs: services.jobs }),
   invoicesProjection,
+  v1AccountsProjection,
+  transfersProjection,
   publicEventsProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'public-events'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'v1-accounts', 'transfers', 'public-events'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

@@ -10,3 +10,5 @@ export * from './escrow';
 export * from './audit';
 export * from './invoicing';
 export * from './webhooks';
+export * from './accounts';
+export * from './transfers';

@@ -1,6 +1,7 @@
 import type { DomainEvent, DomainEventType, ParsedEvent } from '@cagnotte/event-schemas';
 import { sumAmounts, toMinor } from '../reservations/amounts';
 import { PUBLIC_EVENT_CATALOGUE, type PublicEventData, type PublicEventType } from './public-types';
+import { acctId, prefixedId, trId } from '../accounts/ids';
 
 export * from './public-types';
 
@@ -42,7 +43,6 @@ export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> =
   AccountRegistered: 'identity: email, phone and profile of a person',
   PasswordResetCompleted: 'credentials',
   BusinessIdentityCaptured: 'identity: tax and company registration data (DAC7)',
-  LedgerAccountLinked: 'credentials: proof of control of a ledger account',
   OrganiserGrantPrepared: 'a payment request handed to the user to sign (nothing happened yet)',
   OrganiserGrantSettled: 'identity and access: accounts are not a public resource until the /v1 accounts API',
   RoleGranted: 'identity and access: accounts are not a public resource until the /v1 accounts API',
@@ -56,6 +56,7 @@ export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> =
   MerchantSuspended: 'catalogue profiles: merchant.* joins with the /v1 merchants resource',
   PilotRequested: 'a sales lead: a visitor’s name, email and phone',
   VisitorFirstTouched: 'visitor tracking (attribution)',
+  TransferSubmitted: 'a step towards transfer.settled or transfer.failed (the ledger has not answered yet)',
 };
 
 type Of<T extends DomainEventType> = Extract<DomainEvent, { type: T }>['data'];
@@ -256,6 +257,41 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       currency: 'EUR',
       issuedAt: d.issuedAt,
     }),
+
+  AccountCreatedByPartner: (d) =>
+    one('account.created', acctId(d.userId), { accountId: acctId(d.userId), livemode: d.livemode, createdVia: d.createdVia === null ? null : prefixedId('key', d.createdVia), createdAt: d.createdAt }),
+  AccountProfileUpdated: (d) =>
+    one('account.updated', acctId(d.userId), {
+      accountId: acctId(d.userId),
+      fields: [...(d.displayName !== undefined ? (['name'] as const) : []), ...(d.metadata !== undefined ? (['metadata'] as const) : [])],
+      updatedAt: d.updatedAt,
+    }),
+  // The account's own wallet, told to the tenant's credentials (keys, auditors): never in an organiser's feed (no owner).
+  LedgerAccountLinked: (d) => one('account.wallet_linked', acctId(d.userId), { accountId: acctId(d.userId), wallet: d.ledgerAccount, linkedAt: d.linkedAt }),
+  TransferCreated: (d) =>
+    one('transfer.created', trId(d.transferId), {
+      transferId: trId(d.transferId),
+      livemode: d.livemode,
+      status: 'requires_signature',
+      from: acctId(d.fromUserId),
+      to: d.to.kind === 'account' ? acctId(d.to.userId) : d.to.wallet,
+      amount: d.amount,
+      currency: 'EUR',
+      expiresAt: d.expiresAt,
+      createdAt: d.createdAt,
+    }),
+  TransferSettled: (d) =>
+    one('transfer.settled', trId(d.transferId), { transferId: trId(d.transferId), livemode: d.livemode, status: 'settled', txHash: d.txHash, ledger: d.ledger, settledAt: d.settledAt }),
+  TransferFailed: (d) =>
+    one('transfer.failed', trId(d.transferId), {
+      transferId: trId(d.transferId),
+      livemode: d.livemode,
+      status: 'failed',
+      txHash: d.txHash,
+      failureCode: d.failureCode,
+      failedAt: d.failedAt,
+    }),
+  TransferCancelled: (d) => one('transfer.canceled', trId(d.transferId), { transferId: trId(d.transferId), livemode: d.livemode, status: 'canceled', canceledAt: d.cancelledAt }),
 };
 
 /** The internal types that give public events. */

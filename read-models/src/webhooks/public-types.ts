@@ -205,8 +205,55 @@ const InvoiceIssuedData = z.object({
   issuedAt: Time,
 });
 
+const AccountRef = z.string().describe('`acct_…`: an account of the tenant');
+const AccountCreatedData = z.object({
+  accountId: AccountRef,
+  livemode: z.boolean(),
+  createdVia: z.string().nullable().describe('`key_…`: the API key that created it; null for a session'),
+  createdAt: Time,
+});
+const AccountUpdatedData = z.object({
+  accountId: AccountRef,
+  fields: z.array(z.enum(['name', 'metadata'])).describe('What changed (read the account for the values)'),
+  updatedAt: Time,
+});
+const AccountWalletLinkedData = z.object({
+  accountId: AccountRef,
+  wallet: z.string().describe('The Stellar account (G…) the holder proved they control'),
+  linkedAt: Time,
+});
+const transferRef = { transferId: z.string().describe('`tr_…`'), livemode: z.boolean() };
+const TransferCreatedData = z.object({
+  ...transferRef,
+  status: z.literal('requires_signature'),
+  from: AccountRef,
+  to: z.string().describe('`acct_…`, or a Stellar address (G…)'),
+  amount: Amount,
+  currency: z.literal('EUR'),
+  expiresAt: Time,
+  createdAt: Time,
+});
+const TransferSettledData = z.object({ ...transferRef, status: z.literal('settled'), txHash: TxHash, ledger: z.number().int(), settledAt: Time });
+const TransferFailedData = z.object({
+  ...transferRef,
+  status: z.literal('failed'),
+  txHash: z.string(),
+  failureCode: z.string().describe('The ledger’s result code: `op_underfunded`, `op_no_trust`, `tx_bad_seq`…'),
+  failedAt: Time,
+});
+const TransferCanceledData = z.object({ ...transferRef, status: z.literal('canceled'), canceledAt: Time });
+
 /** What a type's `subject` is: the id of the resource the event is about. */
-export type PublicSubject = 'pool' | 'reservation' | 'dispute' | 'settlement' | 'stray payment operation' | 'reservation, or stray payment operation' | 'invoice';
+export type PublicSubject =
+  | 'pool'
+  | 'reservation'
+  | 'dispute'
+  | 'settlement'
+  | 'stray payment operation'
+  | 'reservation, or stray payment operation'
+  | 'invoice'
+  | 'account'
+  | 'transfer';
 const def = <S extends z.ZodType>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data });
 
 /** Every public type: what it means and its `data`. Add new types at the end; never remove one. */
@@ -241,6 +288,13 @@ export const PUBLIC_EVENT_CATALOGUE = {
   'refund.settled': def('reservation, or stray payment operation', 'Money went back on the ledger: a buyer’s deposit (or its refunded part), a late deposit, or a stray payment.', RefundSettledData),
   'stray_payment.received': def('stray payment operation', 'Money was paid straight into the escrow account (not a deposit): owed back to its sender.', StrayPaymentReceivedData),
   'invoice.issued': def('invoice', 'An invoice or credit note was issued.', InvoiceIssuedData),
+  'account.created': def('account', 'A partner created an account (/v1/accounts).', AccountCreatedData),
+  'account.updated': def('account', 'A partner changed an account’s name or metadata.', AccountUpdatedData),
+  'account.wallet_linked': def('account', 'The account’s holder proved control of a Stellar account: it is the account’s wallet now.', AccountWalletLinkedData),
+  'transfer.created': def('transfer', 'A transfer was built: the sender signs it before `expiresAt`.', TransferCreatedData),
+  'transfer.settled': def('transfer', 'The ledger applied the transfer.', TransferSettledData),
+  'transfer.failed': def('transfer', 'The ledger refused the transfer (or applied it as failed): `failureCode` says why.', TransferFailedData),
+  'transfer.canceled': def('transfer', 'The transfer was cancelled before it was signed.', TransferCanceledData),
 } as const;
 
 export type PublicEventType = keyof typeof PUBLIC_EVENT_CATALOGUE;

@@ -48,3 +48,5 @@ export * from './webhooks/keyring';
 export * from './webhooks/signer';
 export * from './webhooks/ssrf';
 export * from './webhooks/feed-waker';
+export * from './ledger/wallet-balances';
+export * from './http/v1-pending';

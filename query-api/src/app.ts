@@ -1,4 +1,4 @@
-import { EscrowLedger, WebhookKeyring, renderCii, renderFacturX, webhookEncryptionKey, type RouteDef, type Services } from '@cagnotte/infra';
+import { EscrowLedger, LedgerWalletBalances, WebhookKeyring, renderCii, renderFacturX, webhookEncryptionKey, type RouteDef, type Services } from '@cagnotte/infra';
 import {
   AccountReadModel,
   AuditReadModel,
@@ -15,6 +15,8 @@ import {
   WebhookEndpointReader,
   WebhookInboxReader,
   PublicFeedReader,
+  V1AccountReader,
+  V1TransferReader,
 } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
@@ -33,6 +35,8 @@ import { makeInvoiceQueryRoutes } from './invoicing/routes';
 import { makeInboxQueryRoutes, makeWebhookQueryRoutes } from './webhooks/routes';
 import { makeEventTypesRoute } from './webhooks/types-route';
 import { makeFeedRoutes } from './webhooks/feed-routes';
+import { makeAccountV1QueryRoutes } from './accounts/routes';
+import { makeTransferQueryRoutes } from './transfers/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -76,5 +80,11 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
       heartbeatMs: services.config.FEED_HEARTBEAT_MS,
       onStreamError: (err) => services.logger.warn({ err }, 'event stream ended on an error'),
     }),
+    ...makeAccountV1QueryRoutes({
+      accounts: new V1AccountReader(services.knex),
+      view: { knex: services.knex, wallets: new LedgerWalletBalances(services.ledger), defaultLivemode: services.config.APP_ENV === 'production', now: () => new Date() },
+      awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['v1-accounts', 'transfers', 'reservations']),
+    }),
+    ...makeTransferQueryRoutes({ transfers: new V1TransferReader(services.knex), awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['transfers']) }),
   ];
 };

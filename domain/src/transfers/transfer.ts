@@ -16,7 +16,9 @@ const TRANSFER_EVENT_TYPES: ReadonlySet<string> = new Set<TransferEvent['type']>
 export const isTransferEvent = (event: DomainEvent): event is TransferEvent => TRANSFER_EVENT_TYPES.has(event.type);
 
 export type TransferStatus = 'requires_signature' | 'submitted' | 'settled' | 'failed' | 'canceled';
-export type Transfer = { status: 'none' } | ({ status: TransferStatus } & EventData<'TransferCreated'>);
+export type Transfer =
+  | { status: 'none' }
+  | ({ status: TransferStatus } & EventData<'TransferCreated'> & { submittedAt: string | null; settledAt: string | null; ledger: number | null; failureCode: string | null });
 
 interface CommandMeta {
   now: string;
@@ -34,15 +36,15 @@ export type TransferCommand =
 export const initialTransfer = (): Transfer => ({ status: 'none' });
 
 export const evolveTransfer = (state: Transfer, event: TransferEvent): Transfer => {
-  if (event.type === 'TransferCreated') return { status: 'requires_signature', ...event.data };
+  if (event.type === 'TransferCreated') return { status: 'requires_signature', ...event.data, submittedAt: null, settledAt: null, ledger: null, failureCode: null };
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'TransferSubmitted':
-      return { ...state, status: 'submitted' };
+      return { ...state, status: 'submitted', submittedAt: event.data.submittedAt };
     case 'TransferSettled':
-      return { ...state, status: 'settled' };
+      return { ...state, status: 'settled', settledAt: event.data.settledAt, ledger: event.data.ledger };
     case 'TransferFailed':
-      return { ...state, status: 'failed' };
+      return { ...state, status: 'failed', ledger: event.data.ledger, failureCode: event.data.failureCode };
     case 'TransferCancelled':
       return { ...state, status: 'canceled' };
     default:

@@ -25,7 +25,7 @@ export const V1Account = z
     livemode: z.boolean(),
     created: z.string().describe('ISO 8601 date-time'),
     email: z.string(),
-    name: z.string(),
+    name: z.string().nullable(),
     type: z.enum(['individual', 'business']),
     country: z.string(),
     business: z
@@ -64,26 +64,38 @@ export interface V1AccountViewDeps {
   now: () => Date;
 }
 
-/** The account as /v1 shows it: its facts, its balances (the ledger's and the read models') and its requirements. */
-export const toV1Account = async (deps: V1AccountViewDeps, a: V1AccountFacts): Promise<V1Account> => {
+/** What an account's balances and requirements are made of: the ledger's word on its wallet and the read models' sums (stroops). */
+export interface V1AccountFigures {
+  onLedger: WalletOnLedger | null;
+  pending: bigint;
+  inEscrow: bigint;
+}
+
+export const figuresOf = async (deps: V1AccountViewDeps, a: Pick<V1AccountFacts, 'userId' | 'wallet'>): Promise<V1AccountFigures> => {
   const [onLedger, pending, inEscrow] = await Promise.all([
     a.wallet ? deps.wallets.of(a.wallet) : Promise.resolve<WalletOnLedger | null>(null),
     pendingFromWallet(deps.knex, a.userId, deps.now()),
     inEscrowOf(deps.knex, a.userId, deps.inEscrowSources ?? IN_ESCROW_SOURCES),
   ]);
-  return {
-    id: acctId(a.userId),
-    object: 'account',
-    livemode: a.livemode ?? deps.defaultLivemode,
-    created: a.createdAt,
-    email: a.email,
-    name: a.name,
-    type: a.accountType === 'BUSINESS' ? 'business' : 'individual',
-    country: a.country,
-    business: a.business,
-    wallet: a.wallet ? { publicKey: a.wallet } : null,
-    balances: [{ currency: 'EUR', available: fromMinor(onLedger ? toMinor(onLedger.balance) : 0n), pending: fromMinor(pending), inEscrow: fromMinor(inEscrow) }],
-    requirements: requirementsOf(a, onLedger ? onLedger.exists && onLedger.trusts : null),
-    metadata: a.metadata,
-  };
+  return { onLedger, pending, inEscrow };
 };
+
+/** The account as /v1 shows it, from its facts and figures (pure: a command renders its answer with it). */
+export const renderV1Account = (a: V1AccountFacts, f: V1AccountFigures, defaultLivemode: boolean): V1Account => ({
+  id: acctId(a.userId),
+  object: 'account',
+  livemode: a.livemode ?? defaultLivemode,
+  created: a.createdAt,
+  email: a.email,
+  name: a.name === '' ? null : a.name,
+  type: a.accountType === 'BUSINESS' ? 'business' : 'individual',
+  country: a.country,
+  business: a.business,
+  wallet: a.wallet ? { publicKey: a.wallet } : null,
+  balances: [{ currency: 'EUR', available: fromMinor(f.onLedger ? toMinor(f.onLedger.balance) : 0n), pending: fromMinor(f.pending), inEscrow: fromMinor(f.inEscrow) }],
+  requirements: requirementsOf(a, f.onLedger ? f.onLedger.exists && f.onLedger.trusts : null),
+  metadata: a.metadata,
+});
+
+/** The account as /v1 shows it: its facts, its balances (the ledger's and the read models') and its requirements. */
+export const toV1Account = async (deps: V1AccountViewDeps, a: V1AccountFacts): Promise<V1Account> => renderV1Account(a, await figuresOf(deps, a), deps.defaultLivemode);

@@ -1,4 +1,4 @@
-import { EscrowLedger, LedgerWalletBalances, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
+import { ApiKeyStore, EscrowLedger, LedgerWalletBalances, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
 import { AccountReadModel, SessionEventPrincipals, TenantReadModel } from '@cagnotte/read-models';
 import { makeAuthCommandRoutes } from './identity/login-routes';
 import { makeAccountRoutes } from './identity/account-routes';
@@ -20,6 +20,7 @@ import { makeWebhookCommandRoutes } from './webhooks/routes';
 import { InboxTokens, SANDBOX_INBOX_PATH, makeInboxCommandRoutes } from './webhooks/inbox';
 import type { WebhookDeliveryScheduler } from './webhooks/ports';
 import { makeDeliveryScheduler } from './webhooks/delivery';
+import { makeApiKeyRoutes } from './api-keys/routes';
 import { makeAccountV1Routes, type AccountV1Deps } from './accounts/routes';
 import { makeTransferRoutes } from './transfers/routes';
 
@@ -63,14 +64,15 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...escrowRoutes({ ...runtime, clock, ledger, escrow, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
     ...webhookRoutes(deps, clock),
+    ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
     ...v1Routes({ ...onAccounts, knex, ledger, oneTime }, config.APP_ENV === 'production'),
   ];
 };
 
 /** /v1 accounts and transfers: a partner's end customers and the payments between their wallets (non-custodial). */
-const v1Routes = (deps: Omit<AccountV1Deps, 'view' | 'defaultLivemode'>, defaultLivemode: boolean): RouteDef[] => {
-  const view = { knex: deps.knex, wallets: new LedgerWalletBalances(deps.ledger), defaultLivemode, now: deps.clock };
-  return [...makeAccountV1Routes({ ...deps, view, defaultLivemode }), ...makeTransferRoutes({ ...deps, defaultLivemode })];
+const v1Routes = (deps: Omit<AccountV1Deps, 'view' | 'production'>, production: boolean): RouteDef[] => {
+  const view = { knex: deps.knex, wallets: new LedgerWalletBalances(deps.ledger), defaultLivemode: production, now: deps.clock };
+  return [...makeAccountV1Routes({ ...deps, view, production }), ...makeTransferRoutes({ ...deps, production })];
 };
 
 const escrowRoutes = (deps: EscrowDeps): RouteDef[] => [...makeClosingRoutes(deps), ...makeDisputeRoutes(deps), ...makeSettlementRoutes(deps)];

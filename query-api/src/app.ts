@@ -82,9 +82,15 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     }),
     ...makeAccountV1QueryRoutes({
       accounts: new V1AccountReader(services.knex),
+      users: accounts,
       view: { knex: services.knex, wallets: new LedgerWalletBalances(services.ledger), defaultLivemode: services.config.APP_ENV === 'production', now: () => new Date() },
       awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['v1-accounts', 'transfers', 'reservations']),
     }),
-    ...makeTransferQueryRoutes({ transfers: new V1TransferReader(services.knex), awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['transfers']) }),
+    ...makeTransferQueryRoutes({
+      transfers: new V1TransferReader(services.knex),
+      users: accounts,
+      production: services.config.APP_ENV === 'production',
+      awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['transfers']),
+    }),
   ];
 };

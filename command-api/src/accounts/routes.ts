@@ -3,22 +3,32 @@ import { z } from 'zod';
 import { Transaction } from '@stellar/stellar-sdk';
 import { ValidationError, accountAggregate, decideAccount, type Account } from '@cagnotte/domain';
 import { CountryCode, PartnerMetadata } from '@cagnotte/event-schemas';
-import { defineRoute, fromPrefixedId, hashPassword, ledgerCall, livemodeOf, requireApiKey, type RouteDef } from '@cagnotte/infra';
+import { defineRoute, fromPrefixedId, hashPassword, ledgerCall, prefixedIdParam, registerV1ErrorCodes, type RequestContext, type RouteDef } from '@cagnotte/infra';
 import { V1Account, figuresOf, renderV1Account, type V1AccountFigures, type V1AccountViewDeps } from '@cagnotte/read-models';
 import { accountStream, loadAccount } from '../shared/context';
 import { executeCommand, fromRequest } from '../shared/execute-command';
 import { withCredentials, type RegisterDeps } from '../identity/register';
 import { StellarAccount } from '../ledger/routes';
 import { issueWalletChallenge, linkWallet, type WalletLinkDeps } from '../ledger/link';
-import { NO_FIGURES, accountFactsOf, accountInScope, type PartnerScope } from './scope';
+import { NO_FIGURES, accountFactsOf, accountInScope, partnerActor, type PartnerScope } from './scope';
 
 // /v1/accounts: a partner's end customers. An `acct_` id is an identity account of the tenant (docs/v1/accounts.md).
 
 export interface AccountV1Deps extends WalletLinkDeps, RegisterDeps {
   view: V1AccountViewDeps;
-  /** The mode of an account registered through /api (a signup): the environment's. */
-  defaultLivemode: boolean;
+  /** Production: a session's mode is live, and so is a signup's account. */
+  production: boolean;
 }
+
+registerV1ErrorCodes({
+  account_not_found: 'No such account for this key: missing, another tenant’s or of the other mode',
+  organiser_required: 'Accounts and transfers are managed by the tenant’s organisers (a session) and their API keys',
+  email_taken: 'An account of the tenant already has this email',
+  business_identity_invalid: 'The DAC7 identity is incomplete: a SIRET (France), or a taxCountry with a taxId or an rccm',
+  invalid_challenge: 'The wallet challenge is unknown, expired, already used, or names another wallet',
+  challenge_not_signed: 'The wallet challenge is not signed by the wallet’s key(s)',
+  ledger_unavailable: 'The ledger did not answer: retry shortly',
+});
 
 const Business = z
   .object({
@@ -48,7 +58,7 @@ const UpdateAccountBody = z
   .strict()
   .describe('V1AccountUpdate');
 
-const IdParams = z.object({ id: z.string().max(100) });
+const IdParams = z.object({ id: prefixedIdParam('acct') });
 
 const WalletChallenge = z
   .object({
@@ -69,19 +79,13 @@ const LinkWalletBody = z
   .strict()
   .refine((b) => (b.signature === undefined) !== (b.transaction === undefined), { message: 'give either signature or transaction', path: ['signature'] });
 
-const accountIdOf = (id: string): string => {
-  const userId = fromPrefixedId('acct', id);
-  if (!userId) throw new ValidationError({ id: ['must be an account id (acct_…)'] }, 'Account not found', 'account_not_found');
-  return userId;
-};
+/** The params' id, valid by its schema. */
+const accountIdOf = (id: string): string => fromPrefixedId('acct', id)!;
 
 export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
-  const { clock, defaultLivemode } = deps;
-  const scopeOf = (ctx: Parameters<typeof requireApiKey>[0]): PartnerScope => {
-    const key = requireApiKey(ctx);
-    return { tenantId: key.tenantId, livemode: livemodeOf(ctx), defaultLivemode };
-  };
-  const render = (account: Account, figures: V1AccountFigures, scope: PartnerScope) => renderV1Account(accountFactsOf(accountInScope(account, scope)), figures, defaultLivemode);
+  const { clock, production } = deps;
+  const scopeOf = (ctx: RequestContext<unknown, unknown, unknown>) => partnerActor(ctx, { store: deps.store, production });
+  const render = (account: Account, figures: V1AccountFigures, scope: PartnerScope) => renderV1Account(accountFactsOf(accountInScope(account, scope)), figures, production);
 
   const create = defineRoute({
     method: 'post',
@@ -97,8 +101,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
     success: { status: 200, description: 'The account', schema: V1Account },
     errors: [400, 401, 403, 404, 409],
     handler: async (ctx) => {
-      const key = requireApiKey(ctx);
-      const scope = scopeOf(ctx);
+      const scope = await scopeOf(ctx);
       const b = ctx.body;
       if (b.business && b.type !== 'business') throw new ValidationError({ business: ['only for a business account'] });
       const userId = randomUUID();
@@ -116,7 +119,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
                 type: 'CreateAccountForPartner',
                 data: {
                   userId,
-                  tenantId: key.tenantId,
+                  tenantId: scope.tenantId,
                   email,
                   phone: null,
                   displayName: b.name ?? '',
@@ -126,7 +129,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
                   signupSource: 'v1',
                   business: b.business ?? null,
                   livemode: scope.livemode,
-                  createdVia: key.id,
+                  createdVia: scope.keyId,
                   metadata: b.metadata ?? {},
                 },
                 metadata: { now },
@@ -134,10 +137,10 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
               state,
             ),
           respond: (o) => ({ data: render(o.state, NO_FIGURES, scope) }),
-          ...fromRequest(ctx, key.tenantId, now),
+          ...fromRequest(ctx, scope.tenantId, now),
           ...(within ? { within } : {}),
         });
-      const { answer } = await withCredentials(deps, { userId, tenantId: key.tenantId, email, phone: null, passwordHash }, run);
+      const { answer } = await withCredentials(deps, { userId, tenantId: scope.tenantId, email, phone: null, passwordHash }, run);
       return answer;
     },
   });
@@ -155,7 +158,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
     success: { status: 200, description: 'The account', schema: V1Account },
     errors: [400, 401, 403, 404],
     handler: async (ctx) => {
-      const scope = scopeOf(ctx);
+      const scope = await scopeOf(ctx);
       const userId = accountIdOf(ctx.params.id);
       const now = clock().toISOString();
       const before = accountInScope(await loadAccount(deps.store, userId), scope);
@@ -189,7 +192,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
     success: { status: 200, description: 'The challenge', schema: WalletChallenge },
     errors: [400, 401, 403, 404],
     handler: async (ctx) => {
-      const scope = scopeOf(ctx);
+      const scope = await scopeOf(ctx);
       const userId = accountIdOf(ctx.params.id);
       accountInScope(await loadAccount(deps.store, userId), scope);
       const c = await issueWalletChallenge(deps, userId, ctx.body.publicKey);
@@ -214,7 +217,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
     success: { status: 200, description: 'The account, its wallet linked', schema: V1Account },
     errors: [400, 401, 403, 404],
     handler: async (ctx) => {
-      const scope = scopeOf(ctx);
+      const scope = await scopeOf(ctx);
       const userId = accountIdOf(ctx.params.id);
       const now = clock().toISOString();
       const { publicKey, signature, transaction } = ctx.body;

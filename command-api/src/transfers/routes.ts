@@ -10,10 +10,11 @@ import {
   fromPrefixedId,
   isStellarAccountId,
   ledgerCall,
-  livemodeOf,
   paymentResultCodesOf,
-  requireApiKey,
+  prefixedIdParam,
+  registerV1ErrorCodes,
   type LedgerGateway,
+  type RequestContext,
   type RouteDef,
 } from '@cagnotte/infra';
 import { V1Transfer, toV1Transfer } from '@cagnotte/read-models';
@@ -22,16 +23,27 @@ import { loadAccount, type AccountCommandDeps } from '../shared/context';
 import { executeCommand, fromRequest } from '../shared/execute-command';
 import { loadState } from '../shared/run-command';
 import { decodeSignedXdr } from '../ledger/client-signed';
-import { accountInScope, type PartnerScope } from '../accounts/scope';
+import { accountInScope, partnerActor, type PartnerScope } from '../accounts/scope';
 
 // /v1/transfers: payments of the stablecoin between accounts' wallets, built here, signed by the sender, verified on
 // the ledger. Non-custodial: the money goes from one wallet to the other; the service only builds and watches.
 
 export interface TransferRouteDeps extends AccountCommandDeps {
   ledger: LedgerGateway;
-  /** The mode of an account registered through /api (a signup): the environment's. */
-  defaultLivemode: boolean;
+  /** Production: a session's mode is live, and so is a signup's account. */
+  production: boolean;
 }
+
+registerV1ErrorCodes({
+  transfer_not_found: 'No such transfer for this key: missing, another tenant’s or of the other mode',
+  account_wallet_missing: 'The account has no wallet linked: link one first (POST /v1/accounts/{id}/wallet)',
+  ledger_account_not_found: 'The sender’s wallet does not exist on the ledger yet: fund it first',
+  transfer_to_self: 'A transfer cannot pay its sender’s own wallet',
+  transfer_transaction_mismatch: 'The signed transaction (or hash) is not the one the transfer built',
+  transfer_canceled: 'The transfer was cancelled',
+  transfer_not_cancelable: 'Only a transfer that requires a signature can be cancelled',
+  invalid_xdr: 'signedXdr is not a transaction envelope for this network',
+});
 
 export const transferStream = (transferId: string) => `transfer-${transferId}`;
 
@@ -62,7 +74,7 @@ const SubmitTransferBody = z
   .strict()
   .refine((b) => (b.signedXdr === undefined) !== (b.txHash === undefined), { message: 'give either signedXdr or txHash', path: ['signedXdr'] });
 
-const IdParams = z.object({ id: z.string().max(100) });
+const IdParams = z.object({ id: prefixedIdParam('tr') });
 
 /** The transfer of the caller's tenant and mode, or a 404 (another tenant's, the other mode's and a missing one alike). */
 const transferInScope = (t: Transfer, scope: PartnerScope): Exclude<Transfer, { status: 'none' }> => {
@@ -81,13 +93,10 @@ const onLedger = async (ledger: LedgerGateway, hash: string): Promise<LedgerOutc
 };
 
 export const makeTransferRoutes = (deps: TransferRouteDeps): RouteDef[] => {
-  const { clock, ledger, defaultLivemode } = deps;
-  const scopeOf = (ctx: Parameters<typeof requireApiKey>[0]): PartnerScope => ({ tenantId: requireApiKey(ctx).tenantId, livemode: livemodeOf(ctx), defaultLivemode });
-  const transferIdOf = (id: string): string => {
-    const transferId = fromPrefixedId('tr', id);
-    if (!transferId) throw new NotFoundError('transfer');
-    return transferId;
-  };
+  const { clock, ledger, production } = deps;
+  const scopeOf = (ctx: RequestContext<unknown, unknown, unknown>) => partnerActor(ctx, { store: deps.store, production });
+  /** The params' id, valid by its schema. */
+  const transferIdOf = (id: string): string => fromPrefixedId('tr', id)!;
   /** An account of the scope with its wallet, for `field` (from / to). */
   const walletOf = async (id: string, field: 'from' | 'to', scope: PartnerScope): Promise<{ userId: string; wallet: string }> => {
     const userId = fromPrefixedId('acct', id);
@@ -117,8 +126,7 @@ export const makeTransferRoutes = (deps: TransferRouteDeps): RouteDef[] => {
     success: { status: 200, description: 'The transfer, to sign', schema: V1Transfer },
     errors: [400, 401, 403, 404],
     handler: async (ctx) => {
-      const key = requireApiKey(ctx);
-      const scope = scopeOf(ctx);
+      const scope = await scopeOf(ctx);
       const b = ctx.body;
       const from = await walletOf(b.from, 'from', scope);
       let to: EventData<'TransferCreated'>['to'];
@@ -139,7 +147,7 @@ export const makeTransferRoutes = (deps: TransferRouteDeps): RouteDef[] => {
         type: 'CreateTransfer',
         data: {
           transferId,
-          tenantId: key.tenantId,
+          tenantId: scope.tenantId,
           livemode: scope.livemode,
           fromUserId: from.userId,
           fromWallet: from.wallet,
@@ -150,7 +158,7 @@ export const makeTransferRoutes = (deps: TransferRouteDeps): RouteDef[] => {
           unsignedXdr: built.xdr,
           txHash: built.hash,
           expiresAt: built.expiresAt,
-          createdVia: key.id,
+          createdVia: scope.keyId,
         },
         metadata: { now },
       };
@@ -159,7 +167,7 @@ export const makeTransferRoutes = (deps: TransferRouteDeps): RouteDef[] => {
         aggregate: transferAggregate,
         decide: (state) => decideTransfer(command, state),
         respond: (o) => answerOf(o.state, scope),
-        ...fromRequest(ctx, key.tenantId, now),
+        ...fromRequest(ctx, scope.tenantId, now),
       });
       return answer;
     },
@@ -180,7 +188,7 @@ export const makeTransferRoutes = (deps: TransferRouteDeps): RouteDef[] => {
     success: { status: 200, description: 'The transfer', schema: V1Transfer },
     errors: [400, 401, 403, 404, 503],
     handler: async (ctx) => {
-      const scope = scopeOf(ctx);
+      const scope = await scopeOf(ctx);
       const transferId = transferIdOf(ctx.params.id);
       const now = clock().toISOString();
       const t = transferInScope(await loadState(deps.store, transferStream(transferId), transferAggregate), scope);
@@ -226,7 +234,7 @@ export const makeTransferRoutes = (deps: TransferRouteDeps): RouteDef[] => {
     success: { status: 200, description: 'The transfer', schema: V1Transfer },
     errors: [400, 401, 403, 404],
     handler: async (ctx) => {
-      const scope = scopeOf(ctx);
+      const scope = await scopeOf(ctx);
       const transferId = transferIdOf(ctx.params.id);
       const now = clock().toISOString();
       const { answer } = await executeCommand(deps, {

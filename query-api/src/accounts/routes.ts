@@ -1,25 +1,28 @@
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '@cagnotte/domain/errors';
-import { V1ListQuery, defineRoute, fromPrefixedId, ledgerCall, livemodeOf, requireApiKey, v1List, type RequestContext, type RouteDef } from '@cagnotte/infra';
-import { V1Account, toV1Account, type V1AccountReader, type V1AccountViewDeps, type V1Scope } from '@cagnotte/read-models';
+import { NotFoundError } from '@cagnotte/domain/errors';
+import { V1ListQuery, defineRoute, fromPrefixedId, ledgerCall, prefixedIdParam, unknownCursor, v1List, type RequestContext, type RouteDef } from '@cagnotte/infra';
+import { V1Account, toV1Account, type AccountReadModel, type V1AccountReader, type V1AccountViewDeps, type V1Scope } from '@cagnotte/read-models';
+import { partnerScopeOf } from './principal';
 
 export interface AccountV1QueryDeps {
   accounts: V1AccountReader;
+  /** The session's own account (an organiser's?). */
+  users: AccountReadModel;
   view: V1AccountViewDeps;
   /** Read-your-writes on the accounts and what their balances sum (transfers, reservations). */
   awaitProjections?: (ctx: RequestContext<unknown, unknown, unknown>) => Promise<void>;
 }
 
-const IdParams = z.object({ id: z.string().max(100) });
+const IdParams = z.object({ id: prefixedIdParam('acct') });
 
-export const makeAccountV1QueryRoutes = ({ accounts, view, awaitProjections }: AccountV1QueryDeps): RouteDef[] => {
-  const scopeOf = (ctx: RequestContext<unknown, unknown, unknown>): V1Scope => ({ tenantId: requireApiKey(ctx).tenantId, livemode: livemodeOf(ctx), defaultLivemode: view.defaultLivemode });
+export const makeAccountV1QueryRoutes = ({ accounts, users, view, awaitProjections }: AccountV1QueryDeps): RouteDef[] => {
+  const scopeOf = (ctx: RequestContext<unknown, unknown, unknown>) => partnerScopeOf(ctx, { accounts: users, production: view.defaultLivemode });
   /** A cursor is an account id of the same list: its seq, or a 400 on the parameter. */
   const cursorSeq = async (scope: V1Scope, id: string | undefined, param: 'startingAfter' | 'endingBefore'): Promise<bigint | undefined> => {
     if (id === undefined) return undefined;
     const userId = fromPrefixedId('acct', id);
     const found = userId ? await accounts.find(scope, userId) : null;
-    if (!found) throw new ValidationError({ [param]: ['is not an account of this list'] }, 'Unknown cursor', 'invalid_cursor');
+    if (!found) throw unknownCursor(param);
     return found.seq;
   };
 
@@ -36,7 +39,7 @@ export const makeAccountV1QueryRoutes = ({ accounts, view, awaitProjections }: A
       success: { status: 200, description: 'The account', schema: V1Account },
       errors: [401, 403, 404, 503],
       handler: async (ctx) => {
-        const scope = scopeOf(ctx);
+        const scope = await scopeOf(ctx);
         await awaitProjections?.(ctx);
         const userId = fromPrefixedId('acct', ctx.params.id);
         const doc = userId ? await accounts.find(scope, userId) : null;
@@ -56,7 +59,7 @@ export const makeAccountV1QueryRoutes = ({ accounts, view, awaitProjections }: A
       success: { status: 200, description: 'A page of accounts', schema: v1List(V1Account).describe('V1AccountList') },
       errors: [400, 401, 403, 404, 503],
       handler: async (ctx) => {
-        const scope = scopeOf(ctx);
+        const scope = await scopeOf(ctx);
         await awaitProjections?.(ctx);
         const [after, before] = await Promise.all([cursorSeq(scope, ctx.query.startingAfter, 'startingAfter'), cursorSeq(scope, ctx.query.endingBefore, 'endingBefore')]);
         const page = await accounts.list(scope, { limit: ctx.query.limit, after, before });

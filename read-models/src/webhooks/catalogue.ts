@@ -312,6 +312,21 @@ export const poolIdOf = (e: { data: unknown }): string | null => {
 export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & PoolOwner) | null =>
   event.type === 'PoolCreated' ? { resourceId: event.data.poolId, tenantId: event.data.tenantId, ownerId: event.data.organiserId } : null;
 
+/** The /v1 accounts' and transfers' events: whose they are is who acted (the organiser a key acts as). */
+const ACTOR_OWNED: ReadonlySet<string> = new Set([
+  'AccountCreatedByPartner',
+  'AccountProfileUpdated',
+  'LedgerAccountLinked',
+  'TransferCreated',
+  'TransferSettled',
+  'TransferFailed',
+  'TransferCancelled',
+]);
+const actorOwnerOf = (event: CatalogueEvent): PoolOwner | undefined =>
+  ACTOR_OWNED.has(event.type) && event.metadata.tenantId
+    ? { tenantId: event.metadata.tenantId, ownerId: event.metadata.actor.kind === 'user' ? event.metadata.actor.id : null }
+    : undefined;
+
 /**
  * The public events of one internal event, in order (index 0, 1, …). The owner is the pool's organiser (PoolCreated
  * names them; later events find them in `owners`); the tenant is the pool's, else the event's own. An event whose
@@ -321,7 +336,7 @@ export const publicEventsOf = (event: CatalogueEvent, owners: PoolOwners): Publi
   const mapper = MAPPERS[event.type] as Mapper<DomainEventType> | undefined;
   if (!mapper) return [];
   const poolId = poolIdOf(event);
-  const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (poolId ? owners.get(poolId) : undefined);
+  const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (poolId ? owners.get(poolId) : undefined) ?? actorOwnerOf(event);
   const tenantId = owner?.tenantId ?? (event.type === 'InvoiceIssued' ? event.data.tenantId : null) ?? event.metadata.tenantId;
   if (!tenantId) return [];
   const drafts = mapper(event.data as Of<DomainEventType>);

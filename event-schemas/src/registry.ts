@@ -77,7 +77,10 @@ export type EventData<T extends DomainEventType> = Extract<DomainEvent, { type: 
 export type ParsedEvent<E = DomainEvent> = E & { schemaVersion: number; metadata: EventMetadata };
 
 /** Upcasters for every schema version ever published. */
-export const upcasters: Upcaster[] = [...poolUpcasters, { type: 'TenantSettingsChanged', fromVersion: 1, up: (data) => data }, ...closingUpcasters, ...settlementUpcasters, ...reservationUpcasters];
+export const upcasters: Upcaster[] = [
+  ...poolUpcasters,
+  { type: 'TenantSettingsChanged', fromVersion: 1, up: (data) => data },
+  { type: 'LedgerAccountLinked', fromVersion: 1, up: (data) => data }, ...closingUpcasters, ...settlementUpcasters, ...reservationUpcasters];
 
 export interface EventRegistry<E> {
   /** Upcasts stored data to the current version and validates it: the one parser every reader shares. */

@@ -184,6 +184,10 @@ test('account.created, account.updated and account.wallet_linked reach the feed'
   assert.is(events[0].data.livemode, false);
   assert.match(events[0].data.createdVia, /^key_[0-9a-f]{32}$/);
   assert.equal(events[1].data.fields, ['metadata']);
+  assert.equal([events[1].data.livemode, events[2].data.livemode, events[2].data.accountId], [false, false, a.id]);
+  // A live key reads live events only: none of these.
+  const live = await as(ctx, ctx.liveKey)('GET', `/v1/events?subject=${a.id}`);
+  assert.equal(live.body.data?.items ?? [], []);
 });
 
 test.run();

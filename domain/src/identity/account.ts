@@ -170,7 +170,10 @@ export const decideAccount = (command: AccountCommand, state: Account): AccountE
       return [
         {
           type: 'AccountProfileUpdated',
-          data: { userId: account.userId, ...(nextName !== undefined ? { displayName: nextName } : {}), ...(metadataChanged ? { metadata: nextMetadata } : {}), updatedAt: now },
+          data: {
+            userId: account.userId,
+            ...(account.partner ? { livemode: account.partner.livemode } : {}),
+            ...(nextName !== undefined ? { displayName: nextName } : {}), ...(metadataChanged ? { metadata: nextMetadata } : {}), updatedAt: now },
         },
       ];
     }
@@ -184,7 +187,8 @@ export const decideAccount = (command: AccountCommand, state: Account): AccountE
     case 'LinkLedgerAccount': {
       const account = requireAccount(state);
       if (account.ledgerAccount === command.data.ledgerAccount) return [];
-      return [{ type: 'LedgerAccountLinked', data: { userId: account.userId, ...command.data, linkedAt: now } }];
+      const mode = account.partner ? { livemode: account.partner.livemode } : {};
+      return [{ type: 'LedgerAccountLinked', data: { userId: account.userId, ...command.data, ...mode, linkedAt: now } }];
     }
     case 'RecordPasswordReset': {
       const account = requireAccount(state);

@@ -58,12 +58,22 @@ test('a business account records its DAC7 identity in the same append; an invali
 test('an update records what changed: the name, the whole metadata after the patch ("" removes a key); nothing when nothing changes', () => {
   const after = given(...created())
     .when(update({ displayName: 'Béa', metadata: { crm: '', tier: 'gold' } }))
-    .then([{ type: 'AccountProfileUpdated', data: { userId: USER, displayName: 'Béa', metadata: { tier: 'gold' }, updatedAt: T1 } }]);
+    .then([{ type: 'AccountProfileUpdated', data: { userId: USER, livemode: false, displayName: 'Béa', metadata: { tier: 'gold' }, updatedAt: T1 } }]);
   assert.ok(after.status === 'registered' && after.displayName === 'Béa');
   assert.equal(after.status === 'registered' && after.metadata, { tier: 'gold' });
   given(...created()).when(update({ displayName: 'Bea', metadata: { crm: '42' } })).then([]);
-  given(...created()).when(update({ metadata: { other: '1' } })).then([{ type: 'AccountProfileUpdated', data: { userId: USER, metadata: { crm: '42', other: '1' }, updatedAt: T1 } }]);
+  given(...created()).when(update({ metadata: { other: '1' } })).then([{ type: 'AccountProfileUpdated', data: { userId: USER, livemode: false, metadata: { crm: '42', other: '1' }, updatedAt: T1 } }]);
   given().when(update({ displayName: 'X' })).thenThrows(NotFoundError, 'account_not_found');
+});
+
+test('a wallet linked to a partner’s account carries its mode (its public event says it); a signup’s does not', () => {
+  const link: AccountCommand = { type: 'LinkLedgerAccount', data: { ledgerAccount: 'GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H', challengeHash: 'cd'.repeat(32) }, metadata: { now: T1 } };
+  given(...created())
+    .when(link)
+    .then([{ type: 'LedgerAccountLinked', data: { userId: USER, ledgerAccount: 'GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H', challengeHash: 'cd'.repeat(32), livemode: false, linkedAt: T1 } }]);
+  const [signup] = decideAccount({ type: 'RegisterAccount', data: { ...(create().data as never), business: null }, metadata: { now: T0 } }, accountAggregate.initial());
+  const events = decideAccount(link, given(signup!).state());
+  assert.not.ok('livemode' in events[0]!.data);
 });
 
 test('metadata holds at most 50 keys', () => {

@@ -42,6 +42,8 @@ export const AccountProfileUpdated = event(
   z
     .object({
       userId: Id,
+      /** The account's mode when a partner created it (absent for a signup's: the deployment's). */
+      livemode: z.boolean().optional(),
       displayName: z.string().min(1).max(200).optional(),
       metadata: PartnerMetadata.optional(),
       updatedAt: IsoDate,

@@ -265,11 +265,17 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
   AccountProfileUpdated: (d) =>
     one('account.updated', acctId(d.userId), {
       accountId: acctId(d.userId),
+      ...(d.livemode !== undefined ? { livemode: d.livemode } : {}),
       fields: [...(d.displayName !== undefined ? (['name'] as const) : []), ...(d.metadata !== undefined ? (['metadata'] as const) : [])],
       updatedAt: d.updatedAt,
     }),
   // The account's own wallet, told to the tenant's credentials (keys, auditors): never in an organiser's feed (no owner).
-  LedgerAccountLinked: (d) => one('account.wallet_linked', acctId(d.userId), { accountId: acctId(d.userId), wallet: d.ledgerAccount, linkedAt: d.linkedAt }),
+  LedgerAccountLinked: (d) => one('account.wallet_linked', acctId(d.userId), {
+      accountId: acctId(d.userId),
+      ...(d.livemode !== undefined ? { livemode: d.livemode } : {}),
+      wallet: d.ledgerAccount,
+      linkedAt: d.linkedAt,
+    }),
   TransferCreated: (d) =>
     one('transfer.created', trId(d.transferId), {
       transferId: trId(d.transferId),

@@ -212,13 +212,16 @@ const AccountCreatedData = z.object({
   createdVia: z.string().nullable().describe('`key_…`: the API key that created it; null for a session'),
   createdAt: Time,
 });
+const AccountMode = z.boolean().optional().describe('The account’s mode; absent for an account registered through /api (the deployment’s)');
 const AccountUpdatedData = z.object({
   accountId: AccountRef,
+  livemode: AccountMode,
   fields: z.array(z.enum(['name', 'metadata'])).describe('What changed (read the account for the values)'),
   updatedAt: Time,
 });
 const AccountWalletLinkedData = z.object({
   accountId: AccountRef,
+  livemode: AccountMode,
   wallet: z.string().describe('The Stellar account (G…) the holder proved they control'),
   linkedAt: Time,
 });

@@ -156,7 +156,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
     params: IdParams,
     body: UpdateAccountBody,
     success: { status: 200, description: 'The account', schema: V1Account },
-    errors: [400, 401, 403, 404],
+    errors: [400, 401, 403, 404, 503],
     handler: async (ctx) => {
       const scope = await scopeOf(ctx);
       const userId = accountIdOf(ctx.params.id);
@@ -215,7 +215,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
     params: IdParams,
     body: LinkWalletBody,
     success: { status: 200, description: 'The account, its wallet linked', schema: V1Account },
-    errors: [400, 401, 403, 404],
+    errors: [400, 401, 403, 404, 503],
     handler: async (ctx) => {
       const scope = await scopeOf(ctx);
       const userId = accountIdOf(ctx.params.id);

@@ -124,7 +124,7 @@ export const makeTransferRoutes = (deps: TransferRouteDeps): RouteDef[] => {
     idempotent: true,
     body: CreateTransferBody,
     success: { status: 200, description: 'The transfer, to sign', schema: V1Transfer },
-    errors: [400, 401, 403, 404],
+    errors: [400, 401, 403, 404, 503],
     handler: async (ctx) => {
       const scope = await scopeOf(ctx);
       const b = ctx.body;

@@ -71,7 +71,8 @@ test('a wallet linked to a partner’s account carries its mode (its public even
   given(...created())
     .when(link)
     .then([{ type: 'LedgerAccountLinked', data: { userId: USER, ledgerAccount: 'GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H', challengeHash: 'cd'.repeat(32), livemode: false, linkedAt: T1 } }]);
-  const [signup] = decideAccount({ type: 'RegisterAccount', data: { ...(create().data as never), business: null }, metadata: { now: T0 } }, accountAggregate.initial());
+  const { livemode: _l, createdVia: _c, metadata: _m, ...input } = (create() as Extract<AccountCommand, { type: 'CreateAccountForPartner' }>).data;
+  const [signup] = decideAccount({ type: 'RegisterAccount', data: input, metadata: { now: T0 } }, accountAggregate.initial());
   const events = decideAccount(link, given(signup!).state());
   assert.not.ok('livemode' in events[0]!.data);
 });

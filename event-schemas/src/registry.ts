@@ -80,7 +80,8 @@ export type ParsedEvent<E = DomainEvent> = E & { schemaVersion: number; metadata
 export const upcasters: Upcaster[] = [
   ...poolUpcasters,
   { type: 'TenantSettingsChanged', fromVersion: 1, up: (data) => data },
-  { type: 'LedgerAccountLinked', fromVersion: 1, up: (data) => data }, ...closingUpcasters, ...settlementUpcasters, ...reservationUpcasters];
+  { type: 'LedgerAccountLinked', fromVersion: 1, up: (data) => data },
+  { type: 'BusinessIdentityCaptured', fromVersion: 1, up: (data) => data }, ...closingUpcasters, ...settlementUpcasters, ...reservationUpcasters];
 
 export interface EventRegistry<E> {
   /** Upcasts stored data to the current version and validates it: the one parser every reader shares. */

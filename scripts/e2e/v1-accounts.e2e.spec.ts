@@ -103,6 +103,12 @@ test('a business account: its DAC7 identity recorded when given, refused when in
   assert.equal([incomplete.status, incomplete.body.code, incomplete.body.param], [400, 'business_identity_invalid', 'siret']);
   const missing = await as(ctx, ctx.key)('POST', '/v1/accounts', { email: email(), type: 'business' });
   assert.equal(missing.body.data.requirements.currentlyDue, ['business.companyName', 'business.siret', 'wallet']);
+  // Given later: recorded once.
+  const given = await as(ctx, ctx.key)('POST', `/v1/accounts/${missing.body.data.id}`, { business: { companyName: 'Later SARL', taxCountry: 'SN', rccm: 'SN-DKR-2026-B-1' } });
+  assert.is(given.status, 200, given.text);
+  assert.equal([given.body.data.business?.companyName, given.body.data.requirements.currentlyDue], ['Later SARL', ['wallet']]);
+  const twice = await as(ctx, ctx.key)('POST', `/v1/accounts/${missing.body.data.id}`, { business: { companyName: 'Other', siret: '73282932000074' } });
+  assert.equal([twice.status, twice.body.code], [400, 'business_identity_recorded']);
   const wrong = await as(ctx, ctx.key)('POST', '/v1/accounts', { email: email(), type: 'individual', business: { companyName: 'X', siret: '73282932000074' } });
   assert.equal([wrong.status, wrong.body.param], [400, 'business']);
 });

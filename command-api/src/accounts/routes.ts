@@ -24,6 +24,7 @@ registerV1ErrorCodes({
   account_not_found: 'No such account for this key: missing, another tenant’s or of the other mode',
   organiser_required: 'Accounts and transfers are managed by the tenant’s organisers (a session) and their API keys',
   email_taken: 'An account of the tenant already has this email',
+  business_identity_recorded: 'The account’s business identity is already recorded',
   business_identity_invalid: 'The DAC7 identity is incomplete: a SIRET (France), or a taxCountry with a taxId or an rccm',
   invalid_challenge: 'The wallet challenge is unknown, expired, already used, or names another wallet',
   challenge_not_signed: 'The wallet challenge is not signed by the wallet’s key(s)',
@@ -54,7 +55,11 @@ const CreateAccountBody = z
   .describe('V1AccountCreate');
 
 const UpdateAccountBody = z
-  .object({ name: z.string().trim().min(1).max(200).optional(), metadata: PartnerMetadata.optional().describe('Merged into the metadata; a key set to "" is removed') })
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    metadata: PartnerMetadata.optional().describe('Merged into the metadata; a key set to "" is removed'),
+    business: Business.optional().describe('A business account’s DAC7 identity, when none is recorded yet'),
+  })
   .strict()
   .describe('V1AccountUpdate');
 
@@ -148,7 +153,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
   const update = defineRoute({
     method: 'post',
     path: '/v1/accounts/{id}',
-    summary: 'Update an account’s name or metadata',
+    summary: 'Update an account’s name, metadata or missing business identity',
     tags: ['v1 Accounts'],
     auth: 'required',
     tenant: 'required',
@@ -168,7 +173,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
         aggregate: accountAggregate,
         decide: (state) => {
           accountInScope(state, scope);
-          return decideAccount({ type: 'UpdateAccountProfile', data: { displayName: ctx.body.name, metadata: ctx.body.metadata }, metadata: { now } }, state);
+          return decideAccount({ type: 'UpdateAccountProfile', data: { displayName: ctx.body.name, metadata: ctx.body.metadata, business: ctx.body.business }, metadata: { now } }, state);
         },
         respond: (o) => ({ data: render(o.state, figures, scope) }),
         ...fromRequest(ctx, scope.tenantId, now),

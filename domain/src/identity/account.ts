@@ -1,5 +1,5 @@
 import type { AccountType, DomainEvent, EventData, PartnerMetadata, Role } from '@cagnotte/event-schemas';
-import { ConflictError, NotFoundError, ValidationError, assertNever } from '../errors';
+import { ConflictError, IllegalStateError, NotFoundError, ValidationError, assertNever } from '../errors';
 import { checkBusinessIdentity, type BusinessIdentity, type BusinessIdentityInput } from '../personas/business-identity';
 
 /**
@@ -65,7 +65,12 @@ export type AccountCommand =
       metadata: CommandMeta;
     }
   /** `metadata` is a patch: a key set to "" is removed. */
-  | { type: 'UpdateAccountProfile'; data: { displayName?: string | undefined; metadata?: PartnerMetadata | undefined }; metadata: CommandMeta };
+  | {
+      type: 'UpdateAccountProfile';
+      /** `business`: a business account's DAC7 identity, when it has none yet. */
+      data: { displayName?: string | undefined; metadata?: PartnerMetadata | undefined; business?: BusinessIdentityInput | undefined };
+      metadata: CommandMeta;
+    };
 
 export const initialAccount = (): Account => ({ status: 'none' });
 
@@ -161,13 +166,20 @@ export const decideAccount = (command: AccountCommand, state: Account): AccountE
     }
     case 'UpdateAccountProfile': {
       const account = requireAccount(state);
-      const { displayName, metadata } = command.data;
+      const { displayName, metadata, business } = command.data;
+      const captured: AccountEvent[] = [];
+      if (business) {
+        if (account.accountType !== 'BUSINESS') throw new ValidationError({ business: ['only for a business account'] });
+        if (account.business) throw new IllegalStateError('business_identity_recorded', 'The business identity is already recorded');
+        captured.push({ type: 'BusinessIdentityCaptured', data: { userId: account.userId, ...businessIdentityOrThrow(business), via: 'partner', capturedAt: now } });
+      }
       const nextName = displayName !== undefined && displayName !== account.displayName ? displayName : undefined;
       const current = account.metadata;
       const nextMetadata = metadata ? patchMetadata(current, metadata) : undefined;
       const metadataChanged = nextMetadata !== undefined && JSON.stringify(Object.entries(nextMetadata).sort()) !== JSON.stringify(Object.entries(current).sort());
-      if (nextName === undefined && !metadataChanged) return [];
+      if (nextName === undefined && !metadataChanged) return captured;
       return [
+        ...captured,
         {
           type: 'AccountProfileUpdated',
           data: {

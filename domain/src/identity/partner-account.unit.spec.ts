@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, IllegalStateError, NotFoundError, ValidationError } from '../errors';
 import { deciderSpec } from '../testing/decider';
 import { decideAccount, type AccountCommand, type AccountEvent } from './account';
 import { accountAggregate } from './account-stream';
@@ -75,6 +75,18 @@ test('a wallet linked to a partner’s account carries its mode (its public even
   const [signup] = decideAccount({ type: 'RegisterAccount', data: input, metadata: { now: T0 } }, accountAggregate.initial());
   const events = decideAccount(link, given(signup!).state());
   assert.not.ok('livemode' in events[0]!.data);
+});
+
+test('a business account without its identity gets it later, once; an individual account never', () => {
+  const business = decideAccount(create({ accountType: 'BUSINESS' }), accountAggregate.initial());
+  const after = given(...business)
+    .when(update({ business: { companyName: 'Acme', siret: SIRET } }))
+    .then([{ type: 'BusinessIdentityCaptured', data: { userId: USER, companyName: 'Acme', siret: SIRET, taxCountry: 'FR', taxId: null, rccm: null, via: 'partner', capturedAt: T1 } }]);
+  assert.ok(after.status === 'registered' && after.business?.companyName === 'Acme');
+  const captured = decideAccount(update({ business: { companyName: 'Acme', siret: SIRET } }), given(...business).state());
+  given(...business, ...captured).when(update({ business: { companyName: 'Other', siret: SIRET } })).thenThrows(IllegalStateError, 'business_identity_recorded');
+  given(...business).when(update({ business: { companyName: 'Acme' } })).thenThrows(ValidationError, 'business_identity_invalid');
+  given(...created()).when(update({ business: { companyName: 'Acme', siret: SIRET } })).thenThrows(ValidationError, 'validation_failed');
 });
 
 test('metadata holds at most 50 keys', () => {

@@ -269,13 +269,11 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       fields: [...(d.displayName !== undefined ? (['name'] as const) : []), ...(d.metadata !== undefined ? (['metadata'] as const) : [])],
       updatedAt: d.updatedAt,
     }),
-  // The account's own wallet, told to the tenant's credentials (keys, auditors): never in an organiser's feed (no owner).
-  LedgerAccountLinked: (d) => one('account.wallet_linked', acctId(d.userId), {
-      accountId: acctId(d.userId),
-      ...(d.livemode !== undefined ? { livemode: d.livemode } : {}),
-      wallet: d.ledgerAccount,
-      linkedAt: d.linkedAt,
-    }),
+  // A partner's account's wallet (its event carries the account's mode); a signup's own link stays internal (credentials).
+  LedgerAccountLinked: (d) =>
+    d.livemode === undefined
+      ? []
+      : one('account.wallet_linked', acctId(d.userId), { accountId: acctId(d.userId), livemode: d.livemode, wallet: d.ledgerAccount, linkedAt: d.linkedAt }),
   TransferCreated: (d) =>
     one('transfer.created', trId(d.transferId), {
       transferId: trId(d.transferId),

@@ -221,7 +221,7 @@ const AccountUpdatedData = z.object({
 });
 const AccountWalletLinkedData = z.object({
   accountId: AccountRef,
-  livemode: AccountMode,
+  livemode: z.boolean(),
   wallet: z.string().describe('The Stellar account (G…) the holder proved they control'),
   linkedAt: Time,
 });
@@ -293,7 +293,7 @@ export const PUBLIC_EVENT_CATALOGUE = {
   'invoice.issued': def('invoice', 'An invoice or credit note was issued.', InvoiceIssuedData),
   'account.created': def('account', 'A partner created an account (/v1/accounts).', AccountCreatedData),
   'account.updated': def('account', 'A partner changed an account’s name or metadata.', AccountUpdatedData),
-  'account.wallet_linked': def('account', 'The account’s holder proved control of a Stellar account: it is the account’s wallet now.', AccountWalletLinkedData),
+  'account.wallet_linked': def('account', 'The holder of an account a partner created proved control of a Stellar account: it is the account’s wallet now.', AccountWalletLinkedData),
   'transfer.created': def('transfer', 'A transfer was built: the sender signs it before `expiresAt`.', TransferCreatedData),
   'transfer.settled': def('transfer', 'The ledger applied the transfer.', TransferSettledData),
   'transfer.failed': def('transfer', 'The ledger refused the transfer (or applied it as failed): `failureCode` says why.', TransferFailedData),

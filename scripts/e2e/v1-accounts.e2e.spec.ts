@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Keypair } from '@stellar/stellar-sdk';
 import { eventually, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
-import { fundedWallet, type Wallet } from './wallet';
+import { fundedWallet, signXdr, type Wallet } from './wallet';
 
 /**
  * /v1/accounts as a partner's back end drives it with an API key: its end customers created without a password, listed
@@ -171,6 +171,36 @@ test('another tenant’s account, the other mode’s, and a malformed id are eac
   // The organiser's own session reaches the same accounts (the key acts as its owner).
   const session = await ctx.api.call<Envelope>('GET', `/v1/accounts/${a.id}`, { token: ctx.ana.token, tenant: ctx.tenant });
   assert.is(session.status, 200, session.text);
+});
+
+test('inEscrow: a buyer’s paid deposit in a pool counts until it is released or refunded; available is what the wallet keeps', async (ctx) => {
+  const org = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Org' });
+  const bea = await ctx.api.user(ctx.tenant, { wallet: true, name: 'Bea' });
+  const post = (user: TestUser, path: string, body: unknown = {}) =>
+    ctx.api.call('POST', path, { token: user.token, tenant: ctx.tenant, body, headers: { 'Idempotency-Key': `${Math.random()}`.slice(2) + 'idem' } });
+  const created = await post(org, '/api/pools', {
+    type: 'GROUPS',
+    title: 'Fromages du Jura',
+    config: { units: [{ id: 'comte', label: 'Comté 1 kg', price: '18.50' }], relais: [{ id: 'r1', name: 'Fromagerie', city: 'Lyon' }] },
+  });
+  assert.is(created.status, 201, created.text);
+  const poolId = created.body.data.id as string;
+  assert.is((await post(org, `/api/pools/${poolId}/publish`)).status, 200);
+  const placed = await post(bea, `/api/pools/${poolId}/reservations`, { lines: [{ unitId: 'comte', quantity: 2 }], relaisId: 'r1' });
+  assert.is(placed.status, 201, placed.text);
+  const terms = (await ctx.api.call('GET', `/api/pools/${poolId}/terms`, { token: bea.token, tenant: ctx.tenant })).body.data;
+  const signed = await post(bea, `/api/pools/${poolId}/reservations/${placed.body.data.id}/sign`, { acceptTerms: true, termsVersion: terms.version, termsHash: terms.hash });
+  assert.is(signed.status, 200, signed.text);
+  const paid = await post(bea, `/api/pools/${poolId}/reservations/${placed.body.data.id}/pay`, { signedXdr: signXdr(bea.wallet!, signed.body.data.payment.xdr).toXDR() });
+  assert.is(paid.status, 200, paid.text);
+
+  // Bea signed up through /api: her acct_ id is her user id, of the deployment's mode.
+  const id = `acct_${bea.id.replace(/-/g, '')}`;
+  const account = await eventually(async () => {
+    const res = await as(ctx, ctx.key)('GET', `/v1/accounts/${id}`);
+    return res.status === 200 && res.body.data.balances[0].inEscrow === '37.00' ? res.body.data : null;
+  }, 'the deposit in escrow');
+  assert.equal([account.livemode, account.wallet, account.balances[0].available], [false, { publicKey: bea.wallet!.keypair.publicKey() }, '963.00']);
 });
 
 test('account.created, account.updated and account.wallet_linked reach the feed', async (ctx) => {

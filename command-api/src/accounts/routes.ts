@@ -185,6 +185,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
   const challenge = defineRoute({
     method: 'post',
     path: '/v1/accounts/{id}/wallet/challenge',
+    operationId: 'createAccountWalletChallenge',
     summary: 'Get a challenge to prove the account holder controls a Stellar account',
     description:
       'As /api/me/ledger/challenge, for the account: a server-signed SEP-10 style transaction, valid 5 minutes, usable once and only for this account. The holder signs its `hash` with the wallet’s key (non-custodial: the key never reaches the service) and you send the signature to `POST /v1/accounts/{id}/wallet`.',
@@ -210,6 +211,7 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
   const link = defineRoute({
     method: 'post',
     path: '/v1/accounts/{id}/wallet',
+    operationId: 'linkAccountWallet',
     summary: 'Link the account’s wallet with its signed challenge',
     description:
       'Verifies the challenge as /api/me/ledger/link does (our signature and time bounds, then the medium threshold of the account’s signers when it exists on the ledger, its master key when not): `signature` is the ed25519 signature of the challenge’s `hash` by `publicKey`, or `transaction` the challenge signed as a whole. The wallet replaces any previous one.',
@@ -219,6 +221,10 @@ export const makeAccountV1Routes = (deps: AccountV1Deps): RouteDef[] => {
     idempotent: true,
     params: IdParams,
     body: LinkWalletBody,
+    example: {
+      publicKey: 'GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H',
+      signature: 'mKZ0b7kQp1a7oXg3cJ4x0dVQ2m0c8oXyqv1m8a0Q0n3bC7cYt8m2P6o1Kp9r3e5t7u9w1y3A5C7E9G1I3K5M7Ow==',
+    },
     success: { status: 200, description: 'The account, its wallet linked', schema: V1Account },
     errors: [400, 401, 403, 404, 503],
     handler: async (ctx) => {

@@ -185,6 +185,7 @@ export const makeTransferRoutes = (deps: TransferRouteDeps): RouteDef[] => {
     idempotent: true,
     params: IdParams,
     body: SubmitTransferBody,
+    example: { txHash: '9c1e4b7d4e0f8a6b5c4d3e2f1a0b3f2a9c1e4b7d4e0f8a6b5c4d3e2f1a0b3f2a' },
     success: { status: 200, description: 'The transfer', schema: V1Transfer },
     errors: [400, 401, 403, 404, 503],
     handler: async (ctx) => {

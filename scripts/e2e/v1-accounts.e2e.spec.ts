@@ -87,6 +87,13 @@ test('a key creates an individual account: no wallet yet, zero balances, the wal
   const bad = await as(ctx, ctx.key)('GET', `/v1/accounts?startingAfter=acct_${'0'.repeat(32)}`);
   assert.equal([bad.status, bad.body.param], [400, 'startingAfter']);
 
+  // A retry with the same Idempotency-Key is the same account, not a second one (nor an email_taken).
+  const body = { email: email(), type: 'individual' };
+  const headers = { authorization: `Bearer ${ctx.key}`, 'idempotency-key': `acct-${Date.now()}` };
+  const first = await ctx.api.call<Envelope>('POST', '/v1/accounts', { headers, body });
+  const replay = await ctx.api.call<Envelope>('POST', '/v1/accounts', { headers, body });
+  assert.equal([replay.status, replay.headers.get('idempotent-replayed'), replay.body.data.id], [200, 'true', first.body.data.id]);
+
   // Its email is taken in the tenant, as a signup's would be; the account has no password to sign in with.
   const dup = await as(ctx, ctx.key)('POST', '/v1/accounts', { email: mail.toUpperCase(), type: 'individual' });
   assert.equal([dup.status, dup.body.code], [409, 'email_taken']);

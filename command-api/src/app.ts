@@ -1,4 +1,4 @@
-import { ApiKeyStore, EscrowLedger, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
+import { ApiKeyStore, EscrowLedger, LedgerWalletBalances, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
 import { AccountReadModel, SessionEventPrincipals, TenantReadModel } from '@cagnotte/read-models';
 import { makeAuthCommandRoutes } from './identity/login-routes';
 import { makeAccountRoutes } from './identity/account-routes';
@@ -22,6 +22,8 @@ import type { WebhookDeliveryScheduler } from './webhooks/ports';
 import { makeDeliveryScheduler } from './webhooks/delivery';
 import { makeRequestCommandRoutes } from './requests/routes';
 import { makeApiKeyRoutes } from './api-keys/routes';
+import { makeAccountV1Routes, type AccountV1Deps } from './accounts/routes';
+import { makeTransferRoutes } from './transfers/routes';
 
 export interface CommandApiDeps {
   services: Services;
@@ -65,7 +67,14 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeRequestCommandRoutes({ ...runtime, facts, ledger, config, clock }),
     ...webhookRoutes(deps, clock),
     ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
+    ...v1Routes({ ...onAccounts, knex, ledger, oneTime }, config.APP_ENV === 'production'),
   ];
+};
+
+/** /v1 accounts and transfers: a partner's end customers and the payments between their wallets (non-custodial). */
+const v1Routes = (deps: Omit<AccountV1Deps, 'view' | 'production'>, production: boolean): RouteDef[] => {
+  const view = { knex: deps.knex, wallets: new LedgerWalletBalances(deps.ledger), defaultLivemode: production, now: deps.clock };
+  return [...makeAccountV1Routes({ ...deps, view, production }), ...makeTransferRoutes({ ...deps, production })];
 };
 
 const escrowRoutes = (deps: EscrowDeps): RouteDef[] => [...makeClosingRoutes(deps), ...makeDisputeRoutes(deps), ...makeSettlementRoutes(deps)];

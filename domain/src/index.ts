@@ -33,3 +33,4 @@ export * from './requests/amounts';
 export * from './requests/request';
 export * from './requests/invoice';
 export * from './fees/index';
+export * from './transfers/transfer';

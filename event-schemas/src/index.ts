@@ -14,5 +14,7 @@ export * from './invoicing/events';
 export * from './fees/events';
 export * from './requests/events';
 export * from './mandates/texts';
+export * from './accounts/events';
+export * from './transfers/events';
 export * from './registry';
 export * from './audit';

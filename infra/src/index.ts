@@ -51,3 +51,4 @@ export * from './webhooks/keyring';
 export * from './webhooks/signer';
 export * from './webhooks/ssrf';
 export * from './webhooks/feed-waker';
+export * from './ledger/wallet-balances';

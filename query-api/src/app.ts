@@ -1,4 +1,4 @@
-import { EscrowLedger, WebhookKeyring, renderCii, renderFacturX, webhookEncryptionKey, type RouteDef, type Services } from '@cagnotte/infra';
+import { EscrowLedger, LedgerWalletBalances, WebhookKeyring, renderCii, renderFacturX, webhookEncryptionKey, type RouteDef, type Services } from '@cagnotte/infra';
 import {
   AccountReadModel,
   AuditReadModel,
@@ -16,6 +16,8 @@ import {
   WebhookInboxReader,
   PublicFeedReader,
   RequestReadModel,
+  V1AccountReader,
+  V1TransferReader,
 } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
@@ -35,6 +37,8 @@ import { makeInboxQueryRoutes, makeWebhookQueryRoutes } from './webhooks/routes'
 import { makeEventTypesRoute } from './webhooks/types-route';
 import { makeFeedRoutes } from './webhooks/feed-routes';
 import { makeRequestQueryRoutes } from './requests/routes';
+import { makeAccountV1QueryRoutes } from './accounts/routes';
+import { makeTransferQueryRoutes } from './transfers/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -78,6 +82,18 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
       waker: services.feedWaker,
       heartbeatMs: services.config.FEED_HEARTBEAT_MS,
       onStreamError: (err) => services.logger.warn({ err }, 'event stream ended on an error'),
+    }),
+    ...makeAccountV1QueryRoutes({
+      accounts: new V1AccountReader(services.knex),
+      users: accounts,
+      view: { knex: services.knex, wallets: new LedgerWalletBalances(services.ledger), defaultLivemode: services.config.APP_ENV === 'production', now: () => new Date() },
+      awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['v1-accounts', 'transfers', 'reservations']),
+    }),
+    ...makeTransferQueryRoutes({
+      transfers: new V1TransferReader(services.knex),
+      users: accounts,
+      production: services.config.APP_ENV === 'production',
+      awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['transfers']),
     }),
   ];
 };

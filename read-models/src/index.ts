@@ -11,3 +11,5 @@ export * from './audit';
 export * from './invoicing';
 export * from './requests';
 export * from './webhooks';
+export * from './accounts';
+export * from './transfers';

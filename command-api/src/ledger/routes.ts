@@ -1,24 +1,20 @@
 import { z } from 'zod';
-import { ValidationError, accountAggregate, decideAccount } from '@cagnotte/domain';
-import { defineRoute, isStellarAccountId, ledgerCall, type LedgerGateway, type OneTimeUse, type RouteDef } from '@cagnotte/infra';
-import { accountStream, positionHeader, type AccountCommandDeps } from '../shared/context';
-import { executeCommand, fromRequest } from '../shared/execute-command';
+import { defineRoute, isStellarAccountId, type RouteDef } from '@cagnotte/infra';
+import { positionHeader } from '../shared/context';
+import { fromRequest } from '../shared/execute-command';
+import { issueWalletChallenge, linkWallet, type WalletLinkDeps } from './link';
 
 // The user's proven Stellar account: a SEP-10 style challenge, signed by the account's keys, links it.
 
-const StellarAccount = z
+export const StellarAccount = z
   .string()
   .regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar account id (G…)')
   .refine(isStellarAccountId, 'is not a valid Stellar account id (bad checksum)');
 
-export interface LedgerRouteDeps extends AccountCommandDeps {
-  ledger: LedgerGateway;
-  /** Single-use challenges, bound to the user they were issued to. */
-  oneTime: OneTimeUse;
-}
+export type LedgerRouteDeps = WalletLinkDeps;
 
 export const makeLedgerRoutes = (deps: LedgerRouteDeps): RouteDef[] => {
-  const { clock, ledger, oneTime } = deps;
+  const { clock } = deps;
 
   const challenge = defineRoute({
     method: 'post',
@@ -37,10 +33,8 @@ export const makeLedgerRoutes = (deps: LedgerRouteDeps): RouteDef[] => {
     },
     errors: [400, 401],
     handler: async (ctx) => {
-      const auth = ctx.auth!;
-      const c = ledger.challenge(ctx.body.account);
-      await oneTime.put('ledger-challenge', c.hash, auth.userId, 300);
-      return { data: { transaction: c.xdr, networkPassphrase: ledger.settings.networkPassphrase, expiresAt: c.expiresAt } };
+      const { transaction, networkPassphrase, expiresAt } = await issueWalletChallenge(deps, ctx.auth!.userId, ctx.body.account);
+      return { data: { transaction, networkPassphrase, expiresAt } };
     },
   });
 
@@ -58,19 +52,9 @@ export const makeLedgerRoutes = (deps: LedgerRouteDeps): RouteDef[] => {
     errors: [400, 401],
     handler: async (ctx) => {
       const auth = ctx.auth!;
-      const verified = await ledgerCall(() => ledger.verifyChallenge(ctx.body.transaction));
-      const owner = await oneTime.take('ledger-challenge', verified.hash);
-      if (owner !== auth.userId) {
-        throw new ValidationError({ transaction: ['this challenge was not issued to you, or was already used'] }, 'Unknown or used challenge', 'invalid_challenge');
-      }
       const now = clock().toISOString();
-      const { position } = await executeCommand(deps, {
-        stream: accountStream(auth.userId),
-        aggregate: accountAggregate,
-        decide: (account) => decideAccount({ type: 'LinkLedgerAccount', data: { ledgerAccount: verified.account, challengeHash: verified.hash }, metadata: { now } }, account),
-        ...fromRequest(ctx, auth.tenantId, now),
-      });
-      return { data: { ledgerAccount: verified.account }, headers: positionHeader(position) };
+      const { ledgerAccount, position } = await linkWallet(deps, { userId: auth.userId, signedChallenge: ctx.body.transaction, now }, fromRequest(ctx, auth.tenantId, now));
+      return { data: { ledgerAccount }, headers: positionHeader(position) };
     },
   });
 

@@ -105,7 +105,7 @@ export const makeRequestCommandRoutes = (deps: RequestRouteDeps): RouteDef[] => 
   };
   const paymentOf = async (payer: string, tenantId: string, destination: string, amount: string, memoHash: string) => {
     const source = await payerWallet(payer, tenantId);
-    const built = await ledgerCall(() => ledger.buildPayment(source, destination, amount, memoHash));
+    const built = await ledgerCall(() => ledger.buildPayment({ source, destination, amount, memo: Memo.hash(memoHash) }));
     return { ...built, networkPassphrase: ledger.settings.networkPassphrase, amount };
   };
 

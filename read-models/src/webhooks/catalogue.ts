@@ -1,6 +1,7 @@
 import type { DomainEvent, DomainEventType, ParsedEvent } from '@cagnotte/event-schemas';
 import { sumAmounts, toMinor } from '../reservations/amounts';
 import { PUBLIC_EVENT_CATALOGUE, type PublicEventData, type PublicEventType } from './public-types';
+import { acctId, prefixedId, trId } from '../accounts/ids';
 
 export * from './public-types';
 
@@ -44,7 +45,6 @@ export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> =
   AccountRegistered: 'identity: email, phone and profile of a person',
   PasswordResetCompleted: 'credentials',
   BusinessIdentityCaptured: 'identity: tax and company registration data (DAC7)',
-  LedgerAccountLinked: 'credentials: proof of control of a ledger account',
   OrganiserGrantPrepared: 'a payment request handed to the user to sign (nothing happened yet)',
   OrganiserGrantSettled: 'identity and access: accounts are not a public resource until the /v1 accounts API',
   RoleGranted: 'identity and access: accounts are not a public resource until the /v1 accounts API',
@@ -58,6 +58,7 @@ export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> =
   MerchantSuspended: 'catalogue profiles: merchant.* joins with the /v1 merchants resource',
   PilotRequested: 'a sales lead: a visitor’s name, email and phone',
   VisitorFirstTouched: 'visitor tracking (attribution)',
+  TransferSubmitted: 'a step towards transfer.settled or transfer.failed (the ledger has not answered yet)',
 };
 
 type Of<T extends DomainEventType> = Extract<DomainEvent, { type: T }>['data'];
@@ -280,6 +281,44 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
   PaymentRequestPaid: (d) => one('request.paid', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'paid', amountPaid: d.amountPaid, amountOverpaid: d.amountOverpaid, paidAt: d.paidAt }),
   PaymentRequestExpired: (d) => one('request.expired', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'expired', amountPaid: d.amountPaid, expiredAt: d.expiredAt }),
   PaymentRequestVoided: (d) => one('request.voided', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'void', amountPaid: d.amountPaid, voidedAt: d.voidedAt }),
+  AccountCreatedByPartner: (d) =>
+    one('account.created', acctId(d.userId), { accountId: acctId(d.userId), livemode: d.livemode, createdVia: d.createdVia === null ? null : prefixedId('key', d.createdVia), createdAt: d.createdAt }),
+  AccountProfileUpdated: (d) =>
+    one('account.updated', acctId(d.userId), {
+      accountId: acctId(d.userId),
+      ...(d.livemode !== undefined ? { livemode: d.livemode } : {}),
+      fields: [...(d.displayName !== undefined ? (['name'] as const) : []), ...(d.metadata !== undefined ? (['metadata'] as const) : [])],
+      updatedAt: d.updatedAt,
+    }),
+  // A partner's account's wallet (its event carries the account's mode); a signup's own link stays internal (credentials).
+  LedgerAccountLinked: (d) =>
+    d.livemode === undefined
+      ? []
+      : one('account.wallet_linked', acctId(d.userId), { accountId: acctId(d.userId), livemode: d.livemode, wallet: d.ledgerAccount, linkedAt: d.linkedAt }),
+  TransferCreated: (d) =>
+    one('transfer.created', trId(d.transferId), {
+      transferId: trId(d.transferId),
+      livemode: d.livemode,
+      status: 'requires_signature',
+      from: acctId(d.fromUserId),
+      to: d.to.kind === 'account' ? acctId(d.to.userId) : d.to.wallet,
+      amount: d.amount,
+      currency: 'EUR',
+      expiresAt: d.expiresAt,
+      createdAt: d.createdAt,
+    }),
+  TransferSettled: (d) =>
+    one('transfer.settled', trId(d.transferId), { transferId: trId(d.transferId), livemode: d.livemode, status: 'settled', txHash: d.txHash, ledger: d.ledger, settledAt: d.settledAt }),
+  TransferFailed: (d) =>
+    one('transfer.failed', trId(d.transferId), {
+      transferId: trId(d.transferId),
+      livemode: d.livemode,
+      status: 'failed',
+      txHash: d.txHash,
+      failureCode: d.failureCode,
+      failedAt: d.failedAt,
+    }),
+  TransferCancelled: (d) => one('transfer.canceled', trId(d.transferId), { transferId: trId(d.transferId), livemode: d.livemode, status: 'canceled', canceledAt: d.cancelledAt }),
 };
 
 /** The internal types that give public events. */
@@ -318,6 +357,21 @@ export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & 
   return null;
 };
 
+/** The /v1 accounts' and transfers' events: whose they are is who acted (the organiser a key acts as). */
+const ACTOR_OWNED: ReadonlySet<string> = new Set([
+  'AccountCreatedByPartner',
+  'AccountProfileUpdated',
+  'LedgerAccountLinked',
+  'TransferCreated',
+  'TransferSettled',
+  'TransferFailed',
+  'TransferCancelled',
+]);
+const actorOwnerOf = (event: CatalogueEvent): PoolOwner | undefined =>
+  ACTOR_OWNED.has(event.type) && event.metadata.tenantId
+    ? { tenantId: event.metadata.tenantId, ownerId: event.metadata.actor.kind === 'user' ? event.metadata.actor.id : null }
+    : undefined;
+
 /**
  * The public events of one internal event, in order (index 0, 1, …). The owner is the pool's organiser (PoolCreated
  * names them; later events find them in `owners`); the tenant is the pool's, else the event's own. An event whose
@@ -327,7 +381,7 @@ export const publicEventsOf = (event: CatalogueEvent, owners: PoolOwners): Publi
   const mapper = MAPPERS[event.type] as Mapper<DomainEventType> | undefined;
   if (!mapper) return [];
   const ownerKey = ownerKeyOf(event);
-  const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (ownerKey ? owners.get(ownerKey) : undefined);
+  const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (ownerKey ? owners.get(ownerKey) : undefined) ?? actorOwnerOf(event);
   const tenantId = owner?.tenantId ?? (event.type === 'InvoiceIssued' ? event.data.tenantId : null) ?? event.metadata.tenantId;
   if (!tenantId) return [];
   const drafts = mapper(event.data as Of<DomainEventType>);

@@ -229,8 +229,59 @@ const RequestPaidData = z.object({ ...requestRef, status: z.literal('paid'), amo
 const RequestExpiredData = z.object({ ...requestRef, status: z.literal('expired'), amountPaid: Amount, expiredAt: Time });
 const RequestVoidedData = z.object({ ...requestRef, status: z.literal('void'), amountPaid: Amount, voidedAt: Time });
 
+const AccountRef = z.string().describe('`acct_…`: an account of the tenant');
+const AccountCreatedData = z.object({
+  accountId: AccountRef,
+  livemode: z.boolean(),
+  createdVia: z.string().nullable().describe('`key_…`: the API key that created it; null for a session'),
+  createdAt: Time,
+});
+const AccountMode = z.boolean().optional().describe('The account’s mode; absent for an account registered through /api (the deployment’s)');
+const AccountUpdatedData = z.object({
+  accountId: AccountRef,
+  livemode: AccountMode,
+  fields: z.array(z.enum(['name', 'metadata'])).describe('What changed (read the account for the values)'),
+  updatedAt: Time,
+});
+const AccountWalletLinkedData = z.object({
+  accountId: AccountRef,
+  livemode: z.boolean(),
+  wallet: z.string().describe('The Stellar account (G…) the holder proved they control'),
+  linkedAt: Time,
+});
+const transferRef = { transferId: z.string().describe('`tr_…`'), livemode: z.boolean() };
+const TransferCreatedData = z.object({
+  ...transferRef,
+  status: z.literal('requires_signature'),
+  from: AccountRef,
+  to: z.string().describe('`acct_…`, or a Stellar address (G…)'),
+  amount: Amount,
+  currency: z.literal('EUR'),
+  expiresAt: Time,
+  createdAt: Time,
+});
+const TransferSettledData = z.object({ ...transferRef, status: z.literal('settled'), txHash: TxHash, ledger: z.number().int(), settledAt: Time });
+const TransferFailedData = z.object({
+  ...transferRef,
+  status: z.literal('failed'),
+  txHash: z.string(),
+  failureCode: z.string().describe('The ledger’s result code: `op_underfunded`, `op_no_trust`, `tx_bad_seq`…'),
+  failedAt: Time,
+});
+const TransferCanceledData = z.object({ ...transferRef, status: z.literal('canceled'), canceledAt: Time });
+
 /** What a type's `subject` is: the id of the resource the event is about. */
-export type PublicSubject = 'pool' | 'reservation' | 'dispute' | 'settlement' | 'stray payment operation' | 'reservation, or stray payment operation' | 'invoice' | 'payment request';
+export type PublicSubject =
+  | 'pool'
+  | 'reservation'
+  | 'dispute'
+  | 'settlement'
+  | 'stray payment operation'
+  | 'reservation, or stray payment operation'
+  | 'invoice'
+  | 'payment request'
+  | 'account'
+  | 'transfer';
 const def = <S extends z.ZodType>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data });
 
 /** Every public type: what it means and its `data`. Add new types at the end; never remove one. */
@@ -270,6 +321,13 @@ export const PUBLIC_EVENT_CATALOGUE = {
   'request.paid': def('payment request', 'The payments reached the amount due: the request is paid (its invoice follows).', RequestPaidData),
   'request.expired': def('payment request', 'The request passed its due time unpaid.', RequestExpiredData),
   'request.voided': def('payment request', 'The payee voided the open request.', RequestVoidedData),
+  'account.created': def('account', 'A partner created an account (/v1/accounts).', AccountCreatedData),
+  'account.updated': def('account', 'A partner changed an account’s name or metadata.', AccountUpdatedData),
+  'account.wallet_linked': def('account', 'The holder of an account a partner created proved control of a Stellar account: it is the account’s wallet now.', AccountWalletLinkedData),
+  'transfer.created': def('transfer', 'A transfer was built: the sender signs it before `expiresAt`.', TransferCreatedData),
+  'transfer.settled': def('transfer', 'The ledger applied the transfer.', TransferSettledData),
+  'transfer.failed': def('transfer', 'The ledger refused the transfer (or applied it as failed): `failureCode` says why.', TransferFailedData),
+  'transfer.canceled': def('transfer', 'The transfer was cancelled before it was signed.', TransferCanceledData),
 } as const;
 
 export type PublicEventType = keyof typeof PUBLIC_EVENT_CATALOGUE;

@@ -35,6 +35,23 @@ export const createClient = (options: ClientOptions) => {
       /** Checks a delivery's signature and timestamp: see verifyWebhook. */
       verify: verifyWebhook,
     },
+    accounts: {
+      create: op.post('/v1/accounts'),
+      list: op.list('/v1/accounts'),
+      retrieve: op.get('/v1/accounts/{id}'),
+      update: op.post('/v1/accounts/{id}'),
+      /** A challenge for the account holder's Stellar key to sign (stellar.signXdr), then linkWallet. */
+      walletChallenge: op.post('/v1/accounts/{id}/wallet/challenge'),
+      linkWallet: op.post('/v1/accounts/{id}/wallet'),
+    },
+    transfers: {
+      /** Builds the transfer from an account's wallet: sign its XDR in that wallet, then submit. */
+      create: op.post('/v1/transfers'),
+      list: op.list('/v1/transfers'),
+      retrieve: op.get('/v1/transfers/{id}'),
+      submit: op.post('/v1/transfers/{id}/submit'),
+      cancel: op.post('/v1/transfers/{id}/cancel'),
+    },
     requests: {
       create: op.post('/v1/requests'),
       list: op.list('/v1/requests'),

@@ -11,7 +11,10 @@ export const signXdr = (xdr: string, secretKey: string, networkPassphrase: strin
   return tx.toXDR();
 };
 
-export const stellar = { signXdr };
+/** Signs a challenge's hash (hex, as /v1/accounts/{id}/wallet/challenge answers it) and answers the signature, base64. */
+export const signHash = (hashHex: string, secretKey: string): string => Buffer.from(Keypair.fromSecret(secretKey).sign(Buffer.from(hashHex, 'hex'))).toString('base64');
+
+export const stellar = { signXdr, signHash };
 
 export interface SandboxWallet {
   publicKey: string;
@@ -22,6 +25,8 @@ export interface SandboxWallet {
   horizonUrl: string;
   /** Signs with this wallet's key. */
   signXdr(xdr: string): string;
+  /** Signs a challenge's hash (hex) with this wallet's key: the signature, base64. */
+  signHash(hashHex: string): string;
 }
 
 export interface CreateWalletOptions {
@@ -93,6 +98,7 @@ export const createWallet = async (options: CreateWalletOptions): Promise<Sandbo
     asset,
     horizonUrl,
     signXdr: (xdr) => signXdr(xdr, secretKey, networkPassphrase),
+    signHash: (hashHex) => signHash(hashHex, secretKey),
   };
   if (options.link) {
     const challenge = await api<{ transaction: string }>('POST', '/api/me/ledger/challenge', { account: wallet.publicKey });

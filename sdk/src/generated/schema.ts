@@ -4,6 +4,91 @@
  */
 
 export interface paths {
+    "/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List accounts
+         * @description Newest first. `startingAfter` / `endingBefore`: an account id of the list.
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        /**
+         * Create an account (a partner’s end customer)
+         * @description An identity account of the tenant, without a password (its holder signs in to /api after a password reset). A business account records its DAC7 identity when `business` is given; otherwise `requirements.currentlyDue` lists it. The email is unique in the tenant (409 `email_taken`).
+         */
+        post: operations["createAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an account
+         * @description Its balances read now: `available` from the ledger (the wallet’s balance of the stablecoin), `pending` and `inEscrow` from the read models.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        /** Update an account’s name, metadata or missing business identity */
+        post: operations["postAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link the account’s wallet with its signed challenge
+         * @description Verifies the challenge as /api/me/ledger/link does (our signature and time bounds, then the medium threshold of the account’s signers when it exists on the ledger, its master key when not): `signature` is the ed25519 signature of the challenge’s `hash` by `publicKey`, or `transaction` the challenge signed as a whole. The wallet replaces any previous one.
+         */
+        post: operations["linkAccountWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/wallet/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a challenge to prove the account holder controls a Stellar account
+         * @description As /api/me/ledger/challenge, for the account: a server-signed SEP-10 style transaction, valid 5 minutes, usable once and only for this account. The holder signs its `hash` with the wallet’s key (non-custodial: the key never reaches the service) and you send the signature to `POST /v1/accounts/{id}/wallet`.
+         */
+        post: operations["createAccountWalletChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -281,6 +366,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transfers
+         * @description Newest first; `account`: those it sent or received.
+         */
+        get: operations["listTransfers"];
+        put?: never;
+        /**
+         * Build a transfer from an account’s wallet
+         * @description Builds the payment of `amount` of the stablecoin from the sender’s linked wallet to `to` (an account’s wallet, or any Stellar address), for the wallet’s next sequence, valid 15 minutes: `status: requires_signature` with `unsignedXdr`. The sender signs it with their own key (the service never holds it, nor the money) and you submit it (`POST /v1/transfers/{id}/submit`).
+         */
+        post: operations["createTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transfers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a transfer */
+        get: operations["getTransfer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transfers/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a transfer not yet submitted
+         * @description Only while `requires_signature` (400 `transfer_not_cancelable` after). The built transaction stays valid on the ledger until `expiresAt`: a signed copy submitted elsewhere could still land, which the service would not follow.
+         */
+        post: operations["cancelTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transfers/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a signed transfer (or give its hash)
+         * @description The signed transaction must be exactly the one built (its hash is `txHash`: same source and sequence, operation, amount, destination, memo and time bounds), else a 400 `transfer_transaction_mismatch` and nothing is submitted. `signedXdr`: the service submits it. `txHash`: you submitted it; the service finds it on the ledger. The ledger’s answer makes the transfer `settled` (`txHash`, `settledAt`) or `failed` (`failureCode`: `op_underfunded`, `op_no_trust`, `tx_bad_seq`, `tx_too_late`…); while the ledger has not answered it is `submitted` (call again).
+         */
+        post: operations["submitTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -522,6 +688,90 @@ export interface components {
             /** @description The unsigned transaction (base64 XDR): one payment of the stablecoin to the payee, with the request’s MEMO_HASH */
             xdr: string;
         };
+        /** @description V1AccountCreate */
+        CreateAccountRequest: {
+            /** @description The DAC7 identity: a SIRET (France), or a taxCountry with a taxId or an rccm */
+            business?: {
+                companyName: string;
+                rccm?: string;
+                siret?: string;
+                taxCountry?: string;
+                taxId?: string;
+            };
+            /** @description Default FR */
+            country?: string;
+            /** Format: email */
+            email: string;
+            metadata?: {
+                [key: string]: string;
+            };
+            name?: string;
+            /** @enum {string} */
+            type: "individual" | "business";
+        };
+        /** @description V1Account */
+        CreateAccountResponse: {
+            balances: {
+                /** @description What the linked wallet holds of the stablecoin on the ledger now ("0.00" without a wallet or trustline) */
+                available: string;
+                /** @enum {string} */
+                currency: "EUR";
+                /** @description Paid into escrows (pools’ deposits) and neither released nor refunded yet */
+                inEscrow: string;
+                /** @description Transfers from this account built or submitted and not yet settled or failed */
+                pending: string;
+            }[];
+            /** @description The DAC7 identity of a business account */
+            business: {
+                companyName: string;
+                rccm: string | null;
+                siret: string | null;
+                taxCountry: string;
+                taxId: string | null;
+            } | null;
+            country: string;
+            /** @description ISO 8601 date-time */
+            created: string;
+            email: string;
+            /** @description `acct_…`: the account (a user of the tenant) */
+            id: string;
+            livemode: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            name: string | null;
+            /** @enum {string} */
+            object: "account";
+            /** @description V1AccountRequirements */
+            requirements: {
+                /** @description `business.companyName`, `business.siret` (or `business.taxId`), `wallet` */
+                currentlyDue: string[];
+                /** @description `requirements.wallet_missing`, `requirements.past_due`, `requirements.pending_verification`, or null */
+                disabledReason: string | null;
+                /** @description `wallet.trustline`: the wallet is linked but cannot hold the stablecoin yet */
+                pendingVerification: string[];
+            };
+            /** @enum {string} */
+            type: "individual" | "business";
+            /** @description The Stellar account the holder proved they control (non-custodial) */
+            wallet: {
+                publicKey: string;
+            } | null;
+        };
+        CreateAccountWalletChallengeRequest: {
+            publicKey: string;
+        };
+        /** @description V1WalletChallenge */
+        CreateAccountWalletChallengeResponse: {
+            expiresAt: string;
+            /** @description What to sign (hex): the transaction’s hash for this network */
+            hash: string;
+            networkPassphrase: string;
+            /** @enum {string} */
+            object: "wallet_challenge";
+            /** @description A SEP-10 style challenge (base64 XDR), never submitted */
+            transaction: string;
+        };
         CreateApiKeyRequest: {
             /**
              * @description `test` keys (`sk_test_…`) see sandbox objects only; `live` keys (`sk_live_…`) only live ones, and need a verified tenant
@@ -697,6 +947,60 @@ export interface components {
             /** @description ISO 8601 date-time */
             voidedAt: string | null;
         };
+        /** @description V1TransferCreate */
+        CreateTransferRequest: {
+            /** @example 12.50 */
+            amount: string;
+            /**
+             * @default EUR
+             * @enum {string}
+             */
+            currency?: "EUR";
+            /** @description `acct_…`: the sender; its linked wallet signs */
+            from: string;
+            memo?: string;
+            /** @description `acct_…` of the tenant (its linked wallet), or a Stellar address (G…) */
+            to: string;
+        };
+        /** @description V1Transfer */
+        CreateTransferResponse: {
+            /**
+             * @description Decimal string (at most 7 decimals), never a float
+             * @example 12.50
+             */
+            amount: string;
+            created: string;
+            /** @enum {string} */
+            currency: "EUR";
+            /** @description The transaction’s upper time bound: the ledger refuses it after */
+            expiresAt: string;
+            /** @description The ledger’s result code: `op_underfunded`, `op_no_trust`, `tx_bad_seq`, `tx_too_late`… */
+            failureCode: string | null;
+            /** @description `acct_…`: the sender, whose wallet signs */
+            from: string;
+            fromWallet: string;
+            /** @description `tr_…` */
+            id: string;
+            ledger: number | null;
+            livemode: boolean;
+            memo: string | null;
+            /** @enum {string} */
+            object: "transfer";
+            settledAt: string | null;
+            /**
+             * @description requires_signature: sign `unsignedXdr` and submit it before `expiresAt`; submitted: the ledger has not answered yet; settled, failed, canceled: final
+             * @enum {string}
+             */
+            status: "requires_signature" | "submitted" | "settled" | "failed" | "canceled";
+            submittedAt: string | null;
+            /** @description `acct_…` of the tenant, or a Stellar address (G…) */
+            to: string;
+            toWallet: string;
+            /** @description The hash of the transaction built: the signed one must have it */
+            txHash: string;
+            /** @description The payment to sign with the sender’s key (while requires_signature) */
+            unsignedXdr: string | null;
+        };
         /** @description WebhookCreateInput */
         CreateWebhookRequest: {
             description?: string;
@@ -758,7 +1062,7 @@ export interface components {
              * @description A stable machine-readable code (the `x-enumDescriptions` say what each means). New codes may be added: treat an unknown one by its HTTP status.
              * @enum {string}
              */
-            code: "account_blocked" | "account_exists" | "account_missing" | "account_not_found" | "already_listed" | "api_key_invalid" | "api_key_not_allowed" | "api_key_not_found" | "bad_request" | "business_account_required" | "business_identity_invalid" | "challenge_not_signed" | "concurrent_modification" | "credit_note_without_invoice" | "deposit_already_settled" | "dispute_exists" | "dispute_lapsed" | "dispute_not_found" | "dispute_not_open" | "dispute_open" | "dispute_resolved" | "escrow_not_found" | "escrow_not_open" | "escrow_settled" | "events_not_found" | "forbidden" | "grant_already_settled" | "grant_not_found" | "idempotency_key_invalid" | "idempotency_key_required" | "idempotency_key_reused" | "inspection_period_over" | "insufficient_scope" | "insufficient_stock" | "internal_error" | "invalid_challenge" | "invalid_credentials" | "invalid_line_items" | "invalid_quote" | "invalid_redirect" | "invalid_reset_token" | "invalid_token" | "invalid_vat_category" | "invalid_xdr" | "invoice_not_found" | "jobs_unavailable" | "lead_exists" | "ledger_account_not_found" | "ledger_account_required" | "ledger_rejected" | "ledger_unavailable" | "listing_already_paid" | "listing_not_found" | "listing_refund_not_due" | "malformed_json" | "malformed_url" | "mandate_not_found" | "merchant_already_suspended" | "merchant_not_found" | "merchant_profile_required" | "merchant_slug_taken" | "minimum_not_reached" | "not_a_buyer" | "not_in_settlement" | "not_this_round" | "not_yet_existing" | "nothing_to_pay" | "nothing_to_settle" | "organise_capability_required" | "organiser_cannot_reserve" | "organiser_required" | "payee_not_allowed" | "payee_wallet_required" | "payer_wallet_required" | "payload_too_large" | "payment_mismatch" | "payout_account_required" | "per_buyer_limit" | "pledge_out_of_bounds" | "pool_already_archived" | "pool_deadline_passed" | "pool_exists" | "pool_incomplete" | "pool_not_archived" | "pool_not_cancellable" | "pool_not_closed" | "pool_not_draft" | "pool_not_found" | "pool_not_locked" | "pool_not_open" | "pool_published" | "quote_changed" | "quote_expired" | "quote_mismatch" | "rate_limited" | "reconciliation_not_found" | "refund_mismatch" | "refund_out_of_bounds" | "release_at_close" | "request_aborted" | "request_not_found" | "request_not_open" | "reservation_accepted" | "reservation_exists" | "reservation_expired" | "reservation_not_found" | "reservation_not_paid" | "reservation_not_signed" | "reservation_paid" | "reservation_settled" | "resource_not_found" | "round_already_settled" | "round_out_of_order" | "rounds_mismatch" | "route_not_found" | "secret_key_refused" | "service_unavailable" | "session_required" | "session_revoked" | "settlement_changed" | "settlement_expired" | "settlement_in_progress" | "settlement_not_found" | "settlement_round_not_found" | "sso_code_not_found" | "stray_payments_unrecorded" | "tenant_exists" | "tenant_mismatch" | "tenant_not_found" | "tenant_not_verified" | "terms_outdated" | "too_late_to_settle" | "too_many_stray_payments" | "unauthorized" | "unsupported_encoding" | "unsupported_media_type" | "validation_failed" | "webhook_endpoint_disabled" | "webhook_endpoint_limit" | "webhook_endpoint_not_found" | "webhook_inbox_not_found";
+            code: "account_blocked" | "account_exists" | "account_missing" | "account_not_found" | "account_wallet_missing" | "already_listed" | "api_key_invalid" | "api_key_not_allowed" | "api_key_not_found" | "bad_request" | "business_account_required" | "business_identity_invalid" | "business_identity_recorded" | "challenge_not_signed" | "concurrent_modification" | "credit_note_without_invoice" | "deposit_already_settled" | "dispute_exists" | "dispute_lapsed" | "dispute_not_found" | "dispute_not_open" | "dispute_open" | "dispute_resolved" | "email_taken" | "escrow_not_found" | "escrow_not_open" | "escrow_settled" | "events_not_found" | "forbidden" | "grant_already_settled" | "grant_not_found" | "idempotency_key_invalid" | "idempotency_key_required" | "idempotency_key_reused" | "inspection_period_over" | "insufficient_scope" | "insufficient_stock" | "internal_error" | "invalid_challenge" | "invalid_credentials" | "invalid_line_items" | "invalid_quote" | "invalid_redirect" | "invalid_reset_token" | "invalid_token" | "invalid_vat_category" | "invalid_xdr" | "invoice_not_found" | "jobs_unavailable" | "lead_exists" | "ledger_account_not_found" | "ledger_account_required" | "ledger_rejected" | "ledger_unavailable" | "listing_already_paid" | "listing_not_found" | "listing_refund_not_due" | "malformed_json" | "malformed_url" | "mandate_not_found" | "merchant_already_suspended" | "merchant_not_found" | "merchant_profile_required" | "merchant_slug_taken" | "minimum_not_reached" | "not_a_buyer" | "not_in_settlement" | "not_this_round" | "not_yet_existing" | "nothing_to_pay" | "nothing_to_settle" | "organise_capability_required" | "organiser_cannot_reserve" | "organiser_required" | "payee_not_allowed" | "payee_wallet_required" | "payer_wallet_required" | "payload_too_large" | "payment_mismatch" | "payout_account_required" | "per_buyer_limit" | "pledge_out_of_bounds" | "pool_already_archived" | "pool_deadline_passed" | "pool_exists" | "pool_incomplete" | "pool_not_archived" | "pool_not_cancellable" | "pool_not_closed" | "pool_not_draft" | "pool_not_found" | "pool_not_locked" | "pool_not_open" | "pool_published" | "quote_changed" | "quote_expired" | "quote_mismatch" | "rate_limited" | "reconciliation_not_found" | "refund_mismatch" | "refund_out_of_bounds" | "release_at_close" | "request_aborted" | "request_not_found" | "request_not_open" | "reservation_accepted" | "reservation_exists" | "reservation_expired" | "reservation_not_found" | "reservation_not_paid" | "reservation_not_signed" | "reservation_paid" | "reservation_settled" | "resource_not_found" | "round_already_settled" | "round_out_of_order" | "rounds_mismatch" | "route_not_found" | "secret_key_refused" | "service_unavailable" | "session_required" | "session_revoked" | "settlement_changed" | "settlement_expired" | "settlement_in_progress" | "settlement_not_found" | "settlement_round_not_found" | "sso_code_not_found" | "stray_payments_unrecorded" | "tenant_exists" | "tenant_mismatch" | "tenant_not_found" | "tenant_not_verified" | "terms_outdated" | "too_late_to_settle" | "too_many_stray_payments" | "transfer_canceled" | "transfer_not_cancelable" | "transfer_not_found" | "transfer_to_self" | "transfer_transaction_mismatch" | "unauthorized" | "unsupported_encoding" | "unsupported_media_type" | "validation_failed" | "webhook_endpoint_disabled" | "webhook_endpoint_limit" | "webhook_endpoint_not_found" | "webhook_inbox_not_found";
             /** @description A human-readable message. */
             error: string;
             /** @description Per-field messages, for validation failures. Keys are dotted paths. */
@@ -812,6 +1116,71 @@ export interface components {
             /** @enum {string} */
             algorithm: "ed25519";
             publicKey: string;
+        };
+        LinkAccountWalletRequest: {
+            publicKey: string;
+            /** @description The ed25519 signature (base64) of the challenge’s `hash` by `publicKey` */
+            signature?: string;
+            /** @description Or the challenge signed as a whole (accounts with several signers) */
+            transaction?: string;
+        };
+        /** @description V1AccountList */
+        ListAccountsResponse: {
+            /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
+            hasMore: boolean;
+            /** @description Newest first */
+            items: {
+                balances: {
+                    /** @description What the linked wallet holds of the stablecoin on the ledger now ("0.00" without a wallet or trustline) */
+                    available: string;
+                    /** @enum {string} */
+                    currency: "EUR";
+                    /** @description Paid into escrows (pools’ deposits) and neither released nor refunded yet */
+                    inEscrow: string;
+                    /** @description Transfers from this account built or submitted and not yet settled or failed */
+                    pending: string;
+                }[];
+                /** @description The DAC7 identity of a business account */
+                business: {
+                    companyName: string;
+                    rccm: string | null;
+                    siret: string | null;
+                    taxCountry: string;
+                    taxId: string | null;
+                } | null;
+                country: string;
+                /** @description ISO 8601 date-time */
+                created: string;
+                email: string;
+                /** @description `acct_…`: the account (a user of the tenant) */
+                id: string;
+                livemode: boolean;
+                metadata: {
+                    [key: string]: string;
+                };
+                name: string | null;
+                /** @enum {string} */
+                object: "account";
+                /** @description V1AccountRequirements */
+                requirements: {
+                    /** @description `business.companyName`, `business.siret` (or `business.taxId`), `wallet` */
+                    currentlyDue: string[];
+                    /** @description `requirements.wallet_missing`, `requirements.past_due`, `requirements.pending_verification`, or null */
+                    disabledReason: string | null;
+                    /** @description `wallet.trustline`: the wallet is linked but cannot hold the stablecoin yet */
+                    pendingVerification: string[];
+                };
+                /** @enum {string} */
+                type: "individual" | "business";
+                /** @description The Stellar account the holder proved they control (non-custodial) */
+                wallet: {
+                    publicKey: string;
+                } | null;
+            }[];
+            /** @enum {string} */
+            object: "list";
+            /** @description The list’s path */
+            url: string;
         };
         ListApiKeysResponse: {
             /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
@@ -983,6 +1352,54 @@ export interface components {
             /** @description The list’s path */
             url: string;
         };
+        /** @description V1TransferList */
+        ListTransfersResponse: {
+            /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
+            hasMore: boolean;
+            /** @description Newest first */
+            items: {
+                /**
+                 * @description Decimal string (at most 7 decimals), never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                created: string;
+                /** @enum {string} */
+                currency: "EUR";
+                /** @description The transaction’s upper time bound: the ledger refuses it after */
+                expiresAt: string;
+                /** @description The ledger’s result code: `op_underfunded`, `op_no_trust`, `tx_bad_seq`, `tx_too_late`… */
+                failureCode: string | null;
+                /** @description `acct_…`: the sender, whose wallet signs */
+                from: string;
+                fromWallet: string;
+                /** @description `tr_…` */
+                id: string;
+                ledger: number | null;
+                livemode: boolean;
+                memo: string | null;
+                /** @enum {string} */
+                object: "transfer";
+                settledAt: string | null;
+                /**
+                 * @description requires_signature: sign `unsignedXdr` and submit it before `expiresAt`; submitted: the ledger has not answered yet; settled, failed, canceled: final
+                 * @enum {string}
+                 */
+                status: "requires_signature" | "submitted" | "settled" | "failed" | "canceled";
+                submittedAt: string | null;
+                /** @description `acct_…` of the tenant, or a Stellar address (G…) */
+                to: string;
+                toWallet: string;
+                /** @description The hash of the transaction built: the signed one must have it */
+                txHash: string;
+                /** @description The payment to sign with the sender’s key (while requires_signature) */
+                unsignedXdr: string | null;
+            }[];
+            /** @enum {string} */
+            object: "list";
+            /** @description The list’s path */
+            url: string;
+        };
         ListWebhookAttemptsResponse: {
             items: {
                 /** @description 1 for the first try of this delivery */
@@ -1052,6 +1469,22 @@ export interface components {
             /** @description items matching the filters */
             total: number;
             totalPages: number;
+        };
+        /** @description V1AccountUpdate */
+        PostAccountRequest: {
+            /** @description A business account’s DAC7 identity, when none is recorded yet */
+            business?: {
+                companyName: string;
+                rccm?: string;
+                siret?: string;
+                taxCountry?: string;
+                taxId?: string;
+            };
+            /** @description Merged into the metadata; a key set to "" is removed */
+            metadata?: {
+                [key: string]: string;
+            };
+            name?: string;
         };
         RecordPaymentRequestPaymentRequest: {
             signedXdr?: string;
@@ -1276,6 +1709,12 @@ export interface components {
             /** @description The new secret, shown only in this answer (a replay with the same Idempotency-Key omits it) */
             secret?: string;
         };
+        SubmitTransferRequest: {
+            /** @description The transaction of `unsignedXdr`, signed by the sender: the service submits it */
+            signedXdr?: string;
+            /** @description Or its hash, once you submitted it yourself: the service finds it on the ledger */
+            txHash?: string;
+        };
         TestWebhookResponse: {
             eventId: string;
         };
@@ -1456,6 +1895,605 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listAccounts: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page of objects newer than it (the previous page) */
+                endingBefore?: string;
+                /** @description Same as expand[] */
+                expand?: string[];
+                /** @description Fields to expand into nested objects */
+                "expand[]"?: string[];
+                /** @description How many objects, 1 to 100 (default 10) */
+                limit?: number;
+                /** @description An object id: the page of objects older than it (the next page) */
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of accounts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListAccountsResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "jane.doe@example.com",
+                 *       "name": "Jane Doe",
+                 *       "type": "individual",
+                 *       "business": {
+                 *         "companyName": "Jane Doe",
+                 *         "siret": "01234567890123",
+                 *         "taxCountry": "FR",
+                 *         "taxId": "FR40303265045",
+                 *         "rccm": "example"
+                 *       },
+                 *       "country": "FR",
+                 *       "metadata": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateAccountResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `acct_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateAccountResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `acct_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Jane Doe",
+                 *       "metadata": {},
+                 *       "business": {
+                 *         "companyName": "Jane Doe",
+                 *         "siret": "01234567890123",
+                 *         "taxCountry": "FR",
+                 *         "taxId": "FR40303265045",
+                 *         "rccm": "example"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PostAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateAccountResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    linkAccountWallet: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `acct_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "publicKey": "GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H",
+                 *       "signature": "mKZ0b7kQp1a7oXg3cJ4x0dVQ2m0c8oXyqv1m8a0Q0n3bC7cYt8m2P6o1Kp9r3e5t7u9w1y3A5C7E9G1I3K5M7Ow=="
+                 *     }
+                 */
+                "application/json": components["schemas"]["LinkAccountWalletRequest"];
+            };
+        };
+        responses: {
+            /** @description The account, its wallet linked */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateAccountResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAccountWalletChallenge: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `acct_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "publicKey": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAccountWalletChallengeRequest"];
+            };
+        };
+        responses: {
+            /** @description The challenge */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateAccountWalletChallengeResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: {
@@ -2772,6 +3810,467 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTransfers: {
+        parameters: {
+            query?: {
+                /** @description `acct_…`: the transfers it sent or received */
+                account?: string;
+                /** @description An object id: the page of objects newer than it (the previous page) */
+                endingBefore?: string;
+                /** @description Same as expand[] */
+                expand?: string[];
+                /** @description Fields to expand into nested objects */
+                "expand[]"?: string[];
+                /** @description How many objects, 1 to 100 (default 10) */
+                limit?: number;
+                /** @description An object id: the page of objects older than it (the next page) */
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transfers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListTransfersResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTransfer: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "example",
+                 *       "to": "example",
+                 *       "amount": "12.50",
+                 *       "currency": "EUR",
+                 *       "memo": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTransferRequest"];
+            };
+        };
+        responses: {
+            /** @description The transfer, to sign */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateTransferResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `tr_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transfer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateTransferResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelTransfer: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `tr_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transfer */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateTransferResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitTransfer: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `tr_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "txHash": "9c1e4b7d4e0f8a6b5c4d3e2f1a0b3f2a9c1e4b7d4e0f8a6b5c4d3e2f1a0b3f2a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitTransferRequest"];
+            };
+        };
+        responses: {
+            /** @description The transfer */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateTransferResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -17,4 +17,5 @@ export * from './mandates/texts';
 export * from './accounts/events';
 export * from './transfers/events';
 export * from './registry';
+export * from './ids';
 export * from './audit';

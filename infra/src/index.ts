@@ -13,6 +13,7 @@ export * from './http/rate-limit';
 export * from './http/route';
 export * from './http/v1';
 export * from './auth/api-keys';
+export * from './auth/api-key-view';
 export * from './http/openapi';
 export * from './http/v1';
 export * from './auth/passwords';

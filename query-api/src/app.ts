@@ -1,4 +1,4 @@
-import { EscrowLedger, LedgerWalletBalances, WebhookKeyring, renderCii, renderFacturX, webhookEncryptionKey, type RouteDef, type Services } from '@cagnotte/infra';
+import { ApiKeyStore, EscrowLedger, LedgerWalletBalances, WebhookKeyring, renderCii, renderFacturX, webhookEncryptionKey, type RouteDef, type Services } from '@cagnotte/infra';
 import {
   AccountReadModel,
   AuditReadModel,
@@ -39,6 +39,7 @@ import { makeFeedRoutes } from './webhooks/feed-routes';
 import { makeRequestQueryRoutes } from './requests/routes';
 import { makeAccountV1QueryRoutes } from './accounts/routes';
 import { makeTransferQueryRoutes } from './transfers/routes';
+import { makeApiKeyQueryRoutes } from './api-keys/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -76,6 +77,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     }),
     ...(services.config.APP_ENV === 'production' ? [] : makeInboxQueryRoutes({ inbox: new WebhookInboxReader(services.knex) })),
     makeEventTypesRoute(),
+    ...makeApiKeyQueryRoutes({ keys: new ApiKeyStore(services.knex) }),
     ...makeFeedRoutes({
       feed: new PublicFeedReader(services.knex),
       principals: new SessionEventPrincipals(services.knex, services.config.APP_ENV === 'production'),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { Memo } from '@stellar/stellar-sdk';
 import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, decidePaymentRequest, balanceOf, requestPaymentMismatch, requestTotals, formatAmount, type ObservedPayment } from '@cagnotte/domain';
 import { PaymentRequestCustomer, PaymentRequestLine } from '@cagnotte/event-schemas';
 import { V1Currency, defineRoute, ledgerCall, livemodeOf, prefixedIdParam, registerV1ErrorCodes, requestMemoHash, type ApiKeyContext, type Config, type LedgerGateway, type RouteDef } from '@cagnotte/infra';

@@ -30,3 +30,5 @@ export * from './invoicing/vat-treatment';
 export * from './invoicing/builders';
 export * from './invoicing/issuer';
 export * from './fees/index';
+export * from './deals/index';
+export * from './escrow/dispute-rules';

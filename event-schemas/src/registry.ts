@@ -11,6 +11,7 @@ import { TenantAuditorGranted, TenantAuditorRevoked, TenantSettingsChanged } fro
 import { closingUpcasters, escrowFeatureEvents, settlementUpcasters } from './escrow/events';
 import { invoicingEvents } from './invoicing/events';
 import { feeEvents } from './fees/events';
+import { dealEvents } from './deals/events';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
 export interface RawEvent {
@@ -63,6 +64,7 @@ export const allEventDefinitions = [
   TenantAuditorRevoked,
   ...feeEvents,
   ...invoicingEvents,
+  ...dealEvents,
 ] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;

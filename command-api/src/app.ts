@@ -20,6 +20,9 @@ import { makeWebhookCommandRoutes } from './webhooks/routes';
 import { InboxTokens, SANDBOX_INBOX_PATH, makeInboxCommandRoutes } from './webhooks/inbox';
 import type { WebhookDeliveryScheduler } from './webhooks/ports';
 import { makeDeliveryScheduler } from './webhooks/delivery';
+import { makeDealRoutes } from './deals/routes';
+import { makeDealSettlementRoutes } from './deals/settlement-routes';
+import type { DealDeps } from './deals/runtime';
 
 export interface CommandApiDeps {
   services: Services;
@@ -61,8 +64,19 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...escrowRoutes({ ...runtime, clock, ledger, escrow, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
     ...webhookRoutes(deps, clock),
+    ...dealRoutes({
+      ...runtime,
+      clock,
+      ledger,
+      escrow,
+      reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS,
+      releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS,
+      livemodeOf: () => config.APP_ENV === 'production',
+    }),
   ];
 };
+
+const dealRoutes = (deps: DealDeps): RouteDef[] => [...makeDealRoutes(deps), ...makeDealSettlementRoutes(deps)];
 
 const escrowRoutes = (deps: EscrowDeps): RouteDef[] => [...makeClosingRoutes(deps), ...makeDisputeRoutes(deps), ...makeSettlementRoutes(deps)];
 

@@ -10,6 +10,7 @@ export * from './search/listings';
 export * from './escrow/timers';
 export * from './audit/projection';
 export * from './webhooks/public-events';
+export * from './deals/projection';
 import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
@@ -24,6 +25,7 @@ import { auditProjection } from './audit/projection';
 import { makeInvoiceIssuerProjection } from './invoicing/issuer';
 import { invoicesProjection } from './invoicing/projection';
 import { publicEventsProjection } from './webhooks/public-events';
+import { dealsProjection } from './deals/projection';
 import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
@@ -45,9 +47,10 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   makeInvoiceIssuerProjection({ jobs: services.jobs }),
   invoicesProjection,
   publicEventsProjection,
+  dealsProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'public-events'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'public-events', 'deals'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

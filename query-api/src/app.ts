@@ -15,6 +15,7 @@ import {
   WebhookEndpointReader,
   WebhookInboxReader,
   PublicFeedReader,
+  DealReadModel,
 } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
@@ -33,6 +34,7 @@ import { makeInvoiceQueryRoutes } from './invoicing/routes';
 import { makeInboxQueryRoutes, makeWebhookQueryRoutes } from './webhooks/routes';
 import { makeEventTypesRoute } from './webhooks/types-route';
 import { makeFeedRoutes } from './webhooks/feed-routes';
+import { makeDealQueryRoutes } from './deals/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -75,6 +77,11 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
       waker: services.feedWaker,
       heartbeatMs: services.config.FEED_HEARTBEAT_MS,
       onStreamError: (err) => services.logger.warn({ err }, 'event stream ended on an error'),
+    }),
+    ...makeDealQueryRoutes({
+      deals: new DealReadModel(services.knex),
+      awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['deals']),
+      livemodeOf: () => services.config.APP_ENV === 'production',
     }),
   ];
 };

@@ -10,3 +10,4 @@ export * from './escrow';
 export * from './audit';
 export * from './invoicing';
 export * from './webhooks';
+export * from './deals';

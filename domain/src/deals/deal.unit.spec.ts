@@ -64,7 +64,7 @@ const created: DealEvent = {
     items: [{ description: 'Tractor', quantity: 1, unitAmount: '90.0000001' }, { description: 'Trailer', quantity: 2, unitAmount: '5' }],
     amount: '100.0000001',
     currency: 'EUR',
-    split: [{ accountId: SELLER, role: 'seller', bps: 8000 }, { accountId: BROKER, role: 'broker', bps: 1500 }, { accountId: THIRD, role: 'payee', bps: 500 }],
+    split: [{ accountId: SELLER, role: 'seller', bps: 8000, amount: '80.0000001' }, { accountId: BROKER, role: 'broker', bps: 1500, amount: '15.00' }, { accountId: THIRD, role: 'payee', bps: 500, amount: '5.00' }],
     releaseRule: 'on_acceptance',
     inspectionDays: 3,
     disputeResponseDays: 7,
@@ -113,7 +113,7 @@ const test = suite('deals: the decider, given / when / then');
 test('create: the amount is Σ quantity × unitAmount, each split line gets its role; by default the seller takes it all', () => {
   given().when(create()).then([created]);
   const whole = given().when(create({ split: null, brokerId: null })).then([
-    { ...created, data: { ...created.data, brokerId: null, split: [{ accountId: SELLER, role: 'seller', bps: 10_000 }] } } as DealEvent,
+    { ...created, data: { ...created.data, brokerId: null, split: [{ accountId: SELLER, role: 'seller', bps: 10_000, amount: '100.0000001' }] } } as DealEvent,
   ]);
   assert.is(whole.status, 'created');
 });

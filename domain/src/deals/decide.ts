@@ -96,7 +96,7 @@ const refundAllowed = (deal: ExistingDeal, meta: DealMeta): boolean =>
   actsAs(deal, meta.actor, 'seller') || (actsAs(deal, meta.actor, 'buyer') && deal.dispute !== null && hasLapsed(deal.dispute, meta.now));
 
 /** What the release pays, per split line (the remainder rule: splitAmount), before destinations are known. */
-export const releaseShares = (deal: ExistingDeal) => splitAmount(parseAmount(deal.amount), deal.split);
+export const releaseShares = (deal: ExistingDeal) => deal.split.map((l) => ({ ...l, amount: parseAmount(l.amount) }));
 
 const requireOpenForMoney = (deal: ExistingDeal) => {
   if (deal.status === 'cancelled') throw new IllegalStateError('deal_cancelled', 'The deal was cancelled');
@@ -145,7 +145,7 @@ const create = (command: Extract<DealCommand, { type: 'CreateDeal' }>, state: De
         items: d.items,
         amount: formatAmount(amount),
         currency: 'EUR',
-        split: split.map((l) => ({ accountId: l.accountId, role: roleOf(l, d.sellerId, d.brokerId), bps: l.bps })),
+        split: splitAmount(amount, split.map((l) => ({ accountId: l.accountId, role: roleOf(l, d.sellerId, d.brokerId), bps: l.bps }))).map((l) => ({ ...l, amount: formatAmount(l.amount) })),
         releaseRule: d.releaseRule,
         inspectionDays: d.inspectionDays,
         disputeResponseDays: d.disputeResponseDays,

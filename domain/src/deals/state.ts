@@ -33,6 +33,9 @@ export interface DealDispute extends DisputeClock {
   resolvedAt: string | null;
 }
 
+/** One payout of a deal's settlement, as recorded. */
+export type DealPayoutLine = DealPayout;
+
 export interface PreparedDealSettlement {
   settlementId: string;
   kind: 'RELEASE' | 'REFUND';

@@ -21,7 +21,8 @@ export type DealReleaseRule = z.infer<typeof DealReleaseRule>;
 export const DealItem = z.object({ description: z.string().min(1).max(500), quantity: z.number().int().min(1).max(1_000_000), unitAmount: DecimalAmount }).strict();
 export type DealItem = z.infer<typeof DealItem>;
 
-export const DealSplitLine = z.object({ accountId: Id, role: DealSplitRole, bps: z.number().int().min(1).max(10_000) }).strict();
+/** `amount`: the line's exact share of the deal's amount (domain/src/deals/split.ts: the remainder rule), fixed at creation. */
+export const DealSplitLine = z.object({ accountId: Id, role: DealSplitRole, bps: z.number().int().min(1).max(10_000), amount: DecimalAmount }).strict();
 export type DealSplitLine = z.infer<typeof DealSplitLine>;
 
 export const DealCreated = event(

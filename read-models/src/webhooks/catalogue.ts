@@ -1,5 +1,6 @@
 import type { DomainEvent, DomainEventType, ParsedEvent } from '@cagnotte/event-schemas';
 import { sumAmounts, toMinor } from '../reservations/amounts';
+import { prefixedId } from '../deals/ids';
 import { PUBLIC_EVENT_CATALOGUE, type PublicEventData, type PublicEventType } from './public-types';
 
 export * from './public-types';
@@ -56,6 +57,9 @@ export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> =
   MerchantSuspended: 'catalogue profiles: merchant.* joins with the /v1 merchants resource',
   PilotRequested: 'a sales lead: a visitor’s name, email and phone',
   VisitorFirstTouched: 'visitor tracking (attribution)',
+  DealEscrowOpened: 'the deal’s escrow account opened on the ledger for the buyer’s deposit (deal.funded follows when it is paid)',
+  DealDisputeWithdrawn: 'always decided with DealAccepted, which gives deal.accepted',
+  DealSettlementPrepared: 'transactions handed to the seller to cosign (deal.released or deal.refunded follows when they land)',
 };
 
 type Of<T extends DomainEventType> = Extract<DomainEvent, { type: T }>['data'];
@@ -239,6 +243,34 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       settledAt: d.returnedAt,
     }),
 
+  DealCreated: (d) =>
+    one('deal.created', d.dealId, {
+      deal: prefixedId('deal', d.dealId),
+      status: 'created',
+      livemode: d.livemode,
+      buyer: prefixedId('acct', d.buyerId),
+      seller: prefixedId('acct', d.sellerId),
+      broker: d.brokerId ? prefixedId('acct', d.brokerId) : null,
+      amount: d.amount,
+      currency: d.currency,
+      releaseRule: d.releaseRule,
+      createdAt: d.createdAt,
+    }),
+  DealFunded: (d) => one('deal.funded', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'funded', amount: d.amount, txHash: d.txHash, fundedAt: d.fundedAt }),
+  DealDelivered: (d) => one('deal.delivered', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'delivered', inspectionEndsAt: d.inspectionEndsAt, deliveredAt: d.deliveredAt }),
+  DealAccepted: (d) => one('deal.accepted', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'accepted', by: d.by, acceptedAt: d.acceptedAt }),
+  DealDisputed: (d) => one('deal.disputed', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'disputed', respondBy: d.respondBy, disputedAt: d.disputedAt }),
+  DealReleased: (d) =>
+    one('deal.released', d.dealId, {
+      deal: prefixedId('deal', d.dealId),
+      status: 'released',
+      txHash: d.txHash,
+      payouts: d.payouts.map((p) => ({ role: p.role, account: p.accountId ? prefixedId('acct', p.accountId) : null, amount: p.amount })),
+      releasedAt: d.releasedAt,
+    }),
+  DealRefunded: (d) => one('deal.refunded', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'refunded', path: d.path, amount: d.amount, txHash: d.txHash, refundedAt: d.refundedAt }),
+  DealCancelled: (d) => one('deal.cancelled', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'cancelled', reason: d.reason, cancelledAt: d.cancelledAt }),
+
   InvoiceIssued: (d) =>
     one('invoice.issued', d.invoiceId, {
       invoiceId: d.invoiceId,
@@ -264,15 +296,20 @@ export const MAPPED_EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(MAPPE
 /** Whether the projection reads this internal type at all. */
 export const hasPublicEvents = (type: string): boolean => MAPPED_EVENT_TYPES.has(type);
 
-/** The pool an internal event is about, if any (its owner is that pool's). */
+/** The pool (or the deal) an internal event is about, if any: its owner is that resource's. */
 export const poolIdOf = (e: { data: unknown }): string | null => {
-  const poolId = (e.data as { poolId?: unknown } | null)?.poolId;
-  return typeof poolId === 'string' ? poolId : null;
+  const data = e.data as { poolId?: unknown; dealId?: unknown } | null;
+  const id = data?.poolId ?? data?.dealId;
+  return typeof id === 'string' ? id : null;
 };
 
-/** What the projection remembers of an event: a created pool's tenant and organiser (null for any other event). */
+/** What the projection remembers of an event: a created pool's tenant and organiser, a created deal's tenant and creator (null for any other event). */
 export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & PoolOwner) | null =>
-  event.type === 'PoolCreated' ? { resourceId: event.data.poolId, tenantId: event.data.tenantId, ownerId: event.data.organiserId } : null;
+  event.type === 'PoolCreated'
+    ? { resourceId: event.data.poolId, tenantId: event.data.tenantId, ownerId: event.data.organiserId }
+    : event.type === 'DealCreated'
+      ? { resourceId: event.data.dealId, tenantId: event.data.tenantId, ownerId: event.data.createdBy }
+      : null;
 
 /**
  * The public events of one internal event, in order (index 0, 1, …). The owner is the pool's organiser (PoolCreated

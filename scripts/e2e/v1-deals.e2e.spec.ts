@@ -3,7 +3,7 @@ import { BASE_FEE, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sandboxKeys } from '@cagnotte/infra';
-import { eventually, startApi, type TestApi, type TestUser } from './harness';
+import { eventually, runCli, startApi, type TestApi, type TestUser } from './harness';
 import { signXdr } from './wallet';
 
 /**
@@ -19,6 +19,7 @@ interface Ctx {
   seller: TestUser;
   broker: TestUser;
   third: TestUser;
+  refundedDeal: string;
 }
 
 const test = suite<Ctx>('v1 deals: escrow between named parties on the ledger');
@@ -191,6 +192,7 @@ test('a refunded deal: the seller cosigns the refund and the buyer gets everythi
   assert.is(refunded.status, 'refunded');
   assert.is(refunded.dispute.status, 'REFUNDED');
   assert.is(await eurc(ctx, buyer), before, 'the buyer got everything back');
+  ctx.refundedDeal = deal.id;
 });
 
 test('cancel before funding; another tenant’s deal and a stranger’s read are 404; the list is newest first with cursors', async (ctx) => {
@@ -219,6 +221,23 @@ test('cancel before funding; another tenant’s deal and a stranger’s read are
   const next = await get(ctx, `/v1/deals?limit=2&startingAfter=${list.body.data.items[1].id}`);
   assert.ok(next.body.data.items.every((d: { id: string }) => !list.body.data.items.some((x: { id: string }) => x.id === d.id)));
   assert.is((await get(ctx, '/v1/deals?startingAfter=deal_00000000000000000000000000000000')).status, 400);
+});
+
+test('the auditor’s view: the deal’s stream as stored, every hash link verified; its creator reads it too, a stranger gets 404', async (ctx) => {
+  const auditor = await ctx.api.user(ctx.tenant, { name: 'Audrey' });
+  const grant = await runCli('auditor', 'grant', '--tenant', ctx.tenant, '--email', auditor.email);
+  assert.is(grant.code, 0, grant.err);
+  const history = await eventually(async () => {
+    const r = await get(ctx, `/v1/deals/${ctx.refundedDeal}/history?limit=100`, auditor);
+    return r.status === 200 && r.body.data.items.some((i: { type: string }) => i.type === 'DealRefunded') ? r : null;
+  }, 'the deal’s history');
+  const items = history.body.data.items as Array<{ type: string; verified: boolean }>;
+  assert.equal(items.map((i) => i.type), ['DealCreated', 'DealEscrowOpened', 'DealFunded', 'DealDisputed', 'DealSettlementPrepared', 'DealRefunded']);
+  assert.ok(items.every((i) => i.verified));
+  assert.equal(history.body.data.chain, { verified: true, firstBroken: null });
+  assert.is((await get(ctx, `/v1/deals/${ctx.refundedDeal}/history`)).status, 200, 'its creator');
+  const stranger = await ctx.api.user(ctx.tenant, { name: 'Nosy' });
+  assert.is((await get(ctx, `/v1/deals/${ctx.refundedDeal}/history`, stranger)).status, 404);
 });
 
 test.run();

@@ -73,7 +73,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
       escrow,
       reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS,
       releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS,
-      livemodeOf: () => config.APP_ENV === 'production',
+      production: config.APP_ENV === 'production',
     }),
   ];
 };

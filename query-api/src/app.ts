@@ -62,7 +62,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makeSearchRoutes({ searchIndex: services.searchIndex, embedder: services.embedder, searchLimitPerMinute: services.config.RATE_LIMIT_SEARCH_PER_MINUTE }),
     ...makeMandateQueryRoutes({ mandates: new MandateReadModel(services.knex), awaitProjections: awaitIdentity }),
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
-    ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, livemodeOf: () => services.config.APP_ENV === 'production', ...consistency }),
+    ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, production: services.config.APP_ENV === 'production', ...consistency }),
     ...makeInvoiceQueryRoutes({ invoices: new InvoiceReadModel(services.knex), isAuditor, renderers: { xml: renderCii, pdf: renderFacturX }, ...consistency }),
     ...makeWebhookQueryRoutes({
       endpoints: new WebhookEndpointReader(services.knex),
@@ -81,7 +81,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makeDealQueryRoutes({
       deals: new DealReadModel(services.knex),
       awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['deals']),
-      livemodeOf: () => services.config.APP_ENV === 'production',
+      production: services.config.APP_ENV === 'production',
     }),
   ];
 };

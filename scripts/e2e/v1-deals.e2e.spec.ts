@@ -7,14 +7,15 @@ import { eventually, runCli, startApi, type TestApi, type TestUser } from './har
 import { signXdr } from './wallet';
 
 /**
- * /v1/deals end to end on the embedded sandbox network, the way a marketplace drives it: it creates the deal for its
- * users, the buyer signs the deposit with their own wallet, the seller cosigns the release with theirs. Balances are
- * read on the ledger, to the stroop.
+ * /v1/deals end to end on the embedded sandbox network, the way a marketplace drives it: with its API key it creates
+ * the deal for its users; the buyer signs the deposit with their own wallet, the seller cosigns the release with
+ * theirs; the parties also act with their own sessions. Balances are read on the ledger, to the stroop.
  */
 interface Ctx {
   api: TestApi;
   tenant: string;
   market: TestUser;
+  marketSession: TestUser;
   buyer: TestUser;
   seller: TestUser;
   broker: TestUser;
@@ -27,7 +28,10 @@ const test = suite<Ctx>('v1 deals: escrow between named parties on the ledger');
 test.before(async (ctx) => {
   ctx.api = await startApi();
   ctx.tenant = (await ctx.api.tenant()).slug;
-  ctx.market = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Market' });
+  // The marketplace: an organiser of the tenant, calling with its test API key (a key acts as its owner).
+  const market = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Market' });
+  ctx.marketSession = market;
+  ctx.market = { ...market, token: (await ctx.api.apiKey(market, { mode: 'test' })).secret };
   const [buyer, seller, broker, third] = await Promise.all(['Bea', 'Sam', 'Kim', 'Tom'].map((name) => ctx.api.user(ctx.tenant, { wallet: true, name })));
   Object.assign(ctx, { buyer, seller, broker, third });
 });
@@ -61,11 +65,11 @@ const fundedDeal = async (ctx: Ctx, body: Record<string, unknown>) => {
   const created = await post(ctx, '/v1/deals', { buyer: acct(ctx.buyer), seller: acct(ctx.seller), currency: 'EUR', ...body });
   assert.is(created.status, 201, created.text);
   const deal = created.body.data;
-  const fund = await post(ctx, `/v1/deals/${deal.id}/fund`, {}, ctx.buyer);
+  const fund = await post(ctx, `/v1/deals/${deal.id}/fund`);
   assert.is(fund.status, 200, fund.text);
   assert.is(fund.body.data.amount, deal.amount);
   await ctx.buyer.wallet!.horizon.submitTransaction(signXdr(ctx.buyer.wallet!, fund.body.data.xdr));
-  const submitted = await post(ctx, `/v1/deals/${deal.id}/fund/submit`, { txHash: fund.body.data.hash }, ctx.buyer);
+  const submitted = await post(ctx, `/v1/deals/${deal.id}/fund/submit`, { txHash: fund.body.data.hash });
   assert.is(submitted.status, 200, submitted.text);
   assert.is(submitted.body.data.status, 'funded');
   return { deal: submitted.body.data, deposit: fund.body.data };
@@ -193,6 +197,22 @@ test('a refunded deal: the seller cosigns the refund and the buyer gets everythi
   assert.is(refunded.dispute.status, 'REFUNDED');
   assert.is(await eurc(ctx, buyer), before, 'the buyer got everything back');
   ctx.refundedDeal = deal.id;
+});
+
+test('the /v1 rules: an Idempotency-Key on every POST, the key’s scopes, a malformed id is a 404', async (ctx) => {
+  const body = { buyer: acct(ctx.buyer), seller: acct(ctx.seller), items: [{ description: 'Chair', quantity: 1, unitAmount: '12' }] };
+  const bare = await ctx.api.call('POST', '/v1/deals', { token: ctx.market.token, tenant: ctx.tenant, body, idempotencyKey: false });
+  assert.is(bare.status, 400);
+  assert.is(bare.body.code, 'idempotency_key_required');
+  const reader = { ...ctx.market, token: (await ctx.api.apiKey(ctx.marketSession, { mode: 'test', scopes: ['deals:read'] })).secret };
+  const refused = await post(ctx, '/v1/deals', body, reader);
+  assert.is(refused.status, 403, refused.text);
+  assert.is(refused.body.code, 'insufficient_scope');
+  assert.is((await get(ctx, '/v1/deals?limit=1', reader)).status, 200, 'deals:read reads');
+  assert.is((await get(ctx, '/v1/deals/deal_nope')).status, 404);
+  const split = await post(ctx, '/v1/deals', { ...body, split: [{ account: acct(ctx.seller), bps: 9000 }] });
+  assert.is(split.status, 400);
+  assert.is(split.body.param, 'split');
 });
 
 test('cancel before funding; another tenant’s deal and a stranger’s read are 404; the list is newest first with cursors', async (ctx) => {

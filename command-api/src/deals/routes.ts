@@ -2,20 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { DEAL_HOLD_DAYS, ForbiddenError, IllegalStateError, ValidationError, actsAs, decideDeal, depositMismatch, type DealCommand, type ObservedDeposit } from '@cagnotte/domain';
 import { DealReleaseRule } from '@cagnotte/event-schemas';
-import { LedgerAmount, defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
-import { DealSchema, dealView, uuidOfPrefixed } from '@cagnotte/read-models';
+import { LedgerAmount, V1Currency, defineRoute, fromPrefixedId, ledgerCall, prefixedIdParam, registerV1ErrorCodes, type RouteDef } from '@cagnotte/infra';
+import { DealSchema, dealView } from '@cagnotte/read-models';
 import { loadAccount } from '../shared/context';
-import { executeCommand, fromRequest, type CommandCtx } from '../shared/execute-command';
+import { executeCommand, fromRequest } from '../shared/execute-command';
 import { loadState } from '../shared/run-command';
 import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 import { escrowKeyOf, reclaimAfterOf } from './ledger';
-import { dealActorOf, dealAggregate, dealAnswer, dealIdOf, dealIn, dealMemoHash, dealStream, ledgerAccountOf, loadDealFor, tenantOf, type DealDeps } from './runtime';
+import { dealActorOf, dealAggregate, dealAnswer, dealIdOf, dealIn, dealMemoHash, dealStream, ledgerAccountOf, loadDealFor, modeOf, tenantOf, type DealCtx, type DealDeps } from './runtime';
 
 // The deal's lifecycle up to its release (docs/v1/deals.md): create, fund (the deposit the buyer signs, then its
 // verification on the ledger), deliver, accept, dispute, cancel. Release and refund: ./settlement-routes.ts.
 
-const Params = z.object({ id: z.string().max(64) });
-const AccountRef = z.string().regex(/^acct_[0-9a-f]{32}$/, 'an account id (acct_…)');
+const Params = z.object({ id: prefixedIdParam('deal') });
+const AccountRef = z.string().regex(/^acct_[0-9a-f]{32}$/, 'an account id (acct_…)').describe('An account of the tenant: `acct_<32 hex digits>`');
 const TxHash = z
   .string()
   .regex(/^[0-9a-fA-F]{64}$/)
@@ -28,7 +28,7 @@ const CreateBody = z
     seller: AccountRef,
     broker: AccountRef.optional(),
     items: z.array(z.object({ description: z.string().min(1).max(500), quantity: z.number().int().min(1).max(1_000_000), unitAmount: LedgerAmount }).strict()).min(1).max(100),
-    currency: z.literal('EUR').default('EUR'),
+    currency: V1Currency,
     split: z.array(z.object({ account: AccountRef, bps: z.number().int().min(1).max(10_000) }).strict()).min(1).max(20).optional().describe('Basis points summing to 10000; default: 100% to the seller'),
     releaseRule: DealReleaseRule.default('on_acceptance').describe('`on_delivery`, `on_acceptance` (default; silence past the inspection period accepts) or `{at}`'),
     inspectionDays: z.number().int().min(0).max(60).optional().describe('Default: the tenant’s (3)'),
@@ -59,21 +59,53 @@ export const DealDepositSchema = z
 
 /** An account of the tenant named by `acct_…`, or a 400 on that field. */
 const partyOf = async (deps: DealDeps, tenantId: string, ref: string, field: string): Promise<string> => {
-  const uuid = uuidOfPrefixed('acct', ref);
+  const uuid = fromPrefixedId('acct', ref);
   const account = uuid ? await loadAccount(deps.store, uuid) : null;
   if (!account || account.status === 'none' || account.tenantId !== tenantId) throw new ValidationError({ [field]: ['no such account in this tenant'] }, 'Unknown account', 'account_not_found');
   return uuid!;
 };
 
+/** Every code a deal operation can answer beyond the kit's (docs/v1/deals.md, "Errors"). */
+registerV1ErrorCodes({
+  deal_not_found: 'No such deal for this caller: missing, another tenant’s, of the other mode, or one they take no part in',
+  deal_exists: 'A deal with this id exists already',
+  account_not_found: 'A party or split account names no account of the tenant',
+  ledger_account_required: 'A party (or a split account) has no linked ledger account',
+  ledger_account_not_found: 'The buyer’s linked ledger account is not on the ledger yet',
+  buyer_only: 'Only the deal’s buyer (or its creator) may do this',
+  seller_only: 'Only the deal’s seller (or its creator) may do this; the buyer may refund only once their dispute lapsed',
+  party_only: 'Only a party of the deal (or its creator) may do this',
+  deal_cancelled: 'The deal was cancelled',
+  deal_settled: 'The deal is released or refunded already',
+  deal_not_funded: 'The deal is not funded yet',
+  deal_funded: 'A funded deal is refunded, not cancelled',
+  deal_already_funded: 'The deal is funded by another deposit (the buyer reclaims this one from reclaimAfter)',
+  deal_accepted: 'The buyer accepted the deal: it can no longer be disputed',
+  escrow_not_open: 'Ask for the deposit first (POST /v1/deals/{id}/fund)',
+  escrow_not_found: 'The deal’s escrow account is not on the ledger',
+  escrow_has_strays: 'Money was paid straight into the escrow account: it must go back before the deposit settles',
+  payment_mismatch: 'The transaction is not exactly this deal’s deposit',
+  invalid_xdr: 'signedXdr is not a transaction envelope for this network',
+  release_not_due: 'The release rule does not allow the release yet, or a dispute holds the funds',
+  release_in_progress: 'A release is prepared for the seller’s signature: the deal can no longer be disputed',
+  dispute_exists: 'The deal already had a dispute',
+  inspection_period_over: 'The inspection period is over: the deal can no longer be disputed',
+  settlement_not_found: 'No such settlement of this deal',
+  not_in_settlement: 'A transaction is not the lock or the release of this settlement',
+  payout_account_not_ready: 'A recipient does not exist on the ledger or does not trust the stablecoin',
+  too_late_to_settle: 'Too close to reclaimAfter: the buyer reclaims the deposit alone',
+  invalid_split: 'The split does not sum to 10000 basis points',
+});
+
 export const makeDealRoutes = (deps: DealDeps): RouteDef[] => {
   const { clock, escrow, ledger } = deps;
-  const meta = (ctx: CommandCtx, now: string) => ({ actor: dealActorOf(ctx), now });
+  const meta = (ctx: DealCtx, now: string) => ({ actor: dealActorOf(ctx), now });
 
   /** One command on an existing deal, answered with the deal. */
-  const onDeal = async (ctx: CommandCtx & { params: { id: string } }, command: (now: string) => DealCommand, status = 200) => {
+  const onDeal = async (ctx: DealCtx & { params: { id: string } }, command: (now: string) => DealCommand, status = 200) => {
     const dealId = dealIdOf(ctx.params.id);
     const tenantId = tenantOf(ctx);
-    const livemode = deps.livemodeOf(ctx);
+    const livemode = modeOf(deps, ctx);
     const now = clock().toISOString();
     const { answer } = await executeCommand(deps, {
       stream: dealStream(dealId),
@@ -120,7 +152,7 @@ export const makeDealRoutes = (deps: DealDeps): RouteDef[] => {
               data: {
                 dealId,
                 tenantId,
-                livemode: deps.livemodeOf(ctx),
+                livemode: modeOf(deps, ctx),
                 buyerId,
                 sellerId,
                 brokerId,
@@ -235,7 +267,7 @@ export const makeDealRoutes = (deps: DealDeps): RouteDef[] => {
     },
   });
 
-  const simple = <B extends z.ZodType>(o: { path: string; summary: string; description: string; body: B; command: (body: z.infer<B>, ctx: CommandCtx, now: string) => DealCommand }) =>
+  const simple = <B extends z.ZodType>(o: { path: string; summary: string; description: string; body: B; command: (body: z.infer<B>, ctx: DealCtx, now: string) => DealCommand }) =>
     defineRoute({
       method: 'post',
       path: `/v1/deals/{id}/${o.path}`,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { NotFoundError, ValidationError, evolveDeal, initialDeal, isDealEvent, readableDeal, type Deal, type DealActor, type DealEvent } from '@cagnotte/domain';
 import type { DomainEvent } from '@cagnotte/event-schemas';
-import type { EscrowLedger, LedgerGateway, RouteAnswer } from '@cagnotte/infra';
-import { dealView, foldDeal, uuidOfPrefixed, type DealDoc } from '@cagnotte/read-models';
+import { fromPrefixedId, livemodeOf, type ApiKeyContext, type EscrowLedger, type LedgerGateway, type RouteAnswer } from '@cagnotte/infra';
+import { dealView, foldDeal, type DealDoc } from '@cagnotte/read-models';
 import { loadAccount } from '../shared/context';
 import { loadState, type Aggregate, type CommandOutcome } from '../shared/run-command';
 import type { CommandCtx, ExecuteRuntime } from '../shared/execute-command';
@@ -21,9 +21,15 @@ export interface DealDeps extends ExecuteRuntime {
   reclaimAfterDays: number;
   /** ESCROW_RELEASE_WINDOW_HOURS: how long a prepared release stays valid before its recovery may run. */
   releaseWindowHours: number;
-  /** Whether an API key of the request acts for the whole tenant, and its mode (the /v1 kit's livemodeOf). */
-  livemodeOf: (ctx: CommandCtx) => boolean;
+  /** Whether the deployment is production: a session's mode (an API key brings its own). */
+  production: boolean;
 }
+
+/** A deal command's request: the kit's, with the API key that authenticated it (null with a session). */
+export type DealCtx = CommandCtx & { apiKey?: ApiKeyContext | null };
+
+/** The mode the request works in: its key's, else the deployment's (infra's livemodeOf). */
+export const modeOf = (deps: Pick<DealDeps, 'production'>, ctx: DealCtx): boolean => livemodeOf(ctx, deps.production);
 
 /** One read of the deal's stream feeds the decider's state and the read model's document (the answer's view). */
 export interface DealCommandState {
@@ -41,11 +47,8 @@ export const isDealStreamEvent = (e: DomainEvent): e is DealEvent => isDealEvent
 /** The MEMO_HASH that binds a deposit to one deal. */
 export const dealMemoHash = (dealId: string): string => createHash('sha256').update(`cagnotte:deal:${dealId}`).digest('hex');
 
-/**
- * The caller as a deal sees them: an API key acts for its whole tenant (the marketplace), a session for its user.
- * Until the /v1 kit hands `ctx.apiKey`, a request without one is a session.
- */
-export const dealActorOf = (ctx: CommandCtx): DealActor => ({ userId: ctx.auth!.userId, tenantWide: Boolean((ctx as { apiKey?: unknown }).apiKey) });
+/** The caller as a deal sees them: a session's user, or an API key's owner (a key acts as its owner). */
+export const dealActorOf = (ctx: CommandCtx): DealActor => ({ userId: ctx.auth!.userId });
 
 export const tenantOf = (ctx: CommandCtx): string => ctx.tenant?.id ?? ctx.auth!.tenantId;
 
@@ -54,15 +57,15 @@ export const dealIn = (deal: Deal, tenantId: string, livemode: boolean): Deal =>
 
 /** `deal_…` to the deal's uuid, or a 404. */
 export const dealIdOf = (id: string): string => {
-  const uuid = uuidOfPrefixed('deal', id);
+  const uuid = fromPrefixedId('deal', id);
   if (!uuid) throw new NotFoundError('deal');
   return uuid;
 };
 
 /** The deal as the stream says now, readable by the caller (else 404): for what the ledger needs before a command. */
-export const loadDealFor = async (deps: DealDeps, ctx: CommandCtx, dealId: string) => {
+export const loadDealFor = async (deps: DealDeps, ctx: DealCtx, dealId: string) => {
   const state = await loadState(deps.store, dealStream(dealId), dealAggregate);
-  return readableDeal(dealIn(state.deal, tenantOf(ctx), deps.livemodeOf(ctx)), dealActorOf(ctx));
+  return readableDeal(dealIn(state.deal, tenantOf(ctx), modeOf(deps, ctx)), dealActorOf(ctx));
 };
 
 /** A party's linked ledger account, or a 400 naming the field. */

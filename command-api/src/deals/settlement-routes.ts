@@ -1,19 +1,19 @@
 import { z } from 'zod';
 import { ForbiddenError, ValidationError, actsAs, decideDeal, formatAmount, type ExistingDeal, type PreparedDealSettlement } from '@cagnotte/domain';
-import { defineRoute, type RouteDef, type SettlementRound } from '@cagnotte/infra';
+import { defineRoute, prefixedIdParam, type RouteDef, type SettlementRound } from '@cagnotte/infra';
 import { loadState } from '../shared/run-command';
 import { DealSchema } from '@cagnotte/read-models';
 import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
 import { executeCommand, fromRequest, type CommandCtx } from '../shared/execute-command';
 import { lockedSettlement, planDealSettlement, rebuiltDealPlan, settledOnLedger, hexOf } from './ledger';
-import { dealActorOf, dealAggregate, dealAnswer, dealIdOf, dealIn, dealStream, loadDealFor, tenantOf, type DealDeps } from './runtime';
+import { dealActorOf, dealAggregate, dealAnswer, dealIdOf, dealIn, dealStream, loadDealFor, modeOf, tenantOf, type DealDeps } from './runtime';
 
 // The release and the refund of a deal's escrow (docs/v1/deals.md, "Signers"): the service plans one final round of
 // the pools' settlement (lock, release, keyless recovery) and signs only the platform's half of the lock; the seller
 // cosigns the lock and the release. The platform signs a RELEASE lock only when the release rule says it is due.
 
 type Transaction = SettlementRound['lock'];
-const Params = z.object({ id: z.string().max(64) });
+const Params = z.object({ id: prefixedIdParam('deal') });
 const Tx = z.object({ xdr: z.string(), hash: z.string() });
 
 export const DealSettlementSchema = z
@@ -109,7 +109,7 @@ export const makeDealSettlementRoutes = (deps: DealDeps): RouteDef[] => {
         const { answer } = await executeCommand(deps, {
           stream: dealStream(dealId),
           aggregate: dealAggregate,
-          decide: ({ deal: d }) => decideDeal({ type: 'PrepareDealSettlement', data, metadata: { actor: dealActorOf(ctx), now: now.toISOString() } }, dealIn(d, tenantOf(ctx), deps.livemodeOf(ctx))),
+          decide: ({ deal: d }) => decideDeal({ type: 'PrepareDealSettlement', data, metadata: { actor: dealActorOf(ctx), now: now.toISOString() } }, dealIn(d, tenantOf(ctx), modeOf(deps, ctx))),
           respond: answerOf(dealAnswer(201), { ...data, preparedAt: now.toISOString() }, round),
           ...fromRequest(ctx, tenantOf(ctx), now.toISOString()),
         });

@@ -24,7 +24,7 @@ const RECLAIM = '2026-07-29T10:00:00.000Z';
 const BALANCE = `00000000${'cd'.repeat(32)}`;
 const TX = 'ef'.repeat(32);
 
-const as = (userId: string, tenantWide = false): DealActor => ({ userId, tenantWide });
+const as = (userId: string): DealActor => ({ userId });
 const meta = (actor: DealActor | null, now = T1) => ({ actor, now });
 const market = as(MARKET);
 
@@ -71,7 +71,7 @@ const created: DealEvent = {
     createdAt: T0,
   },
 };
-const opened: DealEvent = { type: 'DealEscrowOpened', data: { dealId: DEAL, accountId: E, cosigner: SELLER_G, platformSigner: PLATFORM_G, threshold: 2, reclaimAfter: RECLAIM, setupTxHash: TX, openedAt: T0 } };
+const opened: DealEvent = { type: 'DealEscrowOpened', data: { dealId: DEAL, livemode: false, accountId: E, cosigner: SELLER_G, platformSigner: PLATFORM_G, threshold: 2, reclaimAfter: RECLAIM, setupTxHash: TX, openedAt: T0 } };
 const deposit = (over: Partial<ObservedDeposit> = {}): ObservedDeposit => ({
   txHash: TX,
   ledger: 7,
@@ -92,8 +92,8 @@ const deposit = (over: Partial<ObservedDeposit> = {}): ObservedDeposit => ({
   ...over,
 });
 const record = (d = deposit(), actor = as(BUYER)): DealCommand => ({ type: 'RecordFunding', data: { deposit: d, via: 'txHash', asset: ASSET, memoHash: MEMO, buyerAccount: BUYER_G }, metadata: meta(actor, T0) });
-const funded: DealEvent = { type: 'DealFunded', data: { dealId: DEAL, from: BUYER_G, amount: '100.0000001', txHash: TX, ledger: 7, balanceId: BALANCE, via: 'txHash', fundedAt: T0 } };
-const delivered: DealEvent = { type: 'DealDelivered', data: { dealId: DEAL, note: null, inspectionEndsAt: '2026-03-05T10:00:00.000Z', deliveredAt: T1 } };
+const funded: DealEvent = { type: 'DealFunded', data: { dealId: DEAL, livemode: false, from: BUYER_G, amount: '100.0000001', txHash: TX, ledger: 7, balanceId: BALANCE, via: 'txHash', fundedAt: T0 } };
+const delivered: DealEvent = { type: 'DealDelivered', data: { dealId: DEAL, livemode: false, note: null, inspectionEndsAt: '2026-03-05T10:00:00.000Z', deliveredAt: T1 } };
 
 const windows = { releaseUntil: '2026-03-09T10:00:00.000Z', recoveryFrom: '2026-03-09T10:00:01.000Z', recoveryUntil: '2026-07-29T09:59:00.000Z' };
 const hashes = { lockHash: '01'.repeat(32), releaseHash: '02'.repeat(32), recoveryHash: '03'.repeat(32) };
@@ -142,10 +142,11 @@ test('fund: the escrow opens once; a deposit is recorded only when it is exactly
   given(created, opened, funded).when(record(deposit({ txHash: '12'.repeat(32) }))).thenThrows(ConflictError, 'deal_already_funded');
 });
 
-test('who: a stranger does not see the deal (404); the seller cannot fund, the buyer cannot deliver (403); the tenant’s key can do both', () => {
+test('who: a stranger does not see the deal (404); the seller cannot fund, the buyer cannot deliver (403); the creator (the marketplace) can do both', () => {
   given(created, opened).when(record(deposit(), as(STRANGER))).thenThrows(NotFoundError, 'deal_not_found');
   given(created, opened).when(record(deposit(), as(SELLER))).thenThrows(ForbiddenError, 'buyer_only');
-  given(created, opened).when(record(deposit(), as(STRANGER, true))).then([funded]);
+  given(created, opened).when(record(deposit(), market)).then([funded]);
+  given(created, opened, funded).when({ type: 'MarkDealDelivered', data: { note: null }, metadata: meta(market) }).then([delivered]);
   const deliver = (actor: DealActor): DealCommand => ({ type: 'MarkDealDelivered', data: { note: null }, metadata: meta(actor) });
   given(created, opened, funded).when(deliver(as(BUYER))).thenThrows(ForbiddenError, 'seller_only');
   given(created, opened, funded).when(deliver(as(SELLER))).then([delivered]);
@@ -153,23 +154,23 @@ test('who: a stranger does not see the deal (404); the seller cannot fund, the b
 
 test('on_acceptance: the release is not due before acceptance, nor after delivery until the inspection ends; then the split', () => {
   given(created, opened, funded, delivered).when(prepare('RELEASE', as(SELLER))).thenThrows(IllegalStateError, 'release_not_due');
-  const accepted: DealEvent = { type: 'DealAccepted', data: { dealId: DEAL, by: 'BUYER', acceptedAt: T2 } };
+  const accepted: DealEvent = { type: 'DealAccepted', data: { dealId: DEAL, livemode: false, by: 'BUYER', acceptedAt: T2 } };
   given(created, opened, funded, delivered).when({ type: 'AcceptDeal', data: {}, metadata: meta(as(BUYER), T2) }).then([accepted]);
-  const prepared = given(created, opened, funded, delivered, accepted).when(prepare('RELEASE', as(SELLER))).then([{ type: 'DealSettlementPrepared', data: { dealId: DEAL, ...(prepare('RELEASE', as(SELLER)).data as object), preparedAt: T2 } } as DealEvent]);
+  const prepared = given(created, opened, funded, delivered, accepted).when(prepare('RELEASE', as(SELLER))).then([{ type: 'DealSettlementPrepared', data: { dealId: DEAL, livemode: false, ...(prepare('RELEASE', as(SELLER)).data as object), preparedAt: T2 } } as DealEvent]);
   assert.is(prepared.status !== 'none' && prepared.settlements.length, 1);
   // The inspection period over, silence is acceptance.
-  given(created, opened, funded, delivered).when(prepare('RELEASE', as(SELLER), '2026-03-05T10:00:00.000Z')).then([{ type: 'DealSettlementPrepared', data: { dealId: DEAL, ...(prepare('RELEASE', as(SELLER)).data as object), preparedAt: '2026-03-05T10:00:00.000Z' } } as DealEvent]);
+  given(created, opened, funded, delivered).when(prepare('RELEASE', as(SELLER), '2026-03-05T10:00:00.000Z')).then([{ type: 'DealSettlementPrepared', data: { dealId: DEAL, livemode: false, ...(prepare('RELEASE', as(SELLER)).data as object), preparedAt: '2026-03-05T10:00:00.000Z' } } as DealEvent]);
   // A plan that pays anything but the split is our bug: refused loudly.
   assert.throws(() => decideDeal(prepare('RELEASE', as(SELLER), T2, [...releasePayouts.slice(0, 2), { ...releasePayouts[2]!, amount: '5.0000001' }]), given(created, opened, funded, delivered, accepted).state()));
-  const released = given(created, opened, funded, delivered, accepted, { type: 'DealSettlementPrepared', data: { dealId: DEAL, ...(prepare('RELEASE', as(SELLER)).data as object), preparedAt: T2 } } as DealEvent)
+  const released = given(created, opened, funded, delivered, accepted, { type: 'DealSettlementPrepared', data: { dealId: DEAL, livemode: false, ...(prepare('RELEASE', as(SELLER)).data as object), preparedAt: T2 } } as DealEvent)
     .when({ type: 'RecordDealSettled', data: { settlementId: id(77), path: 'RELEASE', txHash: TX, ledger: 9, at: T2 }, metadata: meta(null, T2) })
-    .then([{ type: 'DealReleased', data: { dealId: DEAL, settlementId: id(77), txHash: TX, ledger: 9, payouts: releasePayouts, releasedAt: T2 } }]);
+    .then([{ type: 'DealReleased', data: { dealId: DEAL, livemode: false, settlementId: id(77), txHash: TX, ledger: 9, payouts: releasePayouts, releasedAt: T2 } }]);
   assert.is(released.status, 'released');
   assert.is(released.status !== 'none' && released.transitions.released, T2);
 });
 
 test('disputes: within the inspection period; they hold the release; the buyer refunds only once the dispute lapsed; accepting withdraws it', () => {
-  const disputed: DealEvent = { type: 'DealDisputed', data: { dealId: DEAL, disputeId: id(5), reason: 'Not as described', respondBy: '2026-03-10T10:00:00.000Z', disputedAt: T2 } };
+  const disputed: DealEvent = { type: 'DealDisputed', data: { dealId: DEAL, livemode: false, disputeId: id(5), reason: 'Not as described', respondBy: '2026-03-10T10:00:00.000Z', disputedAt: T2 } };
   const dispute = (now = T2): DealCommand => ({ type: 'DisputeDeal', data: { disputeId: id(5), reason: 'Not as described' }, metadata: meta(as(BUYER), now) });
   given(created, opened, funded, delivered).when(dispute()).then([disputed]);
   given(created, opened, funded, delivered).when(dispute('2026-03-05T10:00:00.000Z')).thenThrows(IllegalStateError, 'inspection_period_over');
@@ -178,25 +179,25 @@ test('disputes: within the inspection period; they hold the release; the buyer r
   given(...h).when(prepare('RELEASE', as(SELLER), '2026-03-05T10:00:00.000Z')).thenThrows(IllegalStateError, 'release_not_due');
   given(...h).when(prepare('REFUND', as(BUYER))).thenThrows(ForbiddenError, 'seller_only');
   const lapsed = '2026-03-10T10:00:00.000Z';
-  given(...h).when(prepare('REFUND', as(BUYER), lapsed)).then([{ type: 'DealSettlementPrepared', data: { dealId: DEAL, ...(prepare('REFUND', as(BUYER)).data as object), preparedAt: lapsed } } as DealEvent]);
-  given(...h).when(prepare('REFUND', as(SELLER))).then([{ type: 'DealSettlementPrepared', data: { dealId: DEAL, ...(prepare('REFUND', as(SELLER)).data as object), preparedAt: T2 } } as DealEvent]);
+  given(...h).when(prepare('REFUND', as(BUYER), lapsed)).then([{ type: 'DealSettlementPrepared', data: { dealId: DEAL, livemode: false, ...(prepare('REFUND', as(BUYER)).data as object), preparedAt: lapsed } } as DealEvent]);
+  given(...h).when(prepare('REFUND', as(SELLER))).then([{ type: 'DealSettlementPrepared', data: { dealId: DEAL, livemode: false, ...(prepare('REFUND', as(SELLER)).data as object), preparedAt: T2 } } as DealEvent]);
   const accepted = given(...h)
     .when({ type: 'AcceptDeal', data: {}, metadata: meta(as(BUYER), T2) })
-    .then([{ type: 'DealDisputeWithdrawn', data: { dealId: DEAL, disputeId: id(5), withdrawnAt: T2 } }, { type: 'DealAccepted', data: { dealId: DEAL, by: 'BUYER', acceptedAt: T2 } }]);
+    .then([{ type: 'DealDisputeWithdrawn', data: { dealId: DEAL, livemode: false, disputeId: id(5), withdrawnAt: T2 } }, { type: 'DealAccepted', data: { dealId: DEAL, livemode: false, by: 'BUYER', acceptedAt: T2 } }]);
   assert.is(accepted.status, 'accepted');
 });
 
 test('refund: recorded from the release of a REFUND plan or the recovery of any plan; everything to the depositor', () => {
-  const prepared = { type: 'DealSettlementPrepared', data: { dealId: DEAL, ...(prepare('REFUND', as(SELLER)).data as object), preparedAt: T2 } } as DealEvent;
+  const prepared = { type: 'DealSettlementPrepared', data: { dealId: DEAL, livemode: false, ...(prepare('REFUND', as(SELLER)).data as object), preparedAt: T2 } } as DealEvent;
   const state = given(created, opened, funded, prepared)
     .when({ type: 'RecordDealSettled', data: { settlementId: id(77), path: 'RELEASE', txHash: TX, ledger: 9, at: T2 }, metadata: meta(null, T2) })
-    .then([{ type: 'DealRefunded', data: { dealId: DEAL, settlementId: id(77), path: 'RELEASE', txHash: TX, ledger: 9, destination: BUYER_G, amount: '100.0000001', refundedAt: T2 } }]);
+    .then([{ type: 'DealRefunded', data: { dealId: DEAL, livemode: false, settlementId: id(77), path: 'RELEASE', txHash: TX, ledger: 9, destination: BUYER_G, amount: '100.0000001', refundedAt: T2 } }]);
   assert.is(state.status, 'refunded');
   given(created, opened, funded, prepared).when({ type: 'CancelDeal', data: { reason: null }, metadata: meta(as(BUYER)) }).thenThrows(IllegalStateError, 'deal_funded');
 });
 
 test('cancel: before funding, by a party; a cancelled deal takes no deposit', () => {
-  const cancelled: DealEvent = { type: 'DealCancelled', data: { dealId: DEAL, reason: 'changed my mind', cancelledAt: T1 } };
+  const cancelled: DealEvent = { type: 'DealCancelled', data: { dealId: DEAL, livemode: false, reason: 'changed my mind', cancelledAt: T1 } };
   given(created, opened).when({ type: 'CancelDeal', data: { reason: 'changed my mind' }, metadata: meta(as(SELLER)) }).then([cancelled]);
   given(created, opened).when({ type: 'CancelDeal', data: { reason: null }, metadata: meta(as(THIRD)) }).thenThrows(ForbiddenError, 'party_only');
   given(created, opened, cancelled).when(record()).thenThrows(IllegalStateError, 'deal_cancelled');

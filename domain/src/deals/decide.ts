@@ -10,12 +10,10 @@ import type { DealEvent, ExistingDeal, Deal, PreparedDealSettlement } from './st
 export const DEAL_HOLD_DAYS = 90;
 
 /**
- * Who gives a command: a user (`tenantWide` for an API key of the deal's tenant, which acts for the marketplace on any
- * of its deals), or the system (null).
+ * Who gives a command: a user (a session's, or an API key's owner: a key acts as its owner), or the system (null).
  */
 export interface DealActor {
   userId: string;
-  tenantWide: boolean;
 }
 export interface DealMeta {
   actor: DealActor | null;
@@ -59,13 +57,13 @@ export type DealCommand =
 
 export type DealRole = 'buyer' | 'seller';
 
-/** Whether the actor may read the deal: the tenant's key, its creator, a party or a payee of its split. */
+/** Whether the actor may read the deal: its creator, a party or a payee of its split. */
 export const canReadDeal = (deal: ExistingDeal, actor: DealActor | null): boolean =>
-  actor === null || actor.tenantWide || [deal.createdBy, deal.buyerId, deal.sellerId, deal.brokerId, ...deal.split.map((l) => l.accountId)].includes(actor.userId);
+  actor === null || [deal.createdBy, deal.buyerId, deal.sellerId, deal.brokerId, ...deal.split.map((l) => l.accountId)].includes(actor.userId);
 
-/** Whether the actor may act as `role`: the tenant's key, the creator (the marketplace acting for its users), or that party. */
+/** Whether the actor may act as `role`: the creator (the marketplace acting for its users, with its key) or that party. */
 export const actsAs = (deal: ExistingDeal, actor: DealActor | null, role: DealRole): boolean =>
-  actor === null || actor.tenantWide || actor.userId === deal.createdBy || actor.userId === (role === 'buyer' ? deal.buyerId : deal.sellerId);
+  actor === null || actor.userId === deal.createdBy || actor.userId === (role === 'buyer' ? deal.buyerId : deal.sellerId);
 
 /** The deal as the actor may see it: one they may not read does not exist for them (404, as a random id). */
 export const readableDeal = (deal: Deal, actor: DealActor | null): ExistingDeal => {
@@ -181,7 +179,7 @@ const decideExisting = (command: Exclude<DealCommand, { type: 'CreateDeal' }>, d
       requireRole(deal, meta, 'buyer');
       requireOpenForMoney(deal);
       if (deal.escrow) return [];
-      return [{ type: 'DealEscrowOpened', data: { dealId, ...command.data, openedAt: now } }];
+      return [{ type: 'DealEscrowOpened', data: { dealId, livemode: deal.livemode, ...command.data, openedAt: now } }];
     }
     case 'RecordFunding': {
       requireRole(deal, meta, 'buyer');
@@ -198,7 +196,7 @@ const decideExisting = (command: Exclude<DealCommand, { type: 'CreateDeal' }>, d
       return [
         {
           type: 'DealFunded',
-          data: { dealId, from: deposit.from, amount: deal.amount, txHash: deposit.txHash, ledger: deposit.ledger, balanceId: deposit.balanceId!, via, fundedAt: deposit.closedAt ?? now },
+          data: { dealId, livemode: deal.livemode, from: deposit.from, amount: deal.amount, txHash: deposit.txHash, ledger: deposit.ledger, balanceId: deposit.balanceId!, via, fundedAt: deposit.closedAt ?? now },
         },
       ];
     }
@@ -206,14 +204,14 @@ const decideExisting = (command: Exclude<DealCommand, { type: 'CreateDeal' }>, d
       requireRole(deal, meta, 'seller');
       requireFunded(deal);
       if (deal.deliveredAt) return [];
-      return [{ type: 'DealDelivered', data: { dealId, note: command.data.note, inspectionEndsAt: plusDays(now, deal.inspectionDays), deliveredAt: now } }];
+      return [{ type: 'DealDelivered', data: { dealId, livemode: deal.livemode, note: command.data.note, inspectionEndsAt: plusDays(now, deal.inspectionDays), deliveredAt: now } }];
     }
     case 'AcceptDeal': {
       requireRole(deal, meta, 'buyer');
       requireFunded(deal);
       if (deal.acceptance) return [];
-      const withdrawn: DealEvent[] = isOpenDispute(deal.dispute) ? [{ type: 'DealDisputeWithdrawn', data: { dealId, disputeId: deal.dispute!.disputeId, withdrawnAt: now } }] : [];
-      return [...withdrawn, { type: 'DealAccepted', data: { dealId, by: 'BUYER', acceptedAt: now } }];
+      const withdrawn: DealEvent[] = isOpenDispute(deal.dispute) ? [{ type: 'DealDisputeWithdrawn', data: { dealId, livemode: deal.livemode, disputeId: deal.dispute!.disputeId, withdrawnAt: now } }] : [];
+      return [...withdrawn, { type: 'DealAccepted', data: { dealId, livemode: deal.livemode, by: 'BUYER', acceptedAt: now } }];
     }
     case 'DisputeDeal': {
       requireRole(deal, meta, 'buyer');
@@ -222,7 +220,7 @@ const decideExisting = (command: Exclude<DealCommand, { type: 'CreateDeal' }>, d
       if (deal.acceptance) throw new IllegalStateError('deal_accepted', 'The buyer accepted the deal: its release is no longer held');
       requireWithinInspection(deal.inspectionEndsAt, now);
       if (deal.settlements.some((s) => s.kind === 'RELEASE')) throw new IllegalStateError('release_in_progress', 'The release is already prepared for the seller’s signature');
-      return [{ type: 'DealDisputed', data: { dealId, disputeId: command.data.disputeId, reason: command.data.reason, respondBy: respondByOf(now, deal.disputeResponseDays), disputedAt: now } }];
+      return [{ type: 'DealDisputed', data: { dealId, livemode: deal.livemode, disputeId: command.data.disputeId, reason: command.data.reason, respondBy: respondByOf(now, deal.disputeResponseDays), disputedAt: now } }];
     }
     case 'PrepareDealSettlement': {
       const s = command.data;
@@ -235,21 +233,21 @@ const decideExisting = (command: Exclude<DealCommand, { type: 'CreateDeal' }>, d
         throw new ForbiddenError('seller_only', 'Only the seller may refund, or the buyer once their dispute lapsed');
       }
       checkPayouts(deal, s);
-      return [{ type: 'DealSettlementPrepared', data: { dealId, ...s, preparedAt: now } }];
+      return [{ type: 'DealSettlementPrepared', data: { dealId, livemode: deal.livemode, ...s, preparedAt: now } }];
     }
     case 'RecordDealSettled': {
       const d = command.data;
       if (deal.settled) return [];
       const s = deal.settlements.find((x) => x.settlementId === d.settlementId);
       if (!s) throw new NotFoundError('settlement');
-      if (s.kind === 'RELEASE' && d.path === 'RELEASE') return [{ type: 'DealReleased', data: { dealId, settlementId: s.settlementId, txHash: d.txHash, ledger: d.ledger, payouts: s.payouts, releasedAt: d.at } }];
-      return [{ type: 'DealRefunded', data: { dealId, settlementId: s.settlementId, path: d.path, txHash: d.txHash, ledger: d.ledger, destination: s.refundTo, amount: s.amount, refundedAt: d.at } }];
+      if (s.kind === 'RELEASE' && d.path === 'RELEASE') return [{ type: 'DealReleased', data: { dealId, livemode: deal.livemode, settlementId: s.settlementId, txHash: d.txHash, ledger: d.ledger, payouts: s.payouts, releasedAt: d.at } }];
+      return [{ type: 'DealRefunded', data: { dealId, livemode: deal.livemode, settlementId: s.settlementId, path: d.path, txHash: d.txHash, ledger: d.ledger, destination: s.refundTo, amount: s.amount, refundedAt: d.at } }];
     }
     case 'CancelDeal': {
       if (!actsAs(deal, meta.actor, 'buyer') && !actsAs(deal, meta.actor, 'seller')) throw new ForbiddenError('party_only', 'Only a party of the deal may cancel it');
       if (deal.status === 'cancelled') return [];
       if (deal.status !== 'created') throw new IllegalStateError('deal_funded', 'A funded deal is refunded, not cancelled');
-      return [{ type: 'DealCancelled', data: { dealId, reason: command.data.reason, cancelledAt: now } }];
+      return [{ type: 'DealCancelled', data: { dealId, livemode: deal.livemode, reason: command.data.reason, cancelledAt: now } }];
     }
     default:
       return assertNever(command);

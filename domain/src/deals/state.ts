@@ -135,7 +135,7 @@ export const evolveDeal = (state: Deal, event: DealEvent): Deal => {
       return { ...state, escrow: { accountId: d.accountId, cosigner: d.cosigner, reclaimAfter: d.reclaimAfter, openedAt: d.openedAt, setupTxHash: d.setupTxHash } };
     }
     case 'DealFunded': {
-      const { dealId: _id, ...funding } = event.data;
+      const { dealId: _id, livemode: _mode, ...funding } = event.data;
       return { ...state, status: 'funded', funding, transitions: at('funded', funding.fundedAt) };
     }
     case 'DealDelivered': {
@@ -156,7 +156,7 @@ export const evolveDeal = (state: Deal, event: DealEvent): Deal => {
       return { ...next, status: afterDispute(next) };
     }
     case 'DealSettlementPrepared': {
-      const { dealId: _id, ...s } = event.data;
+      const { dealId: _id, livemode: _mode, ...s } = event.data;
       return { ...state, settlements: [...state.settlements, s] };
     }
     case 'DealReleased': {

@@ -3,7 +3,8 @@ import { event } from '../define';
 import { DecimalAmount, Id, IsoDate, StellarAccountId } from '../common';
 
 // Deals: escrow between named parties outside a pool (docs/v1/deals.md). Every event lives on the deal's own stream,
-// `deal-<dealId>`; the escrow underneath is the pools' (docs/escrow.md), with the seller as its cosigner.
+// `deal-<dealId>`; the escrow underneath is the pools' (docs/escrow.md), with the seller as its cosigner. Every event
+// carries the deal's `livemode`, so each public event it gives is of the deal's mode (read-models/src/webhooks/principal.ts).
 
 const TxHash = z.string().regex(/^[0-9a-f]{64}$/);
 const BalanceId = z.string().regex(/^[0-9a-f]{72}$/);
@@ -60,7 +61,7 @@ export const DealEscrowOpened = event(
   1,
   z
     .object({
-      dealId: Id,
+      dealId: Id, livemode: z.boolean(),
       accountId: StellarAccountId,
       /** The seller's linked ledger account: the cosigner the escrow engine calls the organiser. */
       cosigner: StellarAccountId,
@@ -79,7 +80,7 @@ export const DealFunded = event(
   1,
   z
     .object({
-      dealId: Id,
+      dealId: Id, livemode: z.boolean(),
       from: StellarAccountId,
       amount: DecimalAmount,
       txHash: TxHash,
@@ -95,19 +96,19 @@ export const DealFunded = event(
 export const DealDelivered = event(
   'DealDelivered',
   1,
-  z.object({ dealId: Id, note: z.string().max(1000).nullable(), inspectionEndsAt: IsoDate, deliveredAt: IsoDate }).strict(),
+  z.object({ dealId: Id, livemode: z.boolean(), note: z.string().max(1000).nullable(), inspectionEndsAt: IsoDate, deliveredAt: IsoDate }).strict(),
 );
 
-export const DealAccepted = event('DealAccepted', 1, z.object({ dealId: Id, by: z.enum(['BUYER', 'AUTO']), acceptedAt: IsoDate }).strict());
+export const DealAccepted = event('DealAccepted', 1, z.object({ dealId: Id, livemode: z.boolean(), by: z.enum(['BUYER', 'AUTO']), acceptedAt: IsoDate }).strict());
 
 export const DealDisputed = event(
   'DealDisputed',
   1,
-  z.object({ dealId: Id, disputeId: Id, reason: z.string().min(1).max(2000), respondBy: IsoDate, disputedAt: IsoDate }).strict(),
+  z.object({ dealId: Id, livemode: z.boolean(), disputeId: Id, reason: z.string().min(1).max(2000), respondBy: IsoDate, disputedAt: IsoDate }).strict(),
 );
 
 /** A dispute ended without a refund decided on the ledger: the buyer withdrew it (they accept the goods). */
-export const DealDisputeWithdrawn = event('DealDisputeWithdrawn', 1, z.object({ dealId: Id, disputeId: Id, withdrawnAt: IsoDate }).strict());
+export const DealDisputeWithdrawn = event('DealDisputeWithdrawn', 1, z.object({ dealId: Id, livemode: z.boolean(), disputeId: Id, withdrawnAt: IsoDate }).strict());
 
 export const DealPayout = z.object({ role: z.enum(['seller', 'broker', 'payee', 'buyer', 'platform']), accountId: Id.nullable(), destination: StellarAccountId, amount: DecimalAmount }).strict();
 export type DealPayout = z.infer<typeof DealPayout>;
@@ -121,7 +122,7 @@ export const DealSettlementPrepared = event(
   1,
   z
     .object({
-      dealId: Id,
+      dealId: Id, livemode: z.boolean(),
       settlementId: Id,
       kind: z.enum(['RELEASE', 'REFUND']),
       escrowAccount: StellarAccountId,
@@ -149,7 +150,7 @@ export const DealSettlementPrepared = event(
 export const DealReleased = event(
   'DealReleased',
   1,
-  z.object({ dealId: Id, settlementId: Id, txHash: TxHash, ledger: z.number().int(), payouts: z.array(DealPayout).min(1).max(21), releasedAt: IsoDate }).strict(),
+  z.object({ dealId: Id, livemode: z.boolean(), settlementId: Id, txHash: TxHash, ledger: z.number().int(), payouts: z.array(DealPayout).min(1).max(21), releasedAt: IsoDate }).strict(),
 );
 
 /** Everything went back to the buyer: a REFUND settlement's release, or any settlement's keyless recovery. */
@@ -158,7 +159,7 @@ export const DealRefunded = event(
   1,
   z
     .object({
-      dealId: Id,
+      dealId: Id, livemode: z.boolean(),
       settlementId: Id,
       path: z.enum(['RELEASE', 'RECOVERY']),
       txHash: TxHash,
@@ -170,7 +171,7 @@ export const DealRefunded = event(
     .strict(),
 );
 
-export const DealCancelled = event('DealCancelled', 1, z.object({ dealId: Id, reason: z.string().max(500).nullable(), cancelledAt: IsoDate }).strict());
+export const DealCancelled = event('DealCancelled', 1, z.object({ dealId: Id, livemode: z.boolean(), reason: z.string().max(500).nullable(), cancelledAt: IsoDate }).strict());
 
 export const dealEvents = [
   DealCreated,

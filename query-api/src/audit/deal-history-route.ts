@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { NotFoundError } from '@cagnotte/domain/errors';
-import { PageQuery, defineRoute, pagination, type RequestContext, type RouteDef } from '@cagnotte/infra';
-import { auditEventView, storedOfRow, uuidOfPrefixed, type AuditReadModel } from '@cagnotte/read-models';
+import { PageQuery, defineRoute, fromPrefixedId, livemodeOf, pagination, prefixedIdParam, type RouteDef } from '@cagnotte/infra';
+import { auditEventView, storedOfRow, type AuditReadModel } from '@cagnotte/read-models';
 import { waitForMinPosition, type ConsistencyDeps } from '../shared/consistency';
 import { AUDIT_DOC, AUDIT_PROJECTIONS, AuditHistoryPage } from './history-routes';
 import { verifyHistory } from './verify';
 
 export interface DealHistoryDeps extends ConsistencyDeps {
   audit: AuditReadModel;
-  /** The request's mode (the /v1 kit's livemodeOf): a deal of the other mode is a 404. */
-  livemodeOf?: (ctx: RequestContext<unknown, unknown, unknown>) => boolean;
+  /** Whether the deployment is production (a session's mode; an API key brings its own): a deal of the other mode is a 404. */
+  production?: boolean;
 }
 
 /**
@@ -25,16 +25,16 @@ export const makeDealHistoryRoute = (deps: DealHistoryDeps): RouteDef =>
     tags: ['Audit', 'Deals'],
     auth: 'required',
     tenant: 'required',
-    params: z.object({ id: z.string().max(64) }),
+    params: z.object({ id: prefixedIdParam('deal') }),
     query: PageQuery,
     success: { status: 200, description: 'A page of the history and the state of its hash links', schema: AuditHistoryPage },
     errors: [400, 401, 404],
     handler: async (ctx) => {
       await waitForMinPosition(deps, ctx, AUDIT_PROJECTIONS);
-      const dealId = uuidOfPrefixed('deal', ctx.params.id);
+      const dealId = fromPrefixedId('deal', ctx.params.id);
       const deal = dealId ? await deps.audit.deal(dealId) : null;
       const auth = ctx.auth!;
-      const livemode = deps.livemodeOf ? deps.livemodeOf(ctx) : false;
+      const livemode = livemodeOf(ctx, deps.production ?? false);
       if (!deal || !ctx.tenant || deal.tenantId !== ctx.tenant.id || deal.livemode !== livemode) throw new NotFoundError('deal');
       const auditor = auth.tenantId === deal.tenantId && (await deps.audit.isAuditor(deal.tenantId, auth.userId));
       if (!auditor && !deal.readers.includes(auth.userId)) throw new NotFoundError('deal');

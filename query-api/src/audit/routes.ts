@@ -9,7 +9,7 @@ export interface AuditQueryDeps extends ConsistencyDeps {
   audit: AuditReadModel;
   extraFolds?: ExtraFolds;
   clock?: () => Date;
-  livemodeOf?: Parameters<typeof makeDealHistoryRoute>[0]['livemodeOf'];
+  production?: boolean;
 }
 
 /** The auditor's reads (tag Audit): pool, escrow, reservation and deal histories as stored, and a pool's state at a point. */

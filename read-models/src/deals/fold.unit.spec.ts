@@ -34,9 +34,9 @@ const history: DomainEvent[] = [
       createdAt: T0,
     },
   },
-  { type: 'DealEscrowOpened', data: { dealId: DEAL, accountId: G('E'), cosigner: G('S'), platformSigner: G('P'), threshold: 2, reclaimAfter: '2026-07-01T10:00:00.000Z', setupTxHash: null, openedAt: T0 } },
-  { type: 'DealFunded', data: { dealId: DEAL, from: G('B'), amount: '7.50', txHash: 'ab'.repeat(32), ledger: 3, balanceId: `00000000${'cd'.repeat(32)}`, via: 'txHash', fundedAt: T1 } },
-  { type: 'DealDelivered', data: { dealId: DEAL, note: null, inspectionEndsAt: '2026-03-05T10:00:00.000Z', deliveredAt: T1 } },
+  { type: 'DealEscrowOpened', data: { dealId: DEAL, livemode: false, accountId: G('E'), cosigner: G('S'), platformSigner: G('P'), threshold: 2, reclaimAfter: '2026-07-01T10:00:00.000Z', setupTxHash: null, openedAt: T0 } },
+  { type: 'DealFunded', data: { dealId: DEAL, livemode: false, from: G('B'), amount: '7.50', txHash: 'ab'.repeat(32), ledger: 3, balanceId: `00000000${'cd'.repeat(32)}`, via: 'txHash', fundedAt: T1 } },
+  { type: 'DealDelivered', data: { dealId: DEAL, livemode: false, note: null, inspectionEndsAt: '2026-03-05T10:00:00.000Z', deliveredAt: T1 } },
 ];
 
 const foldAll = (events: DomainEvent[], from: DealDoc | null = null, firstRevision = 0n) =>

@@ -37,24 +37,21 @@ export const dealRowValues = (d: DealDoc) => ({
 
 export const dealDocOfRow = (r: Pick<DealRow, 'doc' | 'revision'>): DealDoc => ({ ...(r.doc as Omit<DealDoc, 'revision'>), revision: BigInt(r.revision) });
 
-/** Who reads: a key of the tenant sees every deal of its mode; a user, the deals they created or take part in. */
+/** Who reads: a user (a session's, or an API key's owner), in a tenant and a mode: the deals they created or take part in. */
 export interface DealReader {
   tenantId: string;
   livemode: boolean;
-  /** Null for a tenant-wide API key. */
-  userId: string | null;
+  userId: string;
 }
 
 export class DealReadModel {
   constructor(private readonly knex: Knex) {}
 
   private visible(reader: DealReader) {
-    const q = this.knex<DealRow>(DEALS_TABLE).where({ tenant_id: reader.tenantId, livemode: reader.livemode });
-    if (reader.userId) {
-      const u = reader.userId;
-      q.where((w) => w.where({ created_by: u }).orWhere({ buyer_id: u }).orWhere({ seller_id: u }).orWhere({ broker_id: u }).orWhereRaw('doc->\'split\' @> ?::jsonb', [JSON.stringify([{ accountId: u }])]));
-    }
-    return q;
+    const u = reader.userId;
+    return this.knex<DealRow>(DEALS_TABLE)
+      .where({ tenant_id: reader.tenantId, livemode: reader.livemode })
+      .where((w) => w.where({ created_by: u }).orWhere({ buyer_id: u }).orWhere({ seller_id: u }).orWhere({ broker_id: u }).orWhereRaw('doc->\'split\' @> ?::jsonb', [JSON.stringify([{ accountId: u }])]));
   }
 
   async load(dealId: string, reader: DealReader): Promise<DealDoc | null> {
@@ -68,16 +65,11 @@ export class DealReadModel {
     return row ? BigInt(row.seq) : null;
   }
 
-  /** Newest first: `limit + 1` rows after (older than) or before (newer than) a cursor's seq, so the caller knows hasMore. */
-  async list(reader: DealReader, o: { limit: number; after?: bigint; before?: bigint; status?: string }): Promise<DealDoc[]> {
+  /** The deals the reader sees (of one status, if given), unordered: the caller orders by `seq` and applies its cursor. */
+  listQuery(reader: DealReader, status?: string): Knex.QueryBuilder<DealRow, DealRow[]> {
     const q = this.visible(reader);
-    if (o.status) q.where({ status: o.status });
-    if (o.after !== undefined) q.where('seq', '<', o.after.toString());
-    if (o.before !== undefined) q.where('seq', '>', o.before.toString()).orderBy('seq', 'asc');
-    else q.orderBy('seq', 'desc');
-    const rows = (await q.limit(o.limit + 1)) as DealRow[];
-    const docs = rows.map(dealDocOfRow);
-    return o.before !== undefined ? docs.reverse() : docs;
+    if (status) q.where({ status });
+    return q as unknown as Knex.QueryBuilder<DealRow, DealRow[]>;
   }
 
   /** The tenant's accounts among `ids`, as `expand[]` nests them. */

@@ -248,8 +248,8 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
   DealCreated: (d) =>
     one('deal.created', d.dealId, {
       deal: prefixedId('deal', d.dealId),
-      status: 'created',
       livemode: d.livemode,
+      status: 'created',
       buyer: prefixedId('acct', d.buyerId),
       seller: prefixedId('acct', d.sellerId),
       broker: d.brokerId ? prefixedId('acct', d.brokerId) : null,
@@ -258,20 +258,21 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       releaseRule: d.releaseRule,
       createdAt: d.createdAt,
     }),
-  DealFunded: (d) => one('deal.funded', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'funded', amount: d.amount, txHash: d.txHash, fundedAt: d.fundedAt }),
-  DealDelivered: (d) => one('deal.delivered', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'delivered', inspectionEndsAt: d.inspectionEndsAt, deliveredAt: d.deliveredAt }),
-  DealAccepted: (d) => one('deal.accepted', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'accepted', by: d.by, acceptedAt: d.acceptedAt }),
-  DealDisputed: (d) => one('deal.disputed', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'disputed', respondBy: d.respondBy, disputedAt: d.disputedAt }),
+  DealFunded: (d) => one('deal.funded', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'funded', amount: d.amount, txHash: d.txHash, fundedAt: d.fundedAt }),
+  DealDelivered: (d) => one('deal.delivered', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'delivered', inspectionEndsAt: d.inspectionEndsAt, deliveredAt: d.deliveredAt }),
+  DealAccepted: (d) => one('deal.accepted', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'accepted', by: d.by, acceptedAt: d.acceptedAt }),
+  DealDisputed: (d) => one('deal.disputed', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'disputed', respondBy: d.respondBy, disputedAt: d.disputedAt }),
   DealReleased: (d) =>
     one('deal.released', d.dealId, {
       deal: prefixedId('deal', d.dealId),
+      livemode: d.livemode,
       status: 'released',
       txHash: d.txHash,
       payouts: d.payouts.map((p) => ({ role: p.role, account: p.accountId ? prefixedId('acct', p.accountId) : null, amount: p.amount })),
       releasedAt: d.releasedAt,
     }),
-  DealRefunded: (d) => one('deal.refunded', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'refunded', path: d.path, amount: d.amount, txHash: d.txHash, refundedAt: d.refundedAt }),
-  DealCancelled: (d) => one('deal.cancelled', d.dealId, { deal: prefixedId('deal', d.dealId), status: 'cancelled', reason: d.reason, cancelledAt: d.cancelledAt }),
+  DealRefunded: (d) => one('deal.refunded', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'refunded', path: d.path, amount: d.amount, txHash: d.txHash, refundedAt: d.refundedAt }),
+  DealCancelled: (d) => one('deal.cancelled', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'cancelled', reason: d.reason, cancelledAt: d.cancelledAt }),
 
   InvoiceIssued: (d) =>
     one('invoice.issued', d.invoiceId, {

@@ -205,13 +205,12 @@ const InvoiceIssuedData = z.object({
   issuedAt: Time,
 });
 
-const dealRef = { deal: z.string().describe('`deal_…`: the deal') };
+const dealRef = { deal: z.string().describe('`deal_…`: the deal'), livemode: z.boolean().describe('The deal’s mode: the event is of that mode') };
 const DealStatus = z.enum(['created', 'funded', 'delivered', 'accepted', 'disputed', 'released', 'refunded', 'cancelled']);
 const DealAccount = z.string().describe('`acct_…`: an account of the tenant');
 const DealCreatedData = z.object({
   ...dealRef,
   status: z.literal('created'),
-  livemode: z.boolean(),
   buyer: DealAccount,
   seller: DealAccount,
   broker: DealAccount.nullable(),

@@ -213,6 +213,17 @@ test('the /v1 rules: an Idempotency-Key on every POST, the key’s scopes, a mal
   const split = await post(ctx, '/v1/deals', { ...body, split: [{ account: acct(ctx.seller), bps: 9000 }] });
   assert.is(split.status, 400);
   assert.is(split.body.param, 'split');
+
+  // Modes: a live key of the same owner finds none of the test deals.
+  const created = await post(ctx, '/v1/deals', body);
+  assert.is(created.status, 201, created.text);
+  const live = { ...ctx.market, token: (await ctx.api.apiKey(ctx.marketSession, { mode: 'live' })).secret };
+  assert.is((await get(ctx, `/v1/deals/${created.body.data.id}`, live)).status, 404);
+  assert.is((await post(ctx, `/v1/deals/${created.body.data.id}/cancel`, {}, live)).status, 404);
+  assert.equal((await get(ctx, '/v1/deals', live)).body.data.items, []);
+  const liveDeal = await post(ctx, '/v1/deals', body, live);
+  assert.is(liveDeal.body.data.livemode, true, liveDeal.text);
+  assert.is((await get(ctx, `/v1/deals/${liveDeal.body.data.id}`)).status, 404, 'and the test key none of the live ones');
 });
 
 test('cancel before funding; another tenant’s deal and a stranger’s read are 404; the list is newest first with cursors', async (ctx) => {

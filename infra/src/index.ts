@@ -14,6 +14,7 @@ export * from './http/route';
 export * from './http/v1';
 export * from './auth/api-keys';
 export * from './http/openapi';
+export * from './http/v1';
 export * from './auth/passwords';
 export * from './auth/tokens';
 export * from './auth/sessions';

@@ -23,6 +23,7 @@ export const makeLedgerRoutes = (deps: LedgerRouteDeps): RouteDef[] => {
   const challenge = defineRoute({
     method: 'post',
     path: '/api/me/ledger/challenge',
+    operationId: 'createLedgerChallenge',
     summary: 'Get a challenge to prove control of a Stellar account (SEP-10 shape)',
     description:
       'Bearer. Answers a challenge transaction signed by the service: sequence 0, a `manageData` operation sourced by your account holding a random nonce, valid 5 minutes. Sign it with the account\'s key(s) and send it to `POST /api/me/ledger/link`. It is never submitted to the ledger.',
@@ -46,6 +47,7 @@ export const makeLedgerRoutes = (deps: LedgerRouteDeps): RouteDef[] => {
   const link = defineRoute({
     method: 'post',
     path: '/api/me/ledger/link',
+    operationId: 'linkLedgerAccount',
     summary: 'Link a Stellar account by returning its signed challenge',
     description:
       'Bearer. Verifies the challenge the SEP-10 way: our signature and time bounds, then your signatures (the medium threshold of the account\'s signers when it exists on the ledger, its master key when not). A challenge works once and only for the user who asked for it. The linked account replaces any previous one and appears in `/api/auth/me` as `wallet.ledgerAccount`.',

@@ -193,6 +193,7 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
     defineRoute({
       method,
       path: '/api/pools/{id}/archive',
+      operationId: method === 'post' ? 'archivePool' : 'unarchivePool',
       summary: method === 'post' ? 'Archive a pool' : 'Unarchive a pool',
       description:
         method === 'post'

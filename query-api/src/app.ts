@@ -82,6 +82,8 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
       deals: new DealReadModel(services.knex),
       awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['deals']),
       production: services.config.APP_ENV === 'production',
+      escrow: new EscrowLedger(services.ledger),
+      isAuditor,
     }),
   ];
 };

@@ -180,6 +180,14 @@ test('a three-way split: funded, delivered, accepted, released; each party paid 
     return mine.includes('deal.released') ? mine : null;
   }, 'the deal’s events in the feed');
   assert.equal(events, ['deal.created', 'deal.funded', 'deal.delivered', 'deal.accepted', 'deal.released']);
+
+  // The reconciliation: the events against the ledger, the pools' rule.
+  const rec = await get(ctx, `/v1/deals/${deal.id}/reconciliation`);
+  assert.is(rec.status, 200, rec.text);
+  assert.is(rec.body.data.ok, true, JSON.stringify(rec.body.data.problems));
+  assert.equal(rec.body.data.events, { held: '0.00', owedBack: '0.00', released: '100.0000001', refunded: '0.00', merged: true, straysOwed: '0.00' });
+  assert.equal(rec.body.data.rounds.map((r: { path: string; ok: boolean }) => [r.path, r.ok]), [['RELEASE', true]]);
+  assert.equal(rec.body.data.platform, { received: '0.00', fees: '0.00' });
 });
 
 test('a refunded deal: the seller cosigns the refund and the buyer gets everything back', async (ctx) => {
@@ -188,6 +196,12 @@ test('a refunded deal: the seller cosigns the refund and the buyer gets everythi
   const { deal } = await fundedDeal(ctx, { items: [{ description: 'Bike', quantity: 1, unitAmount: '42.1234567' }] });
   assert.is(deal.split.length, 1, 'the default split: all to the seller');
   assert.is(await eurc(ctx, buyer), before - 421_234_567n);
+  const holding = await eventually(async () => {
+    const r = await get(ctx, `/v1/deals/${deal.id}/reconciliation`, ctx.seller);
+    return r.status === 200 ? r : null;
+  }, 'the funded deal’s reconciliation');
+  assert.is(holding.body.data.ok, true, JSON.stringify(holding.body.data.problems));
+  assert.equal([holding.body.data.events.held, holding.body.data.ledger.held], ['42.1234567', '42.1234567']);
   const disputed = await post(ctx, `/v1/deals/${deal.id}/dispute`, { reason: 'Frame cracked' }, ctx.buyer);
   assert.is(disputed.body.data.status, 'disputed', disputed.text);
   const held = await post(ctx, `/v1/deals/${deal.id}/release`, {}, ctx.seller);
@@ -266,6 +280,9 @@ test('the auditor’s view: the deal’s stream as stored, every hash link verif
   assert.equal(items.map((i) => i.type), ['DealCreated', 'DealEscrowOpened', 'DealFunded', 'DealDisputed', 'DealSettlementPrepared', 'DealRefunded']);
   assert.ok(items.every((i) => i.verified));
   assert.equal(history.body.data.chain, { verified: true, firstBroken: null });
+  const rec = await get(ctx, `/v1/deals/${ctx.refundedDeal}/reconciliation`, auditor);
+  assert.is(rec.status, 200, rec.text);
+  assert.equal([rec.body.data.ok, rec.body.data.events.refunded, rec.body.data.events.merged], [true, '42.1234567', true]);
   assert.is((await get(ctx, `/v1/deals/${ctx.refundedDeal}/history`)).status, 200, 'its creator');
   const stranger = await ctx.api.user(ctx.tenant, { name: 'Nosy' });
   assert.is((await get(ctx, `/v1/deals/${ctx.refundedDeal}/history`, stranger)).status, 404);

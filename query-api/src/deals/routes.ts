@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { NotFoundError } from '@cagnotte/domain/errors';
-import { V1ListQuery, applyCursor, cursorPage, defineRoute, expandOf, fromPrefixedId, livemodeOf, prefixedIdParam, unknownCursor, v1List, type RequestContext, type RouteDef } from '@cagnotte/infra';
-import { DEAL_EXPANDABLE, DealSchema, dealDocOfRow, dealView, partiesToExpand, type DealDoc, type DealReadModel, type DealReader, type DealRow } from '@cagnotte/read-models';
+import { IllegalStateError, NotFoundError } from '@cagnotte/domain/errors';
+import { V1ListQuery, applyCursor, cursorPage, defineRoute, expandOf, fromPrefixedId, ledgerCall, livemodeOf, prefixedIdParam, unknownCursor, v1List, type EscrowLedger, type RequestContext, type RouteDef } from '@cagnotte/infra';
+import { DEAL_EXPANDABLE, DealSchema, dealDocOfRow, dealEscrowFacts, dealView, partiesToExpand, prefixedId, reconcileEscrow, type DealDoc, type DealReadModel, type DealReader, type DealRow } from '@cagnotte/read-models';
+import { EscrowReconciliationSchema } from '../escrow/reconciliation';
 
 export interface DealQueryDeps {
   deals: DealReadModel;
@@ -9,7 +10,14 @@ export interface DealQueryDeps {
   awaitProjections: (ctx: RequestContext<unknown, unknown, unknown>) => Promise<void>;
   /** Whether the deployment is production: a session's mode (an API key brings its own). */
   production: boolean;
+  /** The ledger, for the reconciliation. */
+  escrow: EscrowLedger;
+  isAuditor: (tenantId: string, userId: string) => Promise<boolean>;
 }
+
+export const DealReconciliationSchema = EscrowReconciliationSchema.omit({ poolId: true })
+  .extend({ object: z.literal('deal_reconciliation'), deal: z.string().describe('`deal_…`') })
+  .describe('DealReconciliation');
 
 const ExpandQuery = z.object({ 'expand[]': V1ListQuery.shape['expand[]'], expand: V1ListQuery.shape.expand }).strict();
 const ListQuery = z
@@ -87,5 +95,33 @@ export const makeDealQueryRoutes = (deps: DealQueryDeps): RouteDef[] => {
     },
   });
 
-  return [list, one];
+  const reconciliation = defineRoute({
+    method: 'get',
+    path: '/v1/deals/{id}/reconciliation',
+    summary: 'A deal’s escrow: what its events say against what the ledger shows',
+    description:
+      'Its creator, its parties and the auditors of its tenant (anyone else: 404). The pools’ reconciliation (one rule for both): the deposit stands on the ledger with its exact amount while held and is gone once settled; the settlement’s transaction exists, succeeded and paid exactly what the events say to whom; the escrow account exists until the events say it was merged back; the platform received nothing beyond its fee lines (none on a deal). `ok` when everything agrees; `problems` names each disagreement. 400 `escrow_not_open` before the deal is funded.',
+    tags: ['Deals', 'Audit'],
+    auth: 'required',
+    tenant: 'required',
+    params: z.object({ id: prefixedIdParam('deal') }),
+    success: { status: 200, description: 'The reconciliation', schema: DealReconciliationSchema },
+    errors: [400, 401, 403, 404, 503],
+    handler: async (ctx) => {
+      const uuid = fromPrefixedId('deal', ctx.params.id);
+      if (!uuid) throw new NotFoundError('deal');
+      await deps.awaitProjections(ctx);
+      const reader = readerOf(deps, ctx);
+      const auditor = ctx.auth!.tenantId === reader.tenantId && (await deps.isAuditor(reader.tenantId, ctx.auth!.userId));
+      const doc = await deals.load(uuid, auditor ? { ...reader, userId: null } : reader);
+      if (!doc) throw new NotFoundError('deal');
+      const facts = dealEscrowFacts(doc);
+      if (!facts) throw new IllegalStateError('escrow_not_open', 'The deal has no escrow account yet');
+      const ledger = await ledgerCall(() => deps.escrow.reconciliationFacts(facts.escrowAccount, facts.rounds.map((r) => r.txHash)));
+      const { poolId: _id, ...report } = reconcileEscrow(facts, ledger);
+      return { data: { object: 'deal_reconciliation' as const, deal: prefixedId('deal', doc.dealId), ...report } };
+    },
+  });
+
+  return [list, one, reconciliation];
 };

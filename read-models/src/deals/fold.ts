@@ -44,7 +44,7 @@ export interface DealDoc {
   acceptedBy: 'BUYER' | 'AUTO' | null;
   dispute: { disputeId: string; status: 'OPEN' | 'WITHDRAWN' | 'REFUNDED'; reason: string; respondBy: string; openedAt: string; resolvedAt: string | null } | null;
   settlement: { settlementId: string; kind: 'RELEASE' | 'REFUND'; releaseUntil: string; recoveryFrom: string; preparedAt: string } | null;
-  settled: { path: 'RELEASE' | 'RECOVERY'; txHash: string; payouts: DealPayout[] } | null;
+  settled: { settlementId: string; path: 'RELEASE' | 'RECOVERY'; txHash: string; payouts: DealPayout[] } | null;
   transitions: Record<DealDocStatus, string | null>;
   revision: bigint;
 }
@@ -108,11 +108,11 @@ const apply = (doc: DealDoc | null, e: DealEventOf, revision: bigint): DealDoc |
     case 'DealSettlementPrepared':
       return { ...next, settlement: { settlementId: e.data.settlementId, kind: e.data.kind, releaseUntil: e.data.releaseUntil, recoveryFrom: e.data.recoveryFrom, preparedAt: e.data.preparedAt } };
     case 'DealReleased':
-      return { ...next, status: 'released', settled: { path: 'RELEASE', txHash: e.data.txHash, payouts: e.data.payouts }, transitions: at('released', e.data.releasedAt) };
+      return { ...next, status: 'released', settled: { settlementId: e.data.settlementId, path: 'RELEASE', txHash: e.data.txHash, payouts: e.data.payouts }, transitions: at('released', e.data.releasedAt) };
     case 'DealRefunded': {
       const dispute = doc.dispute?.status === 'OPEN' ? { ...doc.dispute, status: 'REFUNDED' as const, resolvedAt: e.data.refundedAt } : doc.dispute;
       const payouts: DealPayout[] = [{ role: 'buyer', accountId: doc.buyerId, destination: e.data.destination, amount: e.data.amount }];
-      return { ...next, status: 'refunded', dispute, settled: { path: e.data.path, txHash: e.data.txHash, payouts }, transitions: at('refunded', e.data.refundedAt) };
+      return { ...next, status: 'refunded', dispute, settled: { settlementId: e.data.settlementId, path: e.data.path, txHash: e.data.txHash, payouts }, transitions: at('refunded', e.data.refundedAt) };
     }
     case 'DealCancelled':
       return { ...next, status: 'cancelled', transitions: at('cancelled', e.data.cancelledAt) };

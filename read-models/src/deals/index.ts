@@ -2,3 +2,4 @@ export * from './fold';
 export * from './ids';
 export * from './view';
 export * from './reader';
+export * from './reconcile';

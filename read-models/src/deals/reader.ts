@@ -37,11 +37,14 @@ export const dealRowValues = (d: DealDoc) => ({
 
 export const dealDocOfRow = (r: Pick<DealRow, 'doc' | 'revision'>): DealDoc => ({ ...(r.doc as Omit<DealDoc, 'revision'>), revision: BigInt(r.revision) });
 
-/** Who reads: a user (a session's, or an API key's owner), in a tenant and a mode: the deals they created or take part in. */
+/**
+ * Who reads: a user (a session's, or an API key's owner), in a tenant and a mode: the deals they created or take part
+ * in. Null: every deal of the tenant's mode (an auditor of the tenant).
+ */
 export interface DealReader {
   tenantId: string;
   livemode: boolean;
-  userId: string;
+  userId: string | null;
 }
 
 export class DealReadModel {
@@ -49,9 +52,9 @@ export class DealReadModel {
 
   private visible(reader: DealReader) {
     const u = reader.userId;
-    return this.knex<DealRow>(DEALS_TABLE)
-      .where({ tenant_id: reader.tenantId, livemode: reader.livemode })
-      .where((w) => w.where({ created_by: u }).orWhere({ buyer_id: u }).orWhere({ seller_id: u }).orWhere({ broker_id: u }).orWhereRaw('doc->\'split\' @> ?::jsonb', [JSON.stringify([{ accountId: u }])]));
+    const q = this.knex<DealRow>(DEALS_TABLE).where({ tenant_id: reader.tenantId, livemode: reader.livemode });
+    if (u === null) return q;
+    return q.where((w) => w.where({ created_by: u }).orWhere({ buyer_id: u }).orWhere({ seller_id: u }).orWhere({ broker_id: u }).orWhereRaw('doc->\'split\' @> ?::jsonb', [JSON.stringify([{ accountId: u }])]));
   }
 
   async load(dealId: string, reader: DealReader): Promise<DealDoc | null> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { DEAL_HOLD_DAYS, ForbiddenError, IllegalStateError, ValidationError, actsAs, decideDeal, depositMismatch, type DealCommand, type ObservedDeposit } from '@cagnotte/domain';
+import { ConflictError, DEAL_HOLD_DAYS, ForbiddenError, IllegalStateError, ValidationError, actsAs, decideDeal, depositMismatch, type DealCommand, type ObservedDeposit } from '@cagnotte/domain';
 import { DealReleaseRule } from '@cagnotte/event-schemas';
 import { LedgerAmount, V1Currency, defineRoute, fromPrefixedId, ledgerCall, prefixedIdParam, registerV1ErrorCodes, type RouteDef } from '@cagnotte/infra';
 import { DealSchema, dealView } from '@cagnotte/read-models';
@@ -191,7 +191,8 @@ export const makeDealRoutes = (deps: DealDeps): RouteDef[] => {
     handler: async (ctx) => {
       const deal = await loadDealFor(deps, ctx, dealIdOf(ctx.params.id));
       if (!actsAs(deal, dealActorOf(ctx), 'buyer')) throw new ForbiddenError('buyer_only', 'Only the deal’s buyer may do this');
-      if (deal.status !== 'created') throw new IllegalStateError(deal.funding ? 'deal_already_funded' : 'deal_cancelled', `The deal is ${deal.status}`);
+      if (deal.funding) throw new ConflictError('deal_already_funded', `The deal is ${deal.status}: it is funded already`);
+      if (deal.status !== 'created') throw new IllegalStateError('deal_cancelled', 'The deal was cancelled');
       const [buyerAccount, sellerAccount] = await Promise.all([ledgerAccountOf(deps, deal.buyerId, 'buyer'), ledgerAccountOf(deps, deal.sellerId, 'seller')]);
       const now = clock();
       if (!deal.escrow) {

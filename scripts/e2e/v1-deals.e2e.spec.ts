@@ -21,12 +21,15 @@ interface Ctx {
   broker: TestUser;
   third: TestUser;
   refundedDeal: string;
+  /** How far the service's clock is ahead of the real one (the time rules' test moves it). */
+  offsetMs: number;
 }
 
 const test = suite<Ctx>('v1 deals: escrow between named parties on the ledger');
 
 test.before(async (ctx) => {
-  ctx.api = await startApi();
+  ctx.offsetMs = 0;
+  ctx.api = await startApi({}, { clock: () => new Date(Date.now() + ctx.offsetMs) });
   ctx.tenant = (await ctx.api.tenant()).slug;
   // The marketplace: an organiser of the tenant, calling with its test API key (a key acts as its owner).
   const market = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Market' });
@@ -286,6 +289,43 @@ test('the auditor’s view: the deal’s stream as stored, every hash link verif
   assert.is((await get(ctx, `/v1/deals/${ctx.refundedDeal}/history`)).status, 200, 'its creator');
   const stranger = await ctx.api.user(ctx.tenant, { name: 'Nosy' });
   assert.is((await get(ctx, `/v1/deals/${ctx.refundedDeal}/history`, stranger)).status, 404);
+});
+
+const DAY = 86_400_000;
+
+test('time rules (the service’s clock moved on): a dated release waits for its date; on_acceptance releases once the inspection period is over; a dispute nobody answers lapses to the buyer, who then asks for the refund', async (ctx) => {
+  const sellerWallet = walletOf(ctx.seller);
+  const buyerWallet = walletOf(ctx.buyer);
+  const item = (unitAmount: string) => [{ description: 'Crate', quantity: 1, unitAmount }];
+  const sellerBefore = await eurc(ctx, sellerWallet);
+
+  const dated = (await fundedDeal(ctx, { items: item('3'), releaseRule: { at: new Date(Date.now() + ctx.offsetMs + 2 * DAY).toISOString() } })).deal;
+  assert.is((await post(ctx, `/v1/deals/${dated.id}/release`, {}, ctx.seller)).body.code, 'release_not_due');
+  const inspected = (await fundedDeal(ctx, { items: item('4'), releaseRule: 'on_acceptance', inspectionDays: 1 })).deal;
+  const lapsing = (await fundedDeal(ctx, { items: item('5'), releaseRule: 'on_acceptance', inspectionDays: 3 })).deal;
+  assert.is((await post(ctx, `/v1/deals/${inspected.id}/deliver`, {}, ctx.seller)).body.data.status, 'delivered');
+  assert.is((await post(ctx, `/v1/deals/${lapsing.id}/deliver`, {}, ctx.seller)).body.data.status, 'delivered');
+  const disputed = await post(ctx, `/v1/deals/${lapsing.id}/dispute`, { reason: 'Never arrived' }, ctx.buyer);
+  assert.is(disputed.body.data.status, 'disputed', disputed.text);
+  assert.is((await post(ctx, `/v1/deals/${lapsing.id}/refund`, {}, ctx.buyer)).body.code, 'seller_only', 'the buyer waits for the lapse');
+  assert.is((await post(ctx, `/v1/deals/${inspected.id}/release`, {}, ctx.seller)).body.code, 'release_not_due', 'the inspection period runs');
+
+  ctx.offsetMs = 2 * DAY + 3_600_000;
+  await cosignAndSubmit(ctx, dated.id, 'release');
+  await cosignAndSubmit(ctx, inspected.id, 'release');
+  assert.is((await eurc(ctx, sellerWallet)) - sellerBefore, 70_000_000n, 'the dated and the inspected deals paid the seller');
+
+  // The dispute's respondBy (7 days) passed: it lapses to the buyer, who asks for the refund; the seller still cosigns it.
+  ctx.offsetMs = 8 * DAY;
+  const buyerBefore = await eurc(ctx, buyerWallet);
+  const refund = await post(ctx, `/v1/deals/${lapsing.id}/refund`, {}, ctx.buyer);
+  assert.is(refund.status, 201, refund.text);
+  const s = refund.body.data;
+  const signedXdrs = [signXdr(ctx.seller.wallet!, s.lock.xdr).toXDR(), signXdr(ctx.seller.wallet!, s.release.xdr).toXDR()];
+  const done = await post(ctx, `/v1/deals/${lapsing.id}/refund/submit`, { settlementId: s.id, signedXdrs }, ctx.seller);
+  assert.is(done.body.data.status, 'refunded', done.text);
+  assert.is((await eurc(ctx, buyerWallet)) - buyerBefore, 50_000_000n);
+  ctx.offsetMs = 0;
 });
 
 test.run();

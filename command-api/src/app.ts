@@ -20,6 +20,7 @@ import { makeWebhookCommandRoutes } from './webhooks/routes';
 import { InboxTokens, SANDBOX_INBOX_PATH, makeInboxCommandRoutes } from './webhooks/inbox';
 import type { WebhookDeliveryScheduler } from './webhooks/ports';
 import { makeDeliveryScheduler } from './webhooks/delivery';
+import { makeRequestCommandRoutes } from './requests/routes';
 import { makeApiKeyRoutes } from './api-keys/routes';
 import { makeDealRoutes } from './deals/routes';
 import { makeDealSettlementRoutes } from './deals/settlement-routes';
@@ -64,6 +65,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeReservationRoutes({ ...runtime, clock, ledger, escrow, quotes }),
     ...escrowRoutes({ ...runtime, clock, ledger, escrow, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
+    ...makeRequestCommandRoutes({ ...runtime, facts, ledger, config, clock }),
     ...webhookRoutes(deps, clock),
     ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
     ...dealRoutes({

@@ -13,6 +13,7 @@ export * from './escrow/events';
 export * from './invoicing/events';
 export * from './fees/events';
 export * from './deals/events';
+export * from './requests/events';
 export * from './mandates/texts';
 export * from './registry';
 export * from './audit';

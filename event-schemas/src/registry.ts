@@ -12,6 +12,7 @@ import { closingUpcasters, escrowFeatureEvents, settlementUpcasters } from './es
 import { invoicingEvents } from './invoicing/events';
 import { feeEvents } from './fees/events';
 import { dealEvents } from './deals/events';
+import { paymentRequestEvents } from './requests/events';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
 export interface RawEvent {
@@ -67,6 +68,7 @@ export const allEventDefinitions = [
   ...feeEvents,
   ...invoicingEvents,
   ...dealEvents,
+  ...paymentRequestEvents,
 ] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;

@@ -11,6 +11,8 @@ export * from './escrow/timers';
 export * from './audit/projection';
 export * from './webhooks/public-events';
 export * from './deals/projection';
+export * from './requests/projection';
+export * from './requests/timers';
 import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
@@ -26,6 +28,8 @@ import { makeInvoiceIssuerProjection } from './invoicing/issuer';
 import { invoicesProjection } from './invoicing/projection';
 import { publicEventsProjection } from './webhooks/public-events';
 import { dealsProjection } from './deals/projection';
+import { requestsProjection } from './requests/projection';
+import { makeRequestTimersProjection } from './requests/timers';
 import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
@@ -46,11 +50,13 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   auditProjection,
   makeInvoiceIssuerProjection({ jobs: services.jobs }),
   invoicesProjection,
+  requestsProjection,
+  makeRequestTimersProjection({ jobs: services.jobs }),
   publicEventsProjection,
   dealsProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'public-events', 'deals'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'requests', 'request-timers', 'public-events', 'deals'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

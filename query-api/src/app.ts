@@ -16,6 +16,7 @@ import {
   WebhookInboxReader,
   PublicFeedReader,
   DealReadModel,
+  RequestReadModel,
 } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
@@ -35,6 +36,7 @@ import { makeInboxQueryRoutes, makeWebhookQueryRoutes } from './webhooks/routes'
 import { makeEventTypesRoute } from './webhooks/types-route';
 import { makeFeedRoutes } from './webhooks/feed-routes';
 import { makeDealQueryRoutes } from './deals/routes';
+import { makeRequestQueryRoutes } from './requests/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -64,6 +66,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
     ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, production: services.config.APP_ENV === 'production', ...consistency }),
     ...makeInvoiceQueryRoutes({ invoices: new InvoiceReadModel(services.knex), isAuditor, renderers: { xml: renderCii, pdf: renderFacturX }, ...consistency }),
+    ...makeRequestQueryRoutes({ requests: new RequestReadModel(services.knex), invoices: new InvoiceReadModel(services.knex), renderers: { xml: renderCii, pdf: renderFacturX }, config: services.config, ...consistency }),
     ...makeWebhookQueryRoutes({
       endpoints: new WebhookEndpointReader(services.knex),
       principals: new SessionEventPrincipals(services.knex, services.config.APP_ENV === 'production'),

@@ -9,5 +9,6 @@ export * from './reservations';
 export * from './escrow';
 export * from './audit';
 export * from './invoicing';
+export * from './requests';
 export * from './webhooks';
 export * from './deals';

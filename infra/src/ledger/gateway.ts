@@ -37,6 +37,9 @@ const SUBMIT_ATTEMPTS = 3;
 /** The MEMO_HASH that binds a fee payment to one grant: a payment can settle that grant and no other. */
 export const grantMemoHash = (grantId: string): string => createHash('sha256').update(`cagnotte:organiser-grant:${grantId}`).digest('hex');
 
+/** The MEMO_HASH that binds a payment to one payment request (docs/v1/requests.md): it pays that request and no other. */
+export const requestMemoHash = (requestId: string): string => createHash('sha256').update(`cagnotte:payment-request:${requestId}`).digest('hex');
+
 /** A transaction's MEMO_HASH in hex, or null when it carries another memo (or none). */
 export const memoHashOf = (tx: Transaction): string | null =>
   tx.memo.type === 'hash' && tx.memo.value ? Buffer.from(tx.memo.value as Buffer).toString('hex') : null;
@@ -112,7 +115,12 @@ export class LedgerGateway {
   }
 
   /** An unsigned payment of `amount` of the stablecoin from `source` to the platform, bound to `memoHash`. */
-  async buildFeePayment(source: string, amount: string, memoHash: string): Promise<{ xdr: string; hash: string; expiresAt: string }> {
+  buildFeePayment(source: string, amount: string, memoHash: string): Promise<{ xdr: string; hash: string; expiresAt: string }> {
+    return this.buildPayment(source, this.settings.platformAccount, amount, memoHash);
+  }
+
+  /** An unsigned payment of `amount` of the stablecoin from `source` to `destination`, bound to `memoHash`. */
+  async buildPayment(source: string, destination: string, amount: string, memoHash: string): Promise<{ xdr: string; hash: string; expiresAt: string }> {
     const account = await this.loadAccount(source);
     if (!account) {
       throw new ValidationError(
@@ -122,7 +130,7 @@ export class LedgerGateway {
       );
     }
     const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.settings.networkPassphrase })
-      .addOperation(Operation.payment({ destination: this.settings.platformAccount, asset: this.asset, amount }))
+      .addOperation(Operation.payment({ destination, asset: this.asset, amount }))
       .addMemo(Memo.hash(memoHash))
       .setTimeout(PAYMENT_TTL_SECONDS)
       .build();

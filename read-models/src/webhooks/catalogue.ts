@@ -69,6 +69,9 @@ type Mapper<T extends DomainEventType> = (data: Of<T>) => Array<Omit<PublicEvent
 
 const one = <P extends PublicEventType>(type: P, subject: string, data: PublicEventData<P>) => [{ type, subject, data } as Omit<PublicEventDraft, 'tenantId' | 'ownerId'>];
 
+/** A payment request's public id (`req_` + its uuid's hex), its subject in the feed. */
+const req = (requestId: string) => `req_${requestId.replace(/-/g, '')}`;
+
 const reservationRef = (d: { reservationId: string; poolId: string; buyerId: string }) => ({ reservationId: d.reservationId, poolId: d.poolId, buyerId: d.buyerId });
 
 /** Each mapped internal type and what it gives. Every field of `data` is named here (an allowlist). */
@@ -291,6 +294,25 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       currency: 'EUR',
       issuedAt: d.issuedAt,
     }),
+
+  PaymentRequestCreated: (d) =>
+    one('request.created', req(d.requestId), {
+      request: req(d.requestId),
+      payee: `acct_${d.payeeId.replace(/-/g, '')}`,
+      livemode: d.livemode,
+      status: 'open',
+      currency: 'EUR',
+      subtotal: d.subtotal,
+      tax: d.tax,
+      amountDue: d.amountDue,
+      dueAt: d.dueAt,
+      createdAt: d.createdAt,
+    }),
+  PaymentRequestPaymentRecorded: (d) =>
+    one('request.payment_received', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, txHash: d.txHash, amount: d.amount, amountPaid: d.amountPaid, late: d.late, receivedAt: d.recordedAt }),
+  PaymentRequestPaid: (d) => one('request.paid', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'paid', amountPaid: d.amountPaid, amountOverpaid: d.amountOverpaid, paidAt: d.paidAt }),
+  PaymentRequestExpired: (d) => one('request.expired', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'expired', amountPaid: d.amountPaid, expiredAt: d.expiredAt }),
+  PaymentRequestVoided: (d) => one('request.voided', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'void', amountPaid: d.amountPaid, voidedAt: d.voidedAt }),
 };
 
 /** The internal types that give public events. */
@@ -306,13 +328,30 @@ export const poolIdOf = (e: { data: unknown }): string | null => {
   return typeof id === 'string' ? id : null;
 };
 
-/** What the projection remembers of an event: a created pool's tenant and organiser, a created deal's tenant and creator (null for any other event). */
-export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & PoolOwner) | null =>
-  event.type === 'PoolCreated'
-    ? { resourceId: event.data.poolId, tenantId: event.data.tenantId, ownerId: event.data.organiserId }
-    : event.type === 'DealCreated'
-      ? { resourceId: event.data.dealId, tenantId: event.data.tenantId, ownerId: event.data.createdBy }
-      : null;
+/** The payment request an internal event is about, if any (its owner is that request's payee): its own events, and its invoice. */
+export const requestIdOf = (e: { type: string; data: unknown }): string | null => {
+  if (e.type === 'InvoiceIssued') {
+    const m = /^request:([0-9a-f-]{36})$/.exec((e.data as { sourceKey?: string }).sourceKey ?? '');
+    return m ? m[1]! : null;
+  }
+  if (!e.type.startsWith('PaymentRequest')) return null;
+  const requestId = (e.data as { requestId?: unknown } | null)?.requestId;
+  return typeof requestId === 'string' ? requestId : null;
+};
+
+/** The resource whose owner an event's public events carry: its pool, else its payment request. */
+export const ownerKeyOf = (e: { type: string; data: unknown }): string | null => poolIdOf(e) ?? requestIdOf(e);
+
+/**
+ * What the projection remembers of an event: a created pool's tenant and organiser, a created payment request's
+ * tenant and payee, a created deal's tenant and creator (null for any other event).
+ */
+export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & PoolOwner) | null => {
+  if (event.type === 'PoolCreated') return { resourceId: event.data.poolId, tenantId: event.data.tenantId, ownerId: event.data.organiserId };
+  if (event.type === 'PaymentRequestCreated') return { resourceId: event.data.requestId, tenantId: event.data.tenantId, ownerId: event.data.payeeId };
+  if (event.type === 'DealCreated') return { resourceId: event.data.dealId, tenantId: event.data.tenantId, ownerId: event.data.createdBy };
+  return null;
+};
 
 /**
  * The public events of one internal event, in order (index 0, 1, …). The owner is the pool's organiser (PoolCreated
@@ -322,8 +361,8 @@ export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & 
 export const publicEventsOf = (event: CatalogueEvent, owners: PoolOwners): PublicEventDraft[] => {
   const mapper = MAPPERS[event.type] as Mapper<DomainEventType> | undefined;
   if (!mapper) return [];
-  const poolId = poolIdOf(event);
-  const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (poolId ? owners.get(poolId) : undefined);
+  const ownerKey = ownerKeyOf(event);
+  const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (ownerKey ? owners.get(ownerKey) : undefined);
   const tenantId = owner?.tenantId ?? (event.type === 'InvoiceIssued' ? event.data.tenantId : null) ?? event.metadata.tenantId;
   if (!tenantId) return [];
   const drafts = mapper(event.data as Of<DomainEventType>);

@@ -233,8 +233,32 @@ const DealReleasedData = z.object({
 const DealRefundedData = z.object({ ...dealRef, status: z.literal('refunded'), path: z.enum(['RELEASE', 'RECOVERY']), amount: Amount, txHash: TxHash, refundedAt: Time });
 const DealCancelledData = z.object({ ...dealRef, status: z.literal('cancelled'), reason: z.string().nullable(), cancelledAt: Time });
 
+const requestRef = { request: z.string().describe('`req_…`: the payment request'), livemode: z.boolean() };
+const RequestCreatedData = z.object({
+  ...requestRef,
+  payee: z.string().describe('`acct_…`: the account paid'),
+  status: z.literal('open'),
+  currency: z.literal('EUR'),
+  subtotal: Amount,
+  tax: Amount,
+  amountDue: Amount,
+  dueAt: Time,
+  createdAt: Time,
+});
+const RequestPaymentReceivedData = z.object({
+  ...requestRef,
+  txHash: TxHash,
+  amount: Amount,
+  amountPaid: Amount.describe('What the payments that count add up to now'),
+  late: z.boolean().describe('Came after the request expired or was voided: it pays nothing'),
+  receivedAt: Time,
+});
+const RequestPaidData = z.object({ ...requestRef, status: z.literal('paid'), amountPaid: Amount, amountOverpaid: Amount, paidAt: Time });
+const RequestExpiredData = z.object({ ...requestRef, status: z.literal('expired'), amountPaid: Amount, expiredAt: Time });
+const RequestVoidedData = z.object({ ...requestRef, status: z.literal('void'), amountPaid: Amount, voidedAt: Time });
+
 /** What a type's `subject` is: the id of the resource the event is about. */
-export type PublicSubject = 'deal' | 'pool' | 'reservation' | 'dispute' | 'settlement' | 'stray payment operation' | 'reservation, or stray payment operation' | 'invoice';
+export type PublicSubject = 'pool' | 'reservation' | 'dispute' | 'settlement' | 'stray payment operation' | 'reservation, or stray payment operation' | 'invoice' | 'payment request' | 'deal';
 const def = <S extends z.ZodType>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data });
 
 /** Every public type: what it means and its `data`. Add new types at the end; never remove one. */
@@ -269,6 +293,11 @@ export const PUBLIC_EVENT_CATALOGUE = {
   'refund.settled': def('reservation, or stray payment operation', 'Money went back on the ledger: a buyer’s deposit (or its refunded part), a late deposit, or a stray payment.', RefundSettledData),
   'stray_payment.received': def('stray payment operation', 'Money was paid straight into the escrow account (not a deposit): owed back to its sender.', StrayPaymentReceivedData),
   'invoice.issued': def('invoice', 'An invoice or credit note was issued.', InvoiceIssuedData),
+  'request.created': def('payment request', 'A payment request was opened: it waits for payments on the ledger until `dueAt`.', RequestCreatedData),
+  'request.payment_received': def('payment request', 'A payment to the payee carrying the request’s memo was verified on the ledger.', RequestPaymentReceivedData),
+  'request.paid': def('payment request', 'The payments reached the amount due: the request is paid (its invoice follows).', RequestPaidData),
+  'request.expired': def('payment request', 'The request passed its due time unpaid.', RequestExpiredData),
+  'request.voided': def('payment request', 'The payee voided the open request.', RequestVoidedData),
   'deal.created': def('deal', 'A deal was created between a buyer and a seller: nothing is in escrow yet.', DealCreatedData),
   'deal.funded': def('deal', 'The buyer’s deposit was verified on the ledger: the escrow holds the amount.', DealFundedData),
   'deal.delivered': def('deal', 'The seller delivered: the inspection period runs until `inspectionEndsAt`.', DealDeliveredData),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BASE_FEE, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { BASE_FEE, Operation, Transaction, TransactionBuilder } from '@stellar/stellar-sdk';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sandboxKeys } from '@cagnotte/infra';
@@ -326,6 +326,26 @@ test('time rules (the service’s clock moved on): a dated release waits for its
   assert.is(done.body.data.status, 'refunded', done.text);
   assert.is((await eurc(ctx, buyerWallet)) - buyerBefore, 50_000_000n);
   ctx.offsetMs = 0;
+});
+
+test('locked: once the seller’s cosigned lock is on the ledger, the keyless recovery waits for recoveryFrom (tx_too_early), and only the release the seller cosigns pays', async (ctx) => {
+  const { deal } = await fundedDeal(ctx, { items: [{ description: 'Boat', quantity: 1, unitAmount: '7' }], releaseRule: 'on_delivery' });
+  assert.is((await post(ctx, `/v1/deals/${deal.id}/deliver`, {}, ctx.seller)).body.data.status, 'delivered');
+  const prepared = await post(ctx, `/v1/deals/${deal.id}/release`, {}, ctx.seller);
+  assert.is(prepared.status, 201, prepared.text);
+  const s = prepared.body.data;
+  const lockOnly = await post(ctx, `/v1/deals/${deal.id}/release/submit`, { settlementId: s.id, signedXdrs: [signXdr(ctx.seller.wallet!, s.lock.xdr).toXDR()] }, ctx.seller);
+  assert.is(lockOnly.status, 200, lockOnly.text);
+  assert.equal([lockOnly.body.data.status, lockOnly.body.data.pending], ['delivered', true]);
+  // Anyone may submit the recovery (it needs no signature), but not before recoveryFrom.
+  const horizon = ctx.buyer.wallet!.horizon;
+  const recovery = await codesOf(() => horizon.submitTransaction(new Transaction(s.recovery.xdr, ctx.buyer.wallet!.passphrase)));
+  assert.equal(recovery, { transaction: 'tx_too_early' });
+  // Asking again answers the settlement the escrow is locked on, unchanged.
+  const again = await post(ctx, `/v1/deals/${deal.id}/release`, {}, ctx.seller);
+  assert.equal([again.status, again.body.data.id], [200, s.id]);
+  const released = await post(ctx, `/v1/deals/${deal.id}/release/submit`, { settlementId: s.id, signedXdrs: [signXdr(ctx.seller.wallet!, s.release.xdr).toXDR()] }, ctx.seller);
+  assert.is(released.body.data.status, 'released', released.text);
 });
 
 test.run();

@@ -194,6 +194,12 @@ test('refund: recorded from the release of a REFUND plan or the recovery of any 
     .then([{ type: 'DealRefunded', data: { dealId: DEAL, livemode: false, settlementId: id(77), path: 'RELEASE', txHash: TX, ledger: 9, destination: BUYER_G, amount: '100.0000001', refundedAt: T2 } }]);
   assert.is(state.status, 'refunded');
   given(created, opened, funded, prepared).when({ type: 'CancelDeal', data: { reason: null }, metadata: meta(as(BUYER)) }).thenThrows(IllegalStateError, 'deal_funded');
+  // A RELEASE whose keyless recovery ran instead: the buyer was repaid, recorded as a refund by the RECOVERY path; once only.
+  const release = { type: 'DealSettlementPrepared', data: { dealId: DEAL, livemode: false, ...(prepare('RELEASE', as(SELLER)).data as object), preparedAt: T2 } } as DealEvent;
+  const recovered: DealEvent = { type: 'DealRefunded', data: { dealId: DEAL, livemode: false, settlementId: id(77), path: 'RECOVERY', txHash: TX, ledger: 9, destination: BUYER_G, amount: '100.0000001', refundedAt: T2 } };
+  const record = (): DealCommand => ({ type: 'RecordDealSettled', data: { settlementId: id(77), path: 'RECOVERY', txHash: TX, ledger: 9, at: T2 }, metadata: meta(null, T2) });
+  given(created, opened, funded, release).when(record()).then([recovered]);
+  given(created, opened, funded, release, recovered).when(record()).then([]);
 });
 
 test('cancel: before funding, by a party; a cancelled deal takes no deposit', () => {

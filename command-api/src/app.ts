@@ -24,6 +24,9 @@ import { makeRequestCommandRoutes } from './requests/routes';
 import { makeApiKeyRoutes } from './api-keys/routes';
 import { makeAccountV1Routes, type AccountV1Deps } from './accounts/routes';
 import { makeTransferRoutes } from './transfers/routes';
+import { makeDealRoutes } from './deals/routes';
+import { makeDealSettlementRoutes } from './deals/settlement-routes';
+import type { DealDeps } from './deals/runtime';
 
 export interface CommandApiDeps {
   services: Services;
@@ -68,6 +71,15 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...webhookRoutes(deps, clock),
     ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
     ...v1Routes({ ...onAccounts, knex, ledger, oneTime }, config.APP_ENV === 'production'),
+    ...dealRoutes({
+      ...runtime,
+      clock,
+      ledger,
+      escrow,
+      reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS,
+      releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS,
+      production: config.APP_ENV === 'production',
+    }),
   ];
 };
 
@@ -76,6 +88,8 @@ const v1Routes = (deps: Omit<AccountV1Deps, 'view' | 'production'>, production: 
   const view = { knex: deps.knex, wallets: new LedgerWalletBalances(deps.ledger), defaultLivemode: production, now: deps.clock };
   return [...makeAccountV1Routes({ ...deps, view, production }), ...makeTransferRoutes({ ...deps, production })];
 };
+
+const dealRoutes = (deps: DealDeps): RouteDef[] => [...makeDealRoutes(deps), ...makeDealSettlementRoutes(deps)];
 
 const escrowRoutes = (deps: EscrowDeps): RouteDef[] => [...makeClosingRoutes(deps), ...makeDisputeRoutes(deps), ...makeSettlementRoutes(deps)];
 

@@ -34,3 +34,5 @@ export * from './requests/request';
 export * from './requests/invoice';
 export * from './fees/index';
 export * from './transfers/transfer';
+export * from './deals/index';
+export * from './escrow/dispute-rules';

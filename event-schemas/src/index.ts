@@ -12,6 +12,7 @@ export * from './reservations/terms';
 export * from './escrow/events';
 export * from './invoicing/events';
 export * from './fees/events';
+export * from './deals/events';
 export * from './requests/events';
 export * from './mandates/texts';
 export * from './accounts/events';

@@ -11,6 +11,7 @@ import { TenantAuditorGranted, TenantAuditorRevoked, TenantSettingsChanged, Tena
 import { closingUpcasters, escrowFeatureEvents, settlementUpcasters } from './escrow/events';
 import { invoicingEvents } from './invoicing/events';
 import { feeEvents } from './fees/events';
+import { dealEvents } from './deals/events';
 import { paymentRequestEvents } from './requests/events';
 import { accountPartnerEvents } from './accounts/events';
 import { transferEvents } from './transfers/events';
@@ -68,6 +69,7 @@ export const allEventDefinitions = [
   TenantVerificationWithdrawn,
   ...feeEvents,
   ...invoicingEvents,
+  ...dealEvents,
   ...paymentRequestEvents,
   ...accountPartnerEvents,
   ...transferEvents,

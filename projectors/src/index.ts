@@ -10,6 +10,7 @@ export * from './search/listings';
 export * from './escrow/timers';
 export * from './audit/projection';
 export * from './webhooks/public-events';
+export * from './deals/projection';
 export * from './requests/projection';
 export * from './requests/timers';
 export * from './accounts/projection';
@@ -28,6 +29,7 @@ import { auditProjection } from './audit/projection';
 import { makeInvoiceIssuerProjection } from './invoicing/issuer';
 import { invoicesProjection } from './invoicing/projection';
 import { publicEventsProjection } from './webhooks/public-events';
+import { dealsProjection } from './deals/projection';
 import { requestsProjection } from './requests/projection';
 import { makeRequestTimersProjection } from './requests/timers';
 import { v1AccountsProjection } from './accounts/projection';
@@ -56,10 +58,11 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   makeRequestTimersProjection({ jobs: services.jobs }),
   v1AccountsProjection,
   transfersProjection,
+  dealsProjection,
   publicEventsProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'requests', 'request-timers', 'v1-accounts', 'transfers', 'public-events'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'requests', 'request-timers', 'v1-accounts', 'transfers', 'deals', 'public-events'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

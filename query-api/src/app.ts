@@ -15,6 +15,7 @@ import {
   WebhookEndpointReader,
   WebhookInboxReader,
   PublicFeedReader,
+  DealReadModel,
   RequestReadModel,
   V1AccountReader,
   V1TransferReader,
@@ -36,6 +37,7 @@ import { makeInvoiceQueryRoutes } from './invoicing/routes';
 import { makeInboxQueryRoutes, makeWebhookQueryRoutes } from './webhooks/routes';
 import { makeEventTypesRoute } from './webhooks/types-route';
 import { makeFeedRoutes } from './webhooks/feed-routes';
+import { makeDealQueryRoutes } from './deals/routes';
 import { makeRequestQueryRoutes } from './requests/routes';
 import { makeAccountV1QueryRoutes } from './accounts/routes';
 import { makeTransferQueryRoutes } from './transfers/routes';
@@ -67,7 +69,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makeSearchRoutes({ searchIndex: services.searchIndex, embedder: services.embedder, searchLimitPerMinute: services.config.RATE_LIMIT_SEARCH_PER_MINUTE }),
     ...makeMandateQueryRoutes({ mandates: new MandateReadModel(services.knex), awaitProjections: awaitIdentity }),
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
-    ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, ...consistency }),
+    ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, production: services.config.APP_ENV === 'production', ...consistency }),
     ...makeInvoiceQueryRoutes({ invoices: new InvoiceReadModel(services.knex), isAuditor, renderers: { xml: renderCii, pdf: renderFacturX }, ...consistency }),
     ...makeRequestQueryRoutes({ requests: new RequestReadModel(services.knex), invoices: new InvoiceReadModel(services.knex), renderers: { xml: renderCii, pdf: renderFacturX }, config: services.config, ...consistency }),
     ...makeWebhookQueryRoutes({
@@ -96,6 +98,13 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
       users: accounts,
       production: services.config.APP_ENV === 'production',
       awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['transfers']),
+    }),
+    ...makeDealQueryRoutes({
+      deals: new DealReadModel(services.knex),
+      awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['deals']),
+      production: services.config.APP_ENV === 'production',
+      escrow: new EscrowLedger(services.ledger),
+      isAuditor,
     }),
   ];
 };

@@ -13,3 +13,4 @@ export * from './requests';
 export * from './webhooks';
 export * from './accounts';
 export * from './transfers';
+export * from './deals';

@@ -7,6 +7,7 @@ import { formatAmount, parseAmount } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
 import { goodsPaid, tierPrice, type Reservation } from '../reservations/holdings';
 import { dueOf, finalPricesOf } from './split';
+import { isOpenDispute as isOpen, lapseTime, plusDays, reached, requireNotLapsed as notLapsed, requireWithinInspection, respondByOf } from './dispute-rules';
 
 /** Who acts: a signed-in user (their role matters for the organiser's commands), or the system (a job) when null. */
 export interface EscrowMeta {
@@ -37,9 +38,6 @@ export type EscrowCommand =
   | { type: 'WithdrawDispute'; data: { disputeId: string }; metadata: EscrowMeta }
   | { type: 'LapseDisputes'; data: Record<string, never>; metadata: EscrowMeta };
 
-const DAY_MS = 86_400_000;
-const plusDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * DAY_MS).toISOString();
-const reached = (deadline: string | null, now: string) => deadline !== null && Date.parse(deadline) <= Date.parse(now);
 
 /** Who gives a command: the pool's organiser (requireOrganiserOf), a buyer on a reservation of theirs (requireBuyerIn), or a job. */
 const giverOf = (command: EscrowCommand): 'organiser' | 'buyer' | 'system' => {
@@ -183,16 +181,9 @@ const amountOrNull = (text: string): bigint | null => {
   }
 };
 
-const isOpenDispute = (r: Reservation) => r.dispute !== null && (r.dispute.status === 'OPEN' || r.dispute.status === 'CONTESTED');
+const isOpenDispute = (r: Reservation) => isOpen(r.dispute);
 
-/** When an open dispute lapses to the buyer: its respondBy while OPEN, its lapsesAt once CONTESTED. */
-const lapseTime = (d: NonNullable<Reservation['dispute']>): string => (d.status === 'OPEN' ? d.respondBy : d.lapsesAt!);
-
-/** From its lapse time on, a dispute belongs to the lapse rule: nobody answers, contests or withdraws it any more. */
-const requireNotLapsed = (r: Reservation, now: string) => {
-  const at = lapseTime(r.dispute!);
-  if (reached(at, now)) throw new IllegalStateError('dispute_lapsed', `The dispute lapsed at ${at}: what it holds goes back to the buyer`);
-};
+const requireNotLapsed = (r: Reservation, now: string) => notLapsed(r.dispute!, now);
 
 const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { type: `${string}Dispute` | 'LapseDisputes' }>): PoolEvent[] => {
   const meta = command.metadata;
@@ -205,9 +196,7 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
       requireHeld(r);
       if (r.dispute) throw new IllegalStateError('dispute_exists', 'This reservation already has a dispute');
       if (r.acceptance) throw new IllegalStateError('reservation_accepted', 'This reservation was accepted: its release is no longer held');
-      if (closing.inspectionEndsAt && Date.parse(closing.inspectionEndsAt) <= Date.parse(now)) {
-        throw new IllegalStateError('inspection_period_over', 'The inspection period is over');
-      }
+      requireWithinInspection(closing.inspectionEndsAt, now);
       return [
         {
           type: 'DisputeOpened',
@@ -220,7 +209,7 @@ const decideDispute = (pool: ExistingPool, command: Extract<EscrowCommand, { typ
             details: d.details,
             evidence: d.evidence,
             amount: heldAmount(pool, r),
-            respondBy: plusDays(now, closing.release.disputeResponseDays),
+            respondBy: respondByOf(now, closing.release.disputeResponseDays),
             openedAt: now,
           },
         },

@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
-import { AUDITOR_EVENTS, AUDIT_TABLES, auditEventRowValues, auditorRowOf, isPoolStream, type AuditorEvent, type AuditorRow } from '@cagnotte/read-models';
+import { AUDITOR_EVENTS, AUDIT_TABLES, auditEventRowValues, auditorRowOf, isAuditedStream, type AuditorEvent, type AuditorRow } from '@cagnotte/read-models';
 import type { ProjectedEvent, Projection, TableMap } from '../runtime';
 
 /**
- * Every event of the pool streams, copied as stored. Selected by stream, not by type: an event type added to pool
- * streams later (the escrow's) is copied with no change here. A row per (stream, revision): a replay inserts nothing.
+ * Every event of the pool and deal streams, copied as stored. Selected by stream, not by type: an event type added to
+ * those streams later (the escrow's) is copied with no change here. A row per (stream, revision): a replay inserts nothing.
  */
 const copyPoolEvents = async (trx: Knex.Transaction, events: ProjectedEvent[], table: TableMap): Promise<void> => {
-  const rows = events.filter((e) => isPoolStream(e.streamId)).map(auditEventRowValues);
+  const rows = events.filter((e) => isAuditedStream(e.streamId)).map(auditEventRowValues);
   for (let i = 0; i < rows.length; i += 500) await trx(table(AUDIT_TABLES.events)).insert(rows.slice(i, i + 500)).onConflict().ignore();
 };
 
@@ -31,11 +31,11 @@ const applyAuditEvents = async (trx: Knex.Transaction, events: ProjectedEvent[],
   await applyAuditorEvents(trx, events, table);
 };
 
-/** The auditor's read model: pool histories as stored (hash links included) and each tenant's auditors. */
+/** The auditor's read model: pool and deal histories as stored (hash links included) and each tenant's auditors. */
 export const auditProjection: Projection = {
   name: 'audit',
   tables: [AUDIT_TABLES.events, AUDIT_TABLES.auditors],
-  handles: (type, streamId) => isPoolStream(streamId) || AUDITOR_EVENTS.has(type),
+  handles: (type, streamId) => isAuditedStream(streamId) || AUDITOR_EVENTS.has(type),
   apply: (trx, event, table) => applyAuditEvents(trx, [event], table),
   applyMany: applyAuditEvents,
 };

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { ACCOUNTS_TABLE } from '../identity/accounts';
 import { isUuid } from '../shared';
-import { AUDIT_TABLES, poolStreamOf, type AuditEventRow } from './tables';
+import { AUDIT_TABLES, dealStreamOf, poolStreamOf, type AuditEventRow } from './tables';
 
 /** Which events of a pool's history: all of them, some types (the escrow's), or one reservation's. */
 export interface HistoryFilter {
@@ -64,10 +64,28 @@ export class AuditReadModel {
     return rows.map((r) => ({ userId: r.user_id, email: r.email, displayName: r.display_name, grantedAt: iso(r.granted_at) }));
   }
 
+  /** A deal's tenant, mode and the users who may read its history (its creator and parties), from DealCreated; null before it exists. */
+  async deal(dealId: string): Promise<{ tenantId: string; livemode: boolean; readers: string[] } | null> {
+    if (!isUuid(dealId)) return null;
+    const row = (await this.knex(AUDIT_TABLES.events).where({ stream_id: dealStreamOf(dealId), revision: 0 }).first('current_data')) as { current_data: Record<string, unknown> } | undefined;
+    if (!row) return null;
+    const d = row.current_data as { tenantId: string; livemode: boolean; createdBy: string; buyerId: string; sellerId: string; brokerId: string | null };
+    return { tenantId: d.tenantId, livemode: d.livemode, readers: [d.createdBy, d.buyerId, d.sellerId, ...(d.brokerId ? [d.brokerId] : [])] };
+  }
+
+  /** One page of a deal's history, oldest first. */
+  dealHistory(dealId: string, page: number, limit: number): Promise<{ rows: HistoryRow[]; total: number }> {
+    return this.streamHistory(dealStreamOf(dealId), {}, page, limit);
+  }
+
   /** One page of a pool's history, oldest first, and how many events the filter selects in all. */
-  async history(poolId: string, filter: HistoryFilter, page: number, limit: number): Promise<{ rows: HistoryRow[]; total: number }> {
+  history(poolId: string, filter: HistoryFilter, page: number, limit: number): Promise<{ rows: HistoryRow[]; total: number }> {
+    return this.streamHistory(poolStreamOf(poolId), filter, page, limit);
+  }
+
+  private async streamHistory(streamId: string, filter: HistoryFilter, page: number, limit: number): Promise<{ rows: HistoryRow[]; total: number }> {
     const where = ['e.stream_id = ?'];
-    const params: Knex.Value[] = [poolStreamOf(poolId)];
+    const params: Knex.Value[] = [streamId];
     if (filter.types) {
       where.push('e.type = ANY(?::text[])');
       params.push([...filter.types]);

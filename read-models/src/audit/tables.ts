@@ -1,6 +1,6 @@
 /**
- * The audit read model's tables (migration 019, projection `audit`): a copy of every event of every pool stream as
- * it is stored, with its hash links, and the auditors of each tenant.
+ * The audit read model's tables (migration 019, projection `audit`): a copy of every event of every pool stream and
+ * every deal stream as it is stored, with its hash links, and the auditors of each tenant.
  */
 export const AUDIT_TABLES = { events: 'rm_audit_events', auditors: 'rm_tenant_auditors' } as const;
 
@@ -8,6 +8,17 @@ export const AUDIT_TABLES = { events: 'rm_audit_events', auditors: 'rm_tenant_au
 export const POOL_STREAM_PREFIX = 'pool-';
 export const isPoolStream = (streamId: string): boolean => streamId.startsWith(POOL_STREAM_PREFIX);
 export const poolStreamOf = (poolId: string): string => `${POOL_STREAM_PREFIX}${poolId}`;
+
+/** Deal streams are `deal-<dealId>`: escrows too, copied the same way. */
+export const DEAL_STREAM_PREFIX = 'deal-';
+export const isDealStream = (streamId: string): boolean => streamId.startsWith(DEAL_STREAM_PREFIX);
+export const dealStreamOf = (dealId: string): string => `${DEAL_STREAM_PREFIX}${dealId}`;
+
+/** The streams the audit copies: every escrow's (pools and deals). */
+export const isAuditedStream = (streamId: string): boolean => isPoolStream(streamId) || isDealStream(streamId);
+
+/** The resource a stream is about (column `pool_id`, named before deals: the pool's id, or the deal's). */
+const resourceIdOf = (streamId: string): string => streamId.slice((isDealStream(streamId) ? DEAL_STREAM_PREFIX : POOL_STREAM_PREFIX).length);
 
 /**
  * What the projection copies from an event: the content as stored (what its hash covers), the data upcast to its
@@ -74,7 +85,7 @@ export const auditEventRowValues = (e: AuditSource) => ({
   hash: e.hash,
   prev_hash: e.prevHash,
   recorded_at: e.recordedAt,
-  pool_id: e.streamId.slice(POOL_STREAM_PREFIX.length),
+  pool_id: resourceIdOf(e.streamId),
   reservation_id: reservationIdOf(e.data),
   tenant_id: e.metadata.tenantId,
   occurred_at: e.metadata.occurredAt,

@@ -59,6 +59,9 @@ export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> =
   PilotRequested: 'a sales lead: a visitor’s name, email and phone',
   VisitorFirstTouched: 'visitor tracking (attribution)',
   TransferSubmitted: 'a step towards transfer.settled or transfer.failed (the ledger has not answered yet)',
+  DealEscrowOpened: 'the deal’s escrow account opened on the ledger for the buyer’s deposit (deal.funded follows when it is paid)',
+  DealDisputeWithdrawn: 'always decided with DealAccepted, which gives deal.accepted',
+  DealSettlementPrepared: 'transactions handed to the seller to cosign (deal.released or deal.refunded follows when they land)',
 };
 
 type Of<T extends DomainEventType> = Extract<DomainEvent, { type: T }>['data'];
@@ -245,6 +248,35 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       settledAt: d.returnedAt,
     }),
 
+  DealCreated: (d) =>
+    one('deal.created', d.dealId, {
+      deal: prefixedId('deal', d.dealId),
+      livemode: d.livemode,
+      status: 'created',
+      buyer: prefixedId('acct', d.buyerId),
+      seller: prefixedId('acct', d.sellerId),
+      broker: d.brokerId ? prefixedId('acct', d.brokerId) : null,
+      amount: d.amount,
+      currency: d.currency,
+      releaseRule: d.releaseRule,
+      createdAt: d.createdAt,
+    }),
+  DealFunded: (d) => one('deal.funded', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'funded', amount: d.amount, txHash: d.txHash, fundedAt: d.fundedAt }),
+  DealDelivered: (d) => one('deal.delivered', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'delivered', inspectionEndsAt: d.inspectionEndsAt, deliveredAt: d.deliveredAt }),
+  DealAccepted: (d) => one('deal.accepted', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'accepted', by: d.by, acceptedAt: d.acceptedAt }),
+  DealDisputed: (d) => one('deal.disputed', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'disputed', respondBy: d.respondBy, disputedAt: d.disputedAt }),
+  DealReleased: (d) =>
+    one('deal.released', d.dealId, {
+      deal: prefixedId('deal', d.dealId),
+      livemode: d.livemode,
+      status: 'released',
+      txHash: d.txHash,
+      payouts: d.payouts.map((p) => ({ role: p.role, account: p.accountId ? prefixedId('acct', p.accountId) : null, amount: p.amount })),
+      releasedAt: d.releasedAt,
+    }),
+  DealRefunded: (d) => one('deal.refunded', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'refunded', path: d.path, amount: d.amount, txHash: d.txHash, refundedAt: d.refundedAt }),
+  DealCancelled: (d) => one('deal.cancelled', d.dealId, { deal: prefixedId('deal', d.dealId), livemode: d.livemode, status: 'cancelled', reason: d.reason, cancelledAt: d.cancelledAt }),
+
   InvoiceIssued: (d) =>
     one('invoice.issued', d.invoiceId, {
       invoiceId: d.invoiceId,
@@ -327,10 +359,11 @@ export const MAPPED_EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(MAPPE
 /** Whether the projection reads this internal type at all. */
 export const hasPublicEvents = (type: string): boolean => MAPPED_EVENT_TYPES.has(type);
 
-/** The pool an internal event is about, if any (its owner is that pool's). */
+/** The pool (or the deal) an internal event is about, if any: its owner is that resource's. */
 export const poolIdOf = (e: { data: unknown }): string | null => {
-  const poolId = (e.data as { poolId?: unknown } | null)?.poolId;
-  return typeof poolId === 'string' ? poolId : null;
+  const data = e.data as { poolId?: unknown; dealId?: unknown } | null;
+  const id = data?.poolId ?? data?.dealId;
+  return typeof id === 'string' ? id : null;
 };
 
 /** The payment request an internal event is about, if any (its owner is that request's payee): its own events, and its invoice. */
@@ -349,11 +382,12 @@ export const ownerKeyOf = (e: { type: string; data: unknown }): string | null =>
 
 /**
  * What the projection remembers of an event: a created pool's tenant and organiser, a created payment request's
- * tenant and payee (null for any other event).
+ * tenant and payee, a created deal's tenant and creator (null for any other event).
  */
 export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & PoolOwner) | null => {
   if (event.type === 'PoolCreated') return { resourceId: event.data.poolId, tenantId: event.data.tenantId, ownerId: event.data.organiserId };
   if (event.type === 'PaymentRequestCreated') return { resourceId: event.data.requestId, tenantId: event.data.tenantId, ownerId: event.data.payeeId };
+  if (event.type === 'DealCreated') return { resourceId: event.data.dealId, tenantId: event.data.tenantId, ownerId: event.data.createdBy };
   return null;
 };
 

@@ -205,6 +205,34 @@ const InvoiceIssuedData = z.object({
   issuedAt: Time,
 });
 
+const dealRef = { deal: z.string().describe('`deal_…`: the deal'), livemode: z.boolean().describe('The deal’s mode: the event is of that mode') };
+const DealStatus = z.enum(['created', 'funded', 'delivered', 'accepted', 'disputed', 'released', 'refunded', 'cancelled']);
+const DealAccount = z.string().describe('`acct_…`: an account of the tenant');
+const DealCreatedData = z.object({
+  ...dealRef,
+  status: z.literal('created'),
+  buyer: DealAccount,
+  seller: DealAccount,
+  broker: DealAccount.nullable(),
+  amount: Amount,
+  currency: z.literal('EUR'),
+  releaseRule: z.union([z.enum(['on_delivery', 'on_acceptance']), z.object({ at: Time })]),
+  createdAt: Time,
+});
+const DealFundedData = z.object({ ...dealRef, status: DealStatus, amount: Amount, txHash: TxHash, fundedAt: Time });
+const DealDeliveredData = z.object({ ...dealRef, status: DealStatus, inspectionEndsAt: Time, deliveredAt: Time });
+const DealAcceptedData = z.object({ ...dealRef, status: z.literal('accepted'), by: z.enum(['BUYER', 'AUTO']), acceptedAt: Time });
+const DealDisputedData = z.object({ ...dealRef, status: z.literal('disputed'), respondBy: Time, disputedAt: Time });
+const DealReleasedData = z.object({
+  ...dealRef,
+  status: z.literal('released'),
+  txHash: TxHash,
+  payouts: z.array(z.object({ role: z.enum(['seller', 'broker', 'payee', 'buyer', 'platform']), account: DealAccount.nullable(), amount: Amount })),
+  releasedAt: Time,
+});
+const DealRefundedData = z.object({ ...dealRef, status: z.literal('refunded'), path: z.enum(['RELEASE', 'RECOVERY']), amount: Amount, txHash: TxHash, refundedAt: Time });
+const DealCancelledData = z.object({ ...dealRef, status: z.literal('cancelled'), reason: z.string().nullable(), cancelledAt: Time });
+
 const requestRef = { request: z.string().describe('`req_…`: the payment request'), livemode: z.boolean() };
 const RequestCreatedData = z.object({
   ...requestRef,
@@ -281,7 +309,8 @@ export type PublicSubject =
   | 'invoice'
   | 'payment request'
   | 'account'
-  | 'transfer';
+  | 'transfer'
+  | 'deal';
 const def = <S extends z.ZodType>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data });
 
 /** Every public type: what it means and its `data`. Add new types at the end; never remove one. */
@@ -328,6 +357,14 @@ export const PUBLIC_EVENT_CATALOGUE = {
   'transfer.settled': def('transfer', 'The ledger applied the transfer.', TransferSettledData),
   'transfer.failed': def('transfer', 'The ledger refused the transfer (or applied it as failed): `failureCode` says why.', TransferFailedData),
   'transfer.canceled': def('transfer', 'The transfer was cancelled before it was signed.', TransferCanceledData),
+  'deal.created': def('deal', 'A deal was created between a buyer and a seller: nothing is in escrow yet.', DealCreatedData),
+  'deal.funded': def('deal', 'The buyer’s deposit was verified on the ledger: the escrow holds the amount.', DealFundedData),
+  'deal.delivered': def('deal', 'The seller delivered: the inspection period runs until `inspectionEndsAt`.', DealDeliveredData),
+  'deal.accepted': def('deal', 'The buyer accepted the deal (or withdrew their dispute by accepting).', DealAcceptedData),
+  'deal.disputed': def('deal', 'The buyer disputed the deal: the escrow holds until the dispute ends.', DealDisputedData),
+  'deal.released': def('deal', 'The escrow paid the split on the ledger and was merged back.', DealReleasedData),
+  'deal.refunded': def('deal', 'The escrow paid everything back to the buyer on the ledger.', DealRefundedData),
+  'deal.cancelled': def('deal', 'The deal was cancelled before it was funded.', DealCancelledData),
 } as const;
 
 export type PublicEventType = keyof typeof PUBLIC_EVENT_CATALOGUE;

@@ -1,0 +1,3 @@
+export * from './split';
+export * from './state';
+export * from './decide';

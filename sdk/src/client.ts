@@ -52,6 +52,25 @@ export const createClient = (options: ClientOptions) => {
       submit: op.post('/v1/transfers/{id}/submit'),
       cancel: op.post('/v1/transfers/{id}/cancel'),
     },
+    deals: {
+      create: op.post('/v1/deals'),
+      list: op.list('/v1/deals'),
+      retrieve: op.get('/v1/deals/{id}'),
+      /** The deposit the buyer signs (stellar.signXdr), then fundSubmit. */
+      fund: op.post('/v1/deals/{id}/fund'),
+      fundSubmit: op.post('/v1/deals/{id}/fund/submit'),
+      deliver: op.post('/v1/deals/{id}/deliver'),
+      accept: op.post('/v1/deals/{id}/accept'),
+      dispute: op.post('/v1/deals/{id}/dispute'),
+      cancel: op.post('/v1/deals/{id}/cancel'),
+      /** The release (the split) for the seller to cosign, then releaseSubmit. */
+      release: op.post('/v1/deals/{id}/release'),
+      releaseSubmit: op.post('/v1/deals/{id}/release/submit'),
+      refund: op.post('/v1/deals/{id}/refund'),
+      refundSubmit: op.post('/v1/deals/{id}/refund/submit'),
+      history: op.get('/v1/deals/{id}/history'),
+      reconciliation: op.get('/v1/deals/{id}/reconciliation'),
+    },
     requests: {
       create: op.post('/v1/requests'),
       list: op.list('/v1/requests'),

@@ -154,6 +154,290 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The deals, newest first
+         * @description The deals the caller created or takes part in, of the request’s mode: a cursor list (`limit`, `startingAfter`, `endingBefore`: a deal id; an unknown one is a 400), filtered by `status`, with `expand[]`.
+         */
+        get: operations["listDeals"];
+        put?: never;
+        /**
+         * Create a deal: escrow between a buyer and a seller (and a broker), outside any pool
+         * @description The parties are accounts of the tenant (`acct_…`). The amount is Σ quantity × unitAmount; the split shares it in basis points (summing to 10000, default 100% to the seller), the remainder of the rounding to the seller (docs/v1/deals.md). Answers 201 with the deal, `created`.
+         */
+        post: operations["createDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deal
+         * @description Its creator and its parties (with a session, or an API key of theirs, of the deal’s mode). `expand[]=buyer|seller|broker` nests the account instead of its id. Anyone else, another tenant or the other mode: 404 `deal_not_found`.
+         */
+        get: operations["getDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The buyer accepts: the release is due (under `on_acceptance`); an open dispute of theirs is withdrawn
+         * @description The buyer (or the tenant’s key), on a funded deal.
+         */
+        post: operations["acceptDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a deal before it is funded
+         * @description The buyer or the seller (or the tenant’s key). A funded deal is refunded instead (400 `deal_funded`).
+         */
+        post: operations["cancelDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/deliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The seller delivered: the inspection period starts
+         * @description The seller (or the tenant’s key), on a funded deal. `inspectionEndsAt` = now + inspectionDays. Under `on_delivery` the release is due at once.
+         */
+        post: operations["deliverDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The buyer disputes: the escrow holds until the dispute ends
+         * @description The buyer (or the tenant’s key), on a funded deal, before the inspection period ends and before a release is prepared. The seller refunds (POST …/refund) or the buyer withdraws it by accepting; unanswered past `respondBy`, it lapses to the buyer, who may then ask for the refund themselves (docs/escrow.md: the same rule as a pool’s disputes).
+         */
+        post: operations["disputeDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/fund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The deposit the buyer signs: opens the deal’s escrow account on the ledger first
+         * @description The buyer (or the tenant’s key). The first call opens the escrow account (the seller’s linked account and the platform cosign it, 2 of 2; docs/escrow.md). Answers the unsigned deposit: a claimable balance of exactly the amount, claimable by the escrow until `reclaimAfter` and by the buyer from then on, valid an hour (call again for a fresh one). Sign it, submit it, then POST …/fund/submit. 400 `ledger_account_required` when the buyer or the seller has no linked ledger account.
+         */
+        post: operations["fundDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/fund/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The buyer’s deposit, verified on the ledger: the deal is funded
+         * @description The buyer (or the tenant’s key). Primary path: you submitted the signed deposit; send `txHash`. Fallback: send `signedXdr` and the service submits it, only if it is exactly this deal’s deposit. The service reads it back from the ledger and checks it (succeeded; one claimable balance from the buyer’s linked account, in the stablecoin, of exactly the amount, with the deal’s memo, claimable by the escrow before `reclaimAfter` and by the buyer from then on, by no one else); then the deal is `funded`. 202 `{pending: true}` while the ledger does not show it (call again). 400 `payment_mismatch` for anything else; 409 `deal_already_funded` for a second deposit (the buyer reclaims it from `reclaimAfter`).
+         */
+        post: operations["submitDealFund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deal's full event history, as stored (the auditor's view)
+         * @description Every event of the deal's stream (`deal-<uuid>`), its escrow's included. The auditors of the deal's tenant, its creator and its parties; anyone else gets a 404. Oldest first. `data` and `metadata` are served as stored, with the `schemaVersion` they were written with (not upcast to the current schema): the hash covers exactly that content, so an auditor can recompute it (docs/audit.md). Values shaped like secrets in old free-form data are withheld and listed in `redacted`; so is personal data (the IP of a request) for readers who are not auditors. `verified` per event: its hash recomputes from its stored content and its `prevHash` is the stored hash of revision − 1. `chain` covers the events of the page and their links to their predecessors: walking every page checks the whole stream. Send `X-Min-Position` (a command's `X-Event-Position`) to wait until the audit read model has it.
+         */
+        get: operations["getDealHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deal’s escrow: what its events say against what the ledger shows
+         * @description Its creator, its parties and the auditors of its tenant (anyone else: 404). The pools’ reconciliation (one rule for both): the deposit stands on the ledger with its exact amount while held and is gone once settled; the settlement’s transaction exists, succeeded and paid exactly what the events say to whom; the escrow account exists until the events say it was merged back; the platform received nothing beyond its fee lines (none on a deal). `ok` when everything agrees; `problems` names each disagreement. 400 `escrow_not_open` before the deal is funded.
+         */
+        get: operations["getDealReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare the refund: everything back to the buyer, for the seller to cosign
+         * @description The seller (or the tenant’s key) at any time before the deal is settled; the buyer once their dispute lapsed. Answers the settlement to cosign, as the release does: its release pays the whole deposit back to the account it came from. Without the seller’s signature the buyer reclaims the deposit alone from `reclaimAfter`.
+         */
+        post: operations["refundDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/refund/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit the cosigned refund: verified on the ledger, recorded
+         * @description The seller’s cosigned lock and release (`signedXdrs`, in that order; the service submits them, a lock lacking the platform’s signature gets it), or the `txHashes` of what they submitted themselves. Each must be exactly a transaction of the settlement (400 `not_in_settlement`). The service reads the release (else the recovery) back from the ledger and records `released` or `refunded`. The ledger refuses a release without the seller’s signature (400 `ledger_rejected`, `tx_bad_auth`).
+         */
+        post: operations["submitDealRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare the release: the split, for the seller to cosign
+         * @description The seller (or the tenant’s key), once the release rule says the release is due and no dispute holds the funds (400 `release_not_due`). Answers the settlement: the lock (the platform signed its half) and the release, which the seller signs and submits (POST …/release/submit), and the keyless recovery that pays the buyer back if the release never comes. The platform alone can move nothing. While a settlement is locked on the ledger it is answered unchanged.
+         */
+        post: operations["releaseDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/release/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit the cosigned release: verified on the ledger, recorded
+         * @description The seller’s cosigned lock and release (`signedXdrs`, in that order; the service submits them, a lock lacking the platform’s signature gets it), or the `txHashes` of what they submitted themselves. Each must be exactly a transaction of the settlement (400 `not_in_settlement`). The service reads the release (else the recovery) back from the ledger and records `released` or `refunded`. The ledger refuses a release without the seller’s signature (400 `ledger_rejected`, `tx_bad_auth`).
+         */
+        post: operations["submitDealRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -603,6 +887,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptDealRequest: Record<string, never>;
         ApiKey: {
             /** Format: date-time */
             created: string;
@@ -687,6 +972,9 @@ export interface components {
             networkPassphrase: string;
             /** @description The unsigned transaction (base64 XDR): one payment of the stablecoin to the payee, with the request’s MEMO_HASH */
             xdr: string;
+        };
+        CancelDealRequest: {
+            reason?: string;
         };
         /** @description V1AccountCreate */
         CreateAccountRequest: {
@@ -786,6 +1074,203 @@ export interface components {
             name: string;
             /** @description Default `["*"]`. Restricted: `*:read` (read-only), or per resource `deals:write`, `accounts:read`, … */
             scopes?: ("*" | "*:read" | string)[];
+        };
+        CreateDealRequest: {
+            /** @description An account of the tenant: `acct_<32 hex digits>` */
+            broker?: string;
+            /** @description An account of the tenant: `acct_<32 hex digits>` */
+            buyer: string;
+            /**
+             * @description ISO 4217 code. The ledger’s stablecoin is euro-denominated: `EUR` only.
+             * @default EUR
+             * @enum {string}
+             */
+            currency?: "EUR";
+            description?: string;
+            /** @description Default: the tenant’s (3) */
+            inspectionDays?: number;
+            items: {
+                description: string;
+                quantity: number;
+                /** @example 12.50 */
+                unitAmount: string;
+            }[];
+            metadata?: {
+                [key: string]: string;
+            };
+            /**
+             * @description `on_delivery`, `on_acceptance` (default; silence past the inspection period accepts) or `{at}`
+             * @default on_acceptance
+             */
+            releaseRule?: "on_delivery" | "on_acceptance" | {
+                /** Format: date-time */
+                at: string;
+            };
+            /** @description An account of the tenant: `acct_<32 hex digits>` */
+            seller: string;
+            /** @description Basis points summing to 10000; default: 100% to the seller */
+            split?: {
+                /** @description An account of the tenant: `acct_<32 hex digits>` */
+                account: string;
+                bps: number;
+            }[];
+        };
+        /** @description Deal */
+        CreateDealResponse: {
+            /** @enum {string|null} */
+            acceptedBy: "BUYER" | "AUTO" | null;
+            /**
+             * @description Decimal string, never a float
+             * @example 12.50
+             */
+            amount: string;
+            broker: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            } | null;
+            buyer: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            };
+            /** @description ISO 8601 date-time */
+            created: string;
+            /** @enum {string} */
+            currency: "EUR";
+            description: string | null;
+            dispute: {
+                id: string;
+                /** @description ISO 8601 date-time */
+                openedAt: string;
+                reason: string;
+                /** @description ISO 8601 date-time */
+                resolvedAt: string | null;
+                /** @description ISO 8601 date-time */
+                respondBy: string;
+                /** @enum {string} */
+                status: "OPEN" | "WITHDRAWN" | "REFUNDED";
+            } | null;
+            disputeResponseDays: number;
+            escrow: {
+                account: string;
+                /** @description The seller’s ledger account */
+                cosigner: string;
+                /** @description ISO 8601 date-time */
+                reclaimAfter: string;
+            } | null;
+            funding: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                balanceId: string;
+                txHash: string;
+            } | null;
+            /** @description `deal_…` */
+            id: string;
+            inspectionDays: number;
+            /** @description ISO 8601 date-time */
+            inspectionEndsAt: string | null;
+            items: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                description: string;
+                quantity: number;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                unitAmount: string;
+            }[];
+            livemode: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            object: "deal";
+            /** @description What the ledger paid, once released or refunded */
+            payouts: {
+                /** @description `acct_…`: an account of the tenant */
+                account: string | null;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                /** @description The ledger account paid */
+                destination: string;
+                /** @enum {string} */
+                role: "seller" | "broker" | "payee" | "buyer" | "platform";
+            }[];
+            releaseRule: ("on_delivery" | "on_acceptance") | {
+                /** @description ISO 8601 date-time */
+                at: string;
+            };
+            seller: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            };
+            settledTxHash: string | null;
+            /** @description The latest release or refund prepared for the seller’s cosignature */
+            settlement: {
+                id: string;
+                /** @enum {string} */
+                kind: "RELEASE" | "REFUND";
+                /** @description ISO 8601 date-time */
+                preparedAt: string;
+                /** @description ISO 8601 date-time */
+                recoveryFrom: string;
+                /** @description ISO 8601 date-time */
+                releaseUntil: string;
+            } | null;
+            split: {
+                /** @description `acct_…`: an account of the tenant */
+                account: string;
+                /**
+                 * @description Exactly what the release pays this line
+                 * @example 12.50
+                 */
+                amount: string;
+                bps: number;
+                /** @enum {string} */
+                role: "seller" | "broker" | "payee";
+            }[];
+            /** @enum {string} */
+            status: "created" | "funded" | "delivered" | "accepted" | "disputed" | "released" | "refunded" | "cancelled";
+            /** @description When the deal entered each state (null: not yet) */
+            statusTransitions: {
+                /** @description ISO 8601 date-time */
+                accepted: string | null;
+                /** @description ISO 8601 date-time */
+                cancelled: string | null;
+                /** @description ISO 8601 date-time */
+                created: string;
+                /** @description ISO 8601 date-time */
+                delivered: string | null;
+                /** @description ISO 8601 date-time */
+                disputed: string | null;
+                /** @description ISO 8601 date-time */
+                funded: string | null;
+                /** @description ISO 8601 date-time */
+                refunded: string | null;
+                /** @description ISO 8601 date-time */
+                released: string | null;
+            };
         };
         CreatePaymentRequestRequest: {
             /**
@@ -1057,12 +1542,18 @@ export interface components {
             updatedAt: string;
             url: string;
         };
+        DeliverDealRequest: {
+            note?: string;
+        };
+        DisputeDealRequest: {
+            reason: string;
+        };
         Error: {
             /**
              * @description A stable machine-readable code (the `x-enumDescriptions` say what each means). New codes may be added: treat an unknown one by its HTTP status.
              * @enum {string}
              */
-            code: "account_blocked" | "account_exists" | "account_missing" | "account_not_found" | "account_wallet_missing" | "already_listed" | "api_key_invalid" | "api_key_not_allowed" | "api_key_not_found" | "bad_request" | "business_account_required" | "business_identity_invalid" | "business_identity_recorded" | "challenge_not_signed" | "concurrent_modification" | "credit_note_without_invoice" | "deposit_already_settled" | "dispute_exists" | "dispute_lapsed" | "dispute_not_found" | "dispute_not_open" | "dispute_open" | "dispute_resolved" | "email_taken" | "escrow_not_found" | "escrow_not_open" | "escrow_settled" | "events_not_found" | "forbidden" | "grant_already_settled" | "grant_not_found" | "idempotency_key_invalid" | "idempotency_key_required" | "idempotency_key_reused" | "inspection_period_over" | "insufficient_scope" | "insufficient_stock" | "internal_error" | "invalid_challenge" | "invalid_credentials" | "invalid_line_items" | "invalid_quote" | "invalid_redirect" | "invalid_reset_token" | "invalid_token" | "invalid_vat_category" | "invalid_xdr" | "invoice_not_found" | "jobs_unavailable" | "lead_exists" | "ledger_account_not_found" | "ledger_account_required" | "ledger_rejected" | "ledger_unavailable" | "listing_already_paid" | "listing_not_found" | "listing_refund_not_due" | "malformed_json" | "malformed_url" | "mandate_not_found" | "merchant_already_suspended" | "merchant_not_found" | "merchant_profile_required" | "merchant_slug_taken" | "minimum_not_reached" | "not_a_buyer" | "not_in_settlement" | "not_this_round" | "not_yet_existing" | "nothing_to_pay" | "nothing_to_settle" | "organise_capability_required" | "organiser_cannot_reserve" | "organiser_required" | "payee_not_allowed" | "payee_wallet_required" | "payer_wallet_required" | "payload_too_large" | "payment_mismatch" | "payout_account_required" | "per_buyer_limit" | "pledge_out_of_bounds" | "pool_already_archived" | "pool_deadline_passed" | "pool_exists" | "pool_incomplete" | "pool_not_archived" | "pool_not_cancellable" | "pool_not_closed" | "pool_not_draft" | "pool_not_found" | "pool_not_locked" | "pool_not_open" | "pool_published" | "quote_changed" | "quote_expired" | "quote_mismatch" | "rate_limited" | "reconciliation_not_found" | "refund_mismatch" | "refund_out_of_bounds" | "release_at_close" | "request_aborted" | "request_not_found" | "request_not_open" | "reservation_accepted" | "reservation_exists" | "reservation_expired" | "reservation_not_found" | "reservation_not_paid" | "reservation_not_signed" | "reservation_paid" | "reservation_settled" | "resource_not_found" | "round_already_settled" | "round_out_of_order" | "rounds_mismatch" | "route_not_found" | "secret_key_refused" | "service_unavailable" | "session_required" | "session_revoked" | "settlement_changed" | "settlement_expired" | "settlement_in_progress" | "settlement_not_found" | "settlement_round_not_found" | "sso_code_not_found" | "stray_payments_unrecorded" | "tenant_exists" | "tenant_mismatch" | "tenant_not_found" | "tenant_not_verified" | "terms_outdated" | "too_late_to_settle" | "too_many_stray_payments" | "transfer_canceled" | "transfer_not_cancelable" | "transfer_not_found" | "transfer_to_self" | "transfer_transaction_mismatch" | "unauthorized" | "unsupported_encoding" | "unsupported_media_type" | "validation_failed" | "webhook_endpoint_disabled" | "webhook_endpoint_limit" | "webhook_endpoint_not_found" | "webhook_inbox_not_found";
+            code: "account_blocked" | "account_exists" | "account_missing" | "account_not_found" | "account_wallet_missing" | "already_listed" | "api_key_invalid" | "api_key_not_allowed" | "api_key_not_found" | "bad_request" | "business_account_required" | "business_identity_invalid" | "business_identity_recorded" | "buyer_only" | "challenge_not_signed" | "concurrent_modification" | "credit_note_without_invoice" | "deal_accepted" | "deal_already_funded" | "deal_cancelled" | "deal_exists" | "deal_funded" | "deal_not_found" | "deal_not_funded" | "deal_settled" | "deposit_already_settled" | "dispute_exists" | "dispute_lapsed" | "dispute_not_found" | "dispute_not_open" | "dispute_open" | "dispute_resolved" | "email_taken" | "escrow_has_strays" | "escrow_not_found" | "escrow_not_open" | "escrow_settled" | "events_not_found" | "forbidden" | "grant_already_settled" | "grant_not_found" | "idempotency_key_invalid" | "idempotency_key_required" | "idempotency_key_reused" | "inspection_period_over" | "insufficient_scope" | "insufficient_stock" | "internal_error" | "invalid_challenge" | "invalid_credentials" | "invalid_line_items" | "invalid_quote" | "invalid_redirect" | "invalid_reset_token" | "invalid_split" | "invalid_token" | "invalid_vat_category" | "invalid_xdr" | "invoice_not_found" | "jobs_unavailable" | "lead_exists" | "ledger_account_not_found" | "ledger_account_required" | "ledger_rejected" | "ledger_unavailable" | "listing_already_paid" | "listing_not_found" | "listing_refund_not_due" | "malformed_json" | "malformed_url" | "mandate_not_found" | "merchant_already_suspended" | "merchant_not_found" | "merchant_profile_required" | "merchant_slug_taken" | "minimum_not_reached" | "not_a_buyer" | "not_in_settlement" | "not_this_round" | "not_yet_existing" | "nothing_to_pay" | "nothing_to_settle" | "organise_capability_required" | "organiser_cannot_reserve" | "organiser_required" | "party_only" | "payee_not_allowed" | "payee_wallet_required" | "payer_wallet_required" | "payload_too_large" | "payment_mismatch" | "payout_account_not_ready" | "payout_account_required" | "per_buyer_limit" | "pledge_out_of_bounds" | "pool_already_archived" | "pool_deadline_passed" | "pool_exists" | "pool_incomplete" | "pool_not_archived" | "pool_not_cancellable" | "pool_not_closed" | "pool_not_draft" | "pool_not_found" | "pool_not_locked" | "pool_not_open" | "pool_published" | "quote_changed" | "quote_expired" | "quote_mismatch" | "rate_limited" | "reconciliation_not_found" | "refund_mismatch" | "refund_out_of_bounds" | "release_at_close" | "release_in_progress" | "release_not_due" | "request_aborted" | "request_not_found" | "request_not_open" | "reservation_accepted" | "reservation_exists" | "reservation_expired" | "reservation_not_found" | "reservation_not_paid" | "reservation_not_signed" | "reservation_paid" | "reservation_settled" | "resource_not_found" | "round_already_settled" | "round_out_of_order" | "rounds_mismatch" | "route_not_found" | "secret_key_refused" | "seller_only" | "service_unavailable" | "session_required" | "session_revoked" | "settlement_changed" | "settlement_expired" | "settlement_in_progress" | "settlement_not_found" | "settlement_round_not_found" | "sso_code_not_found" | "stray_payments_unrecorded" | "tenant_exists" | "tenant_mismatch" | "tenant_not_found" | "tenant_not_verified" | "terms_outdated" | "too_late_to_settle" | "too_many_stray_payments" | "transfer_canceled" | "transfer_not_cancelable" | "transfer_not_found" | "transfer_to_self" | "transfer_transaction_mismatch" | "unauthorized" | "unsupported_encoding" | "unsupported_media_type" | "validation_failed" | "webhook_endpoint_disabled" | "webhook_endpoint_limit" | "webhook_endpoint_not_found" | "webhook_inbox_not_found";
             /** @description A human-readable message. */
             error: string;
             /** @description Per-field messages, for validation failures. Keys are dotted paths. */
@@ -1075,6 +1566,314 @@ export interface components {
             requestId?: string;
             /** @enum {boolean} */
             success: false;
+        };
+        /** @description DealDeposit */
+        FundDealResponse: {
+            /** @example 12.50 */
+            amount: string;
+            balanceId: string;
+            /** @description Deal */
+            deal: {
+                /** @enum {string|null} */
+                acceptedBy: "BUYER" | "AUTO" | null;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                broker: string | {
+                    displayName: string;
+                    /** @description `acct_…`: an account of the tenant */
+                    id: string;
+                    ledgerAccount: string | null;
+                    /** @enum {string} */
+                    object: "account";
+                } | null;
+                buyer: string | {
+                    displayName: string;
+                    /** @description `acct_…`: an account of the tenant */
+                    id: string;
+                    ledgerAccount: string | null;
+                    /** @enum {string} */
+                    object: "account";
+                };
+                /** @description ISO 8601 date-time */
+                created: string;
+                /** @enum {string} */
+                currency: "EUR";
+                description: string | null;
+                dispute: {
+                    id: string;
+                    /** @description ISO 8601 date-time */
+                    openedAt: string;
+                    reason: string;
+                    /** @description ISO 8601 date-time */
+                    resolvedAt: string | null;
+                    /** @description ISO 8601 date-time */
+                    respondBy: string;
+                    /** @enum {string} */
+                    status: "OPEN" | "WITHDRAWN" | "REFUNDED";
+                } | null;
+                disputeResponseDays: number;
+                escrow: {
+                    account: string;
+                    /** @description The seller’s ledger account */
+                    cosigner: string;
+                    /** @description ISO 8601 date-time */
+                    reclaimAfter: string;
+                } | null;
+                funding: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    balanceId: string;
+                    txHash: string;
+                } | null;
+                /** @description `deal_…` */
+                id: string;
+                inspectionDays: number;
+                /** @description ISO 8601 date-time */
+                inspectionEndsAt: string | null;
+                items: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    description: string;
+                    quantity: number;
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                }[];
+                livemode: boolean;
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @enum {string} */
+                object: "deal";
+                /** @description What the ledger paid, once released or refunded */
+                payouts: {
+                    /** @description `acct_…`: an account of the tenant */
+                    account: string | null;
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    /** @description The ledger account paid */
+                    destination: string;
+                    /** @enum {string} */
+                    role: "seller" | "broker" | "payee" | "buyer" | "platform";
+                }[];
+                releaseRule: ("on_delivery" | "on_acceptance") | {
+                    /** @description ISO 8601 date-time */
+                    at: string;
+                };
+                seller: string | {
+                    displayName: string;
+                    /** @description `acct_…`: an account of the tenant */
+                    id: string;
+                    ledgerAccount: string | null;
+                    /** @enum {string} */
+                    object: "account";
+                };
+                settledTxHash: string | null;
+                /** @description The latest release or refund prepared for the seller’s cosignature */
+                settlement: {
+                    id: string;
+                    /** @enum {string} */
+                    kind: "RELEASE" | "REFUND";
+                    /** @description ISO 8601 date-time */
+                    preparedAt: string;
+                    /** @description ISO 8601 date-time */
+                    recoveryFrom: string;
+                    /** @description ISO 8601 date-time */
+                    releaseUntil: string;
+                } | null;
+                split: {
+                    /** @description `acct_…`: an account of the tenant */
+                    account: string;
+                    /**
+                     * @description Exactly what the release pays this line
+                     * @example 12.50
+                     */
+                    amount: string;
+                    bps: number;
+                    /** @enum {string} */
+                    role: "seller" | "broker" | "payee";
+                }[];
+                /** @enum {string} */
+                status: "created" | "funded" | "delivered" | "accepted" | "disputed" | "released" | "refunded" | "cancelled";
+                /** @description When the deal entered each state (null: not yet) */
+                statusTransitions: {
+                    /** @description ISO 8601 date-time */
+                    accepted: string | null;
+                    /** @description ISO 8601 date-time */
+                    cancelled: string | null;
+                    /** @description ISO 8601 date-time */
+                    created: string;
+                    /** @description ISO 8601 date-time */
+                    delivered: string | null;
+                    /** @description ISO 8601 date-time */
+                    disputed: string | null;
+                    /** @description ISO 8601 date-time */
+                    funded: string | null;
+                    /** @description ISO 8601 date-time */
+                    refunded: string | null;
+                    /** @description ISO 8601 date-time */
+                    released: string | null;
+                };
+            };
+            escrowAccount: string;
+            expiresAt: string;
+            hash: string;
+            networkPassphrase: string;
+            /** @enum {string} */
+            object: "deal_deposit";
+            /** @description The buyer’s own reclaim, valid from reclaimAfter: keep it */
+            reclaim: {
+                validAfter: string;
+                xdr: string;
+            };
+            /** @description Unsigned: the buyer signs it with their linked account’s key */
+            xdr: string;
+        };
+        /** @description DealReconciliation */
+        GetDealReconciliationResponse: {
+            /** @description `deal_…` */
+            deal: string;
+            escrowAccount: string;
+            /** @description What the events say */
+            events: {
+                held: string;
+                merged: boolean;
+                owedBack: string;
+                refunded: string;
+                released: string;
+                straysOwed: string;
+            };
+            /** @description What the ledger shows */
+            ledger: {
+                accountExists: boolean;
+                /** @example 12.50 */
+                balance: string;
+                held: string;
+                heldDeposits: string;
+            };
+            /** @description Held deposits the ledger does not show with their exact amount */
+            missing: {
+                /** @example 12.50 */
+                amount: string;
+                balanceId: string;
+                reservationId: string;
+            }[];
+            /** @description Settled deposits the ledger still shows */
+            notClaimed: {
+                /** @example 12.50 */
+                amount: string;
+                balanceId: string;
+                reservationId: string;
+            }[];
+            /** @enum {string} */
+            object: "deal_reconciliation";
+            ok: boolean;
+            /** @description Late deposits still owed back, standing on the ledger */
+            owedBack: {
+                /** @example 12.50 */
+                amount: string;
+                balanceId: string;
+                reservationId: string;
+            }[];
+            paid: {
+                /** @example 12.50 */
+                amount: string;
+                count: number;
+            };
+            /** @description What the platform received from the escrow on the ledger, and its fee lines: received beyond them is a problem */
+            platform: {
+                fees: string;
+                received: string;
+            };
+            problems: string[];
+            rounds: {
+                ok: boolean;
+                path: string;
+                problems: string[];
+                round: number;
+                settlementId: string;
+                txHash: string;
+            }[];
+            /** @description Money paid straight into the escrow account, with its sender: owed back until a settlement returns it */
+            strays: {
+                /** @example 12.50 */
+                amount: string;
+                from: string;
+                operationId: string;
+                returnedTxHash: string | null;
+                /** @enum {string} */
+                status: "OWED" | "RETURNED";
+                txHash: string;
+            }[];
+            /** @description Claimable balances for the escrow no event accounts for: listed, not counted */
+            unexpected: {
+                /** @example 12.50 */
+                amount: string;
+                balanceId: string;
+            }[];
+        };
+        /** @description AuditHistory */
+        GetPoolHistoryResponse: {
+            /** @description The links checked for the events listed (each one's content and its link to revision − 1): walking every page checks the whole stream */
+            chain: {
+                firstBroken: {
+                    /** Format: uuid */
+                    eventId: string;
+                    /** @enum {string} */
+                    reason: "content does not match its hash" | "previous hash does not match" | "previous event is missing";
+                    revision: number;
+                } | null;
+                verified: boolean;
+            };
+            items: {
+                /** @description Who caused it: a user, an operator or the system */
+                actor: {
+                    id: string;
+                    kind: string;
+                };
+                /** @description The event data as stored (its published JSON Schema at `schemaVersion`: docs/event-schemas.json) */
+                data?: unknown;
+                /** Format: uuid */
+                eventId: string;
+                /** @description sha256(prevHash ‖ "\n" ‖ canonical JSON of {streamId, revision, id, type, schemaVersion, data, metadata}), hex */
+                hash: string;
+                /** @description The event metadata as stored: tenant, actor, correlation and causation ids, occurredAt, the IP of a request */
+                metadata?: unknown;
+                /** @description metadata.occurredAt, as stored */
+                occurredAt: string;
+                /** @description Where the event sits in the global feed: "<commit>-<prepare>", as in X-Event-Position */
+                position: string;
+                /** @description The hash of the previous event of the stream; null at revision 0 */
+                prevHash: string | null;
+                /** @description When the event store recorded it */
+                recordedAt: string;
+                /** @description Paths withheld: secret-shaped values (a Stellar secret seed, a key naming a secret or an XDR: none in events the service writes), and for readers who are not auditors the IP of a request (`metadata.ip`, `data.ip`) */
+                redacted: string[];
+                /** @description 0-based revision in the pool stream */
+                revision: number;
+                /** @description The schema version the event was written with: `data` is served as stored, not upcast */
+                schemaVersion: number;
+                /** @description `pool-<poolId>`: part of what the hash covers */
+                streamId: string;
+                type: string;
+                /** @description The hash recomputed from the stored content equals `hash`, and `prevHash` is the stored hash of revision − 1 */
+                verified: boolean;
+            }[];
+            pagination: components["schemas"]["Pagination"];
         };
         /** @description WebhookEndpoint */
         GetWebhookResponse: {
@@ -1187,6 +1986,171 @@ export interface components {
             hasMore: boolean;
             /** @description Newest first */
             items: components["schemas"]["ApiKey"][];
+            /** @enum {string} */
+            object: "list";
+            /** @description The list’s path */
+            url: string;
+        };
+        ListDealsResponse: {
+            /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
+            hasMore: boolean;
+            /** @description Newest first */
+            items: {
+                /** @enum {string|null} */
+                acceptedBy: "BUYER" | "AUTO" | null;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                broker: string | {
+                    displayName: string;
+                    /** @description `acct_…`: an account of the tenant */
+                    id: string;
+                    ledgerAccount: string | null;
+                    /** @enum {string} */
+                    object: "account";
+                } | null;
+                buyer: string | {
+                    displayName: string;
+                    /** @description `acct_…`: an account of the tenant */
+                    id: string;
+                    ledgerAccount: string | null;
+                    /** @enum {string} */
+                    object: "account";
+                };
+                /** @description ISO 8601 date-time */
+                created: string;
+                /** @enum {string} */
+                currency: "EUR";
+                description: string | null;
+                dispute: {
+                    id: string;
+                    /** @description ISO 8601 date-time */
+                    openedAt: string;
+                    reason: string;
+                    /** @description ISO 8601 date-time */
+                    resolvedAt: string | null;
+                    /** @description ISO 8601 date-time */
+                    respondBy: string;
+                    /** @enum {string} */
+                    status: "OPEN" | "WITHDRAWN" | "REFUNDED";
+                } | null;
+                disputeResponseDays: number;
+                escrow: {
+                    account: string;
+                    /** @description The seller’s ledger account */
+                    cosigner: string;
+                    /** @description ISO 8601 date-time */
+                    reclaimAfter: string;
+                } | null;
+                funding: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    balanceId: string;
+                    txHash: string;
+                } | null;
+                /** @description `deal_…` */
+                id: string;
+                inspectionDays: number;
+                /** @description ISO 8601 date-time */
+                inspectionEndsAt: string | null;
+                items: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    description: string;
+                    quantity: number;
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                }[];
+                livemode: boolean;
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @enum {string} */
+                object: "deal";
+                /** @description What the ledger paid, once released or refunded */
+                payouts: {
+                    /** @description `acct_…`: an account of the tenant */
+                    account: string | null;
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    /** @description The ledger account paid */
+                    destination: string;
+                    /** @enum {string} */
+                    role: "seller" | "broker" | "payee" | "buyer" | "platform";
+                }[];
+                releaseRule: ("on_delivery" | "on_acceptance") | {
+                    /** @description ISO 8601 date-time */
+                    at: string;
+                };
+                seller: string | {
+                    displayName: string;
+                    /** @description `acct_…`: an account of the tenant */
+                    id: string;
+                    ledgerAccount: string | null;
+                    /** @enum {string} */
+                    object: "account";
+                };
+                settledTxHash: string | null;
+                /** @description The latest release or refund prepared for the seller’s cosignature */
+                settlement: {
+                    id: string;
+                    /** @enum {string} */
+                    kind: "RELEASE" | "REFUND";
+                    /** @description ISO 8601 date-time */
+                    preparedAt: string;
+                    /** @description ISO 8601 date-time */
+                    recoveryFrom: string;
+                    /** @description ISO 8601 date-time */
+                    releaseUntil: string;
+                } | null;
+                split: {
+                    /** @description `acct_…`: an account of the tenant */
+                    account: string;
+                    /**
+                     * @description Exactly what the release pays this line
+                     * @example 12.50
+                     */
+                    amount: string;
+                    bps: number;
+                    /** @enum {string} */
+                    role: "seller" | "broker" | "payee";
+                }[];
+                /** @enum {string} */
+                status: "created" | "funded" | "delivered" | "accepted" | "disputed" | "released" | "refunded" | "cancelled";
+                /** @description When the deal entered each state (null: not yet) */
+                statusTransitions: {
+                    /** @description ISO 8601 date-time */
+                    accepted: string | null;
+                    /** @description ISO 8601 date-time */
+                    cancelled: string | null;
+                    /** @description ISO 8601 date-time */
+                    created: string;
+                    /** @description ISO 8601 date-time */
+                    delivered: string | null;
+                    /** @description ISO 8601 date-time */
+                    disputed: string | null;
+                    /** @description ISO 8601 date-time */
+                    funded: string | null;
+                    /** @description ISO 8601 date-time */
+                    refunded: string | null;
+                    /** @description ISO 8601 date-time */
+                    released: string | null;
+                };
+            }[];
             /** @enum {string} */
             object: "list";
             /** @description The list’s path */
@@ -1623,6 +2587,202 @@ export interface components {
             since: string;
             until: string;
         };
+        RefundDealRequest: Record<string, never>;
+        ReleaseDealRequest: Record<string, never>;
+        /** @description DealSettlement */
+        ReleaseDealResponse: {
+            /** @description Deal */
+            deal: {
+                /** @enum {string|null} */
+                acceptedBy: "BUYER" | "AUTO" | null;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                broker: string | {
+                    displayName: string;
+                    /** @description `acct_…`: an account of the tenant */
+                    id: string;
+                    ledgerAccount: string | null;
+                    /** @enum {string} */
+                    object: "account";
+                } | null;
+                buyer: string | {
+                    displayName: string;
+                    /** @description `acct_…`: an account of the tenant */
+                    id: string;
+                    ledgerAccount: string | null;
+                    /** @enum {string} */
+                    object: "account";
+                };
+                /** @description ISO 8601 date-time */
+                created: string;
+                /** @enum {string} */
+                currency: "EUR";
+                description: string | null;
+                dispute: {
+                    id: string;
+                    /** @description ISO 8601 date-time */
+                    openedAt: string;
+                    reason: string;
+                    /** @description ISO 8601 date-time */
+                    resolvedAt: string | null;
+                    /** @description ISO 8601 date-time */
+                    respondBy: string;
+                    /** @enum {string} */
+                    status: "OPEN" | "WITHDRAWN" | "REFUNDED";
+                } | null;
+                disputeResponseDays: number;
+                escrow: {
+                    account: string;
+                    /** @description The seller’s ledger account */
+                    cosigner: string;
+                    /** @description ISO 8601 date-time */
+                    reclaimAfter: string;
+                } | null;
+                funding: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    balanceId: string;
+                    txHash: string;
+                } | null;
+                /** @description `deal_…` */
+                id: string;
+                inspectionDays: number;
+                /** @description ISO 8601 date-time */
+                inspectionEndsAt: string | null;
+                items: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    description: string;
+                    quantity: number;
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                }[];
+                livemode: boolean;
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @enum {string} */
+                object: "deal";
+                /** @description What the ledger paid, once released or refunded */
+                payouts: {
+                    /** @description `acct_…`: an account of the tenant */
+                    account: string | null;
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    /** @description The ledger account paid */
+                    destination: string;
+                    /** @enum {string} */
+                    role: "seller" | "broker" | "payee" | "buyer" | "platform";
+                }[];
+                releaseRule: ("on_delivery" | "on_acceptance") | {
+                    /** @description ISO 8601 date-time */
+                    at: string;
+                };
+                seller: string | {
+                    displayName: string;
+                    /** @description `acct_…`: an account of the tenant */
+                    id: string;
+                    ledgerAccount: string | null;
+                    /** @enum {string} */
+                    object: "account";
+                };
+                settledTxHash: string | null;
+                /** @description The latest release or refund prepared for the seller’s cosignature */
+                settlement: {
+                    id: string;
+                    /** @enum {string} */
+                    kind: "RELEASE" | "REFUND";
+                    /** @description ISO 8601 date-time */
+                    preparedAt: string;
+                    /** @description ISO 8601 date-time */
+                    recoveryFrom: string;
+                    /** @description ISO 8601 date-time */
+                    releaseUntil: string;
+                } | null;
+                split: {
+                    /** @description `acct_…`: an account of the tenant */
+                    account: string;
+                    /**
+                     * @description Exactly what the release pays this line
+                     * @example 12.50
+                     */
+                    amount: string;
+                    bps: number;
+                    /** @enum {string} */
+                    role: "seller" | "broker" | "payee";
+                }[];
+                /** @enum {string} */
+                status: "created" | "funded" | "delivered" | "accepted" | "disputed" | "released" | "refunded" | "cancelled";
+                /** @description When the deal entered each state (null: not yet) */
+                statusTransitions: {
+                    /** @description ISO 8601 date-time */
+                    accepted: string | null;
+                    /** @description ISO 8601 date-time */
+                    cancelled: string | null;
+                    /** @description ISO 8601 date-time */
+                    created: string;
+                    /** @description ISO 8601 date-time */
+                    delivered: string | null;
+                    /** @description ISO 8601 date-time */
+                    disputed: string | null;
+                    /** @description ISO 8601 date-time */
+                    funded: string | null;
+                    /** @description ISO 8601 date-time */
+                    refunded: string | null;
+                    /** @description ISO 8601 date-time */
+                    released: string | null;
+                };
+            };
+            escrowAccount: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "RELEASE" | "REFUND";
+            /** @description Signed by the platform already: the seller adds their signature */
+            lock: {
+                hash: string;
+                xdr: string;
+            };
+            networkPassphrase: string;
+            /** @enum {string} */
+            object: "deal_settlement";
+            /** @description What the release pays, per destination */
+            payouts: {
+                /** @example 12.50 */
+                amount: string;
+                destination: string;
+            }[];
+            /** @description Keyless: anyone may submit it from `validFrom` if the release never came; it pays everything back to the buyer */
+            recovery: {
+                hash: string;
+                validFrom: string;
+                xdr: string;
+            };
+            /** @description Pre-authorised by the lock: the seller adds their signature */
+            release: {
+                hash: string;
+                xdr: string;
+            };
+            /** @description The lock and the release are valid until then */
+            releaseUntil: string;
+            /** @description The hashes the seller signs, in the order to submit: the lock, then the release */
+            toSign: string[];
+        };
         /** @description PublicPaymentRequest */
         RetrievePublicPaymentRequestResponse: {
             /** @description Decimal string, never a float */
@@ -1708,6 +2868,487 @@ export interface components {
             previousSecretsExpireAt: string;
             /** @description The new secret, shown only in this answer (a replay with the same Idempotency-Key omits it) */
             secret?: string;
+        };
+        SubmitDealFundRequest: {
+            signedXdr?: string;
+            txHash?: string;
+        };
+        SubmitDealFundResponse: {
+            /** @enum {string|null} */
+            acceptedBy: "BUYER" | "AUTO" | null;
+            /**
+             * @description Decimal string, never a float
+             * @example 12.50
+             */
+            amount: string;
+            broker: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            } | null;
+            buyer: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            };
+            /** @description ISO 8601 date-time */
+            created: string;
+            /** @enum {string} */
+            currency: "EUR";
+            description: string | null;
+            dispute: {
+                id: string;
+                /** @description ISO 8601 date-time */
+                openedAt: string;
+                reason: string;
+                /** @description ISO 8601 date-time */
+                resolvedAt: string | null;
+                /** @description ISO 8601 date-time */
+                respondBy: string;
+                /** @enum {string} */
+                status: "OPEN" | "WITHDRAWN" | "REFUNDED";
+            } | null;
+            disputeResponseDays: number;
+            escrow: {
+                account: string;
+                /** @description The seller’s ledger account */
+                cosigner: string;
+                /** @description ISO 8601 date-time */
+                reclaimAfter: string;
+            } | null;
+            funding: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                balanceId: string;
+                txHash: string;
+            } | null;
+            /** @description `deal_…` */
+            id: string;
+            inspectionDays: number;
+            /** @description ISO 8601 date-time */
+            inspectionEndsAt: string | null;
+            items: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                description: string;
+                quantity: number;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                unitAmount: string;
+            }[];
+            livemode: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            object: "deal";
+            /** @description What the ledger paid, once released or refunded */
+            payouts: {
+                /** @description `acct_…`: an account of the tenant */
+                account: string | null;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                /** @description The ledger account paid */
+                destination: string;
+                /** @enum {string} */
+                role: "seller" | "broker" | "payee" | "buyer" | "platform";
+            }[];
+            pending?: boolean;
+            releaseRule: ("on_delivery" | "on_acceptance") | {
+                /** @description ISO 8601 date-time */
+                at: string;
+            };
+            seller: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            };
+            settledTxHash: string | null;
+            /** @description The latest release or refund prepared for the seller’s cosignature */
+            settlement: {
+                id: string;
+                /** @enum {string} */
+                kind: "RELEASE" | "REFUND";
+                /** @description ISO 8601 date-time */
+                preparedAt: string;
+                /** @description ISO 8601 date-time */
+                recoveryFrom: string;
+                /** @description ISO 8601 date-time */
+                releaseUntil: string;
+            } | null;
+            split: {
+                /** @description `acct_…`: an account of the tenant */
+                account: string;
+                /**
+                 * @description Exactly what the release pays this line
+                 * @example 12.50
+                 */
+                amount: string;
+                bps: number;
+                /** @enum {string} */
+                role: "seller" | "broker" | "payee";
+            }[];
+            /** @enum {string} */
+            status: "created" | "funded" | "delivered" | "accepted" | "disputed" | "released" | "refunded" | "cancelled";
+            /** @description When the deal entered each state (null: not yet) */
+            statusTransitions: {
+                /** @description ISO 8601 date-time */
+                accepted: string | null;
+                /** @description ISO 8601 date-time */
+                cancelled: string | null;
+                /** @description ISO 8601 date-time */
+                created: string;
+                /** @description ISO 8601 date-time */
+                delivered: string | null;
+                /** @description ISO 8601 date-time */
+                disputed: string | null;
+                /** @description ISO 8601 date-time */
+                funded: string | null;
+                /** @description ISO 8601 date-time */
+                refunded: string | null;
+                /** @description ISO 8601 date-time */
+                released: string | null;
+            };
+        };
+        SubmitDealRefundResponse: {
+            /** @enum {string|null} */
+            acceptedBy: "BUYER" | "AUTO" | null;
+            /**
+             * @description Decimal string, never a float
+             * @example 12.50
+             */
+            amount: string;
+            broker: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            } | null;
+            buyer: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            };
+            /** @description ISO 8601 date-time */
+            created: string;
+            /** @enum {string} */
+            currency: "EUR";
+            description: string | null;
+            dispute: {
+                id: string;
+                /** @description ISO 8601 date-time */
+                openedAt: string;
+                reason: string;
+                /** @description ISO 8601 date-time */
+                resolvedAt: string | null;
+                /** @description ISO 8601 date-time */
+                respondBy: string;
+                /** @enum {string} */
+                status: "OPEN" | "WITHDRAWN" | "REFUNDED";
+            } | null;
+            disputeResponseDays: number;
+            escrow: {
+                account: string;
+                /** @description The seller’s ledger account */
+                cosigner: string;
+                /** @description ISO 8601 date-time */
+                reclaimAfter: string;
+            } | null;
+            funding: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                balanceId: string;
+                txHash: string;
+            } | null;
+            /** @description `deal_…` */
+            id: string;
+            inspectionDays: number;
+            /** @description ISO 8601 date-time */
+            inspectionEndsAt: string | null;
+            items: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                description: string;
+                quantity: number;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                unitAmount: string;
+            }[];
+            livemode: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            object: "deal";
+            /** @description What the ledger paid, once released or refunded */
+            payouts: {
+                /** @description `acct_…`: an account of the tenant */
+                account: string | null;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                /** @description The ledger account paid */
+                destination: string;
+                /** @enum {string} */
+                role: "seller" | "broker" | "payee" | "buyer" | "platform";
+            }[];
+            pending?: boolean;
+            releaseRule: ("on_delivery" | "on_acceptance") | {
+                /** @description ISO 8601 date-time */
+                at: string;
+            };
+            seller: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            };
+            settledTxHash: string | null;
+            /** @description The latest release or refund prepared for the seller’s cosignature */
+            settlement: {
+                id: string;
+                /** @enum {string} */
+                kind: "RELEASE" | "REFUND";
+                /** @description ISO 8601 date-time */
+                preparedAt: string;
+                /** @description ISO 8601 date-time */
+                recoveryFrom: string;
+                /** @description ISO 8601 date-time */
+                releaseUntil: string;
+            } | null;
+            split: {
+                /** @description `acct_…`: an account of the tenant */
+                account: string;
+                /**
+                 * @description Exactly what the release pays this line
+                 * @example 12.50
+                 */
+                amount: string;
+                bps: number;
+                /** @enum {string} */
+                role: "seller" | "broker" | "payee";
+            }[];
+            /** @enum {string} */
+            status: "created" | "funded" | "delivered" | "accepted" | "disputed" | "released" | "refunded" | "cancelled";
+            /** @description When the deal entered each state (null: not yet) */
+            statusTransitions: {
+                /** @description ISO 8601 date-time */
+                accepted: string | null;
+                /** @description ISO 8601 date-time */
+                cancelled: string | null;
+                /** @description ISO 8601 date-time */
+                created: string;
+                /** @description ISO 8601 date-time */
+                delivered: string | null;
+                /** @description ISO 8601 date-time */
+                disputed: string | null;
+                /** @description ISO 8601 date-time */
+                funded: string | null;
+                /** @description ISO 8601 date-time */
+                refunded: string | null;
+                /** @description ISO 8601 date-time */
+                released: string | null;
+            };
+        };
+        SubmitDealReleaseRequest: {
+            /** Format: uuid */
+            settlementId: string;
+            signedXdrs?: string[];
+            txHashes?: string[];
+        };
+        SubmitDealReleaseResponse: {
+            /** @enum {string|null} */
+            acceptedBy: "BUYER" | "AUTO" | null;
+            /**
+             * @description Decimal string, never a float
+             * @example 12.50
+             */
+            amount: string;
+            broker: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            } | null;
+            buyer: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            };
+            /** @description ISO 8601 date-time */
+            created: string;
+            /** @enum {string} */
+            currency: "EUR";
+            description: string | null;
+            dispute: {
+                id: string;
+                /** @description ISO 8601 date-time */
+                openedAt: string;
+                reason: string;
+                /** @description ISO 8601 date-time */
+                resolvedAt: string | null;
+                /** @description ISO 8601 date-time */
+                respondBy: string;
+                /** @enum {string} */
+                status: "OPEN" | "WITHDRAWN" | "REFUNDED";
+            } | null;
+            disputeResponseDays: number;
+            escrow: {
+                account: string;
+                /** @description The seller’s ledger account */
+                cosigner: string;
+                /** @description ISO 8601 date-time */
+                reclaimAfter: string;
+            } | null;
+            funding: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                balanceId: string;
+                txHash: string;
+            } | null;
+            /** @description `deal_…` */
+            id: string;
+            inspectionDays: number;
+            /** @description ISO 8601 date-time */
+            inspectionEndsAt: string | null;
+            items: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                description: string;
+                quantity: number;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                unitAmount: string;
+            }[];
+            livemode: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            object: "deal";
+            /** @description What the ledger paid, once released or refunded */
+            payouts: {
+                /** @description `acct_…`: an account of the tenant */
+                account: string | null;
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                /** @description The ledger account paid */
+                destination: string;
+                /** @enum {string} */
+                role: "seller" | "broker" | "payee" | "buyer" | "platform";
+            }[];
+            pending?: boolean;
+            releaseRule: ("on_delivery" | "on_acceptance") | {
+                /** @description ISO 8601 date-time */
+                at: string;
+            };
+            seller: string | {
+                displayName: string;
+                /** @description `acct_…`: an account of the tenant */
+                id: string;
+                ledgerAccount: string | null;
+                /** @enum {string} */
+                object: "account";
+            };
+            settledTxHash: string | null;
+            /** @description The latest release or refund prepared for the seller’s cosignature */
+            settlement: {
+                id: string;
+                /** @enum {string} */
+                kind: "RELEASE" | "REFUND";
+                /** @description ISO 8601 date-time */
+                preparedAt: string;
+                /** @description ISO 8601 date-time */
+                recoveryFrom: string;
+                /** @description ISO 8601 date-time */
+                releaseUntil: string;
+            } | null;
+            split: {
+                /** @description `acct_…`: an account of the tenant */
+                account: string;
+                /**
+                 * @description Exactly what the release pays this line
+                 * @example 12.50
+                 */
+                amount: string;
+                bps: number;
+                /** @enum {string} */
+                role: "seller" | "broker" | "payee";
+            }[];
+            /** @enum {string} */
+            status: "created" | "funded" | "delivered" | "accepted" | "disputed" | "released" | "refunded" | "cancelled";
+            /** @description When the deal entered each state (null: not yet) */
+            statusTransitions: {
+                /** @description ISO 8601 date-time */
+                accepted: string | null;
+                /** @description ISO 8601 date-time */
+                cancelled: string | null;
+                /** @description ISO 8601 date-time */
+                created: string;
+                /** @description ISO 8601 date-time */
+                delivered: string | null;
+                /** @description ISO 8601 date-time */
+                disputed: string | null;
+                /** @description ISO 8601 date-time */
+                funded: string | null;
+                /** @description ISO 8601 date-time */
+                refunded: string | null;
+                /** @description ISO 8601 date-time */
+                released: string | null;
+            };
         };
         SubmitTransferRequest: {
             /** @description The transaction of `unsignedXdr`, signed by the sender: the service submits it */
@@ -2913,6 +4554,1456 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDeals: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page of objects newer than it (the previous page) */
+                endingBefore?: string;
+                /** @description Same as expand[] */
+                expand?: string[];
+                /** @description Fields to expand into nested objects */
+                "expand[]"?: string[];
+                /** @description How many objects, 1 to 100 (default 10) */
+                limit?: number;
+                /** @description An object id: the page of objects older than it (the next page) */
+                startingAfter?: string;
+                /** @description Only the deals in this state */
+                status?: "created" | "funded" | "delivered" | "accepted" | "disputed" | "released" | "refunded" | "cancelled";
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A list of deals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListDealsResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "buyer": "acct_56789abcdef0123456789abcdef01234",
+                 *       "seller": "acct_56789abcdef0123456789abcdef01234",
+                 *       "broker": "acct_56789abcdef0123456789abcdef01234",
+                 *       "items": [
+                 *         {
+                 *           "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                 *           "quantity": 10,
+                 *           "unitAmount": "12.50"
+                 *         }
+                 *       ],
+                 *       "currency": "EUR",
+                 *       "split": [
+                 *         {
+                 *           "account": "acct_56789abcdef0123456789abcdef01234",
+                 *           "bps": 10
+                 *         }
+                 *       ],
+                 *       "releaseRule": "on_acceptance",
+                 *       "inspectionDays": 10,
+                 *       "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                 *       "metadata": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The deal */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateDealResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDeal: {
+        parameters: {
+            query?: {
+                /** @description Same as expand[] */
+                expand?: string[];
+                /** @description Fields to expand into nested objects */
+                "expand[]"?: string[];
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateDealResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["AcceptDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The deal */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateDealResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Twenty cans of first-press olive oil, delivered to the shop."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The deal */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateDealResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deliverDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Twenty cans of first-press olive oil, delivered to the shop."
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeliverDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The deal */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateDealResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disputeDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Twenty cans of first-press olive oil, delivered to the shop."
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The deal */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateDealResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    fundDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deposit to sign */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["FundDealResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitDealFund: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "txHash": "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD",
+                 *       "signedXdr": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitDealFundRequest"];
+            };
+        };
+        responses: {
+            /** @description The funded deal (202 with `pending` while the ledger does not show the deposit) */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SubmitDealFundResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDealHistory: {
+        parameters: {
+            query?: {
+                /** @description page size, 1 to 100, default 20 */
+                limit?: number;
+                /** @description 1-based page, default 1, at most 10000 */
+                page?: number;
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the history and the state of its hash links */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["GetPoolHistoryResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDealReconciliation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reconciliation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["GetDealReconciliationResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refundDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["RefundDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The settlement to cosign (200 when answering the one the escrow is locked on) */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReleaseDealResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitDealRefund: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "settlementId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                 *       "signedXdrs": [
+                 *         "example"
+                 *       ],
+                 *       "txHashes": [
+                 *         "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitDealReleaseRequest"];
+            };
+        };
+        responses: {
+            /** @description The deal, released or refunded (`pending` while the ledger does not show it) */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SubmitDealRefundResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ReleaseDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The settlement to cosign (200 when answering the one the escrow is locked on) */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReleaseDealResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitDealRelease: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `deal_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "settlementId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                 *       "signedXdrs": [
+                 *         "example"
+                 *       ],
+                 *       "txHashes": [
+                 *         "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitDealReleaseRequest"];
+            };
+        };
+        responses: {
+            /** @description The deal, released or refunded (`pending` while the ledger does not show it) */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SubmitDealReleaseResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

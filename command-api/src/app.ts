@@ -46,7 +46,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   // What every command needs: the write path, and where a session's last write is remembered (read-your-writes).
   const runtime = { store, pgPool, commandQueue, recentWrites, facts };
   const onAccounts = { ...runtime, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
-  const onPools = { ...runtime, clock, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs };
+  const onPools = { ...runtime, clock, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs, production: config.APP_ENV === 'production' };
   return [
     ...makeAuthCommandRoutes({ knex, tenants, store, tokens, sessions, config }),
     ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, logger, config }),

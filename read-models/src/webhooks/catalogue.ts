@@ -1,6 +1,7 @@
 import type { DomainEvent, DomainEventType, ParsedEvent } from '@cagnotte/event-schemas';
 import { sumAmounts, toMinor } from '../reservations/amounts';
 import { PUBLIC_EVENT_CATALOGUE, type PublicEventData, type PublicEventType } from './public-types';
+import { v1IdOf } from '../pools/v1';
 
 export * from './public-types';
 
@@ -64,11 +65,19 @@ type Mapper<T extends DomainEventType> = (data: Of<T>) => Array<Omit<PublicEvent
 const one = <P extends PublicEventType>(type: P, subject: string, data: PublicEventData<P>) => [{ type, subject, data } as Omit<PublicEventDraft, 'tenantId' | 'ownerId'>];
 
 const reservationRef = (d: { reservationId: string; poolId: string; buyerId: string }) => ({ reservationId: d.reservationId, poolId: d.poolId, buyerId: d.buyerId });
+/** The group_buy.* twins name the pool and the reservation by their /v1 ids too (`gb_`, `ord_`, `acct_`). */
+const gbRef = (poolId: string) => ({ groupBuy: v1IdOf('gb', poolId), poolId });
+const orderRef = (d: { reservationId: string; poolId: string; buyerId: string }) => ({
+  ...gbRef(d.poolId),
+  order: v1IdOf('ord', d.reservationId),
+  reservationId: d.reservationId,
+  buyer: v1IdOf('acct', d.buyerId),
+});
 
 /** Each mapped internal type and what it gives. Every field of `data` is named here (an allowlist). */
 const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
-  PoolCreated: (d) =>
-    one('pool.created', d.poolId, {
+  PoolCreated: (d) => [
+    ...one('pool.created', d.poolId, {
       poolId: d.poolId,
       type: d.type,
       status: 'DRAFT',
@@ -80,11 +89,24 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       deadline: d.deadline,
       createdAt: d.createdAt,
     }),
+    ...one('group_buy.created', d.poolId, {
+      ...gbRef(d.poolId),
+      status: 'draft',
+      organiser: v1IdOf('acct', d.organiserId),
+      title: d.title,
+      currency: d.currency,
+      closesAt: d.deadline,
+      created: d.createdAt,
+    }),
+  ],
   PoolDraftUpdated: (d) => one('pool.updated', d.poolId, { poolId: d.poolId, fields: Object.keys(d.changes).sort(), updatedAt: d.updatedAt }),
   PoolCountryChanged: (d) => one('pool.updated', d.poolId, { poolId: d.poolId, fields: ['country'], updatedAt: d.changedAt }),
-  PoolPublished: (d) => one('pool.published', d.poolId, { poolId: d.poolId, status: 'OPEN', publishedAt: d.publishedAt }),
-  PoolClosed: (d) =>
-    one('pool.closed', d.poolId, {
+  PoolPublished: (d) => [
+    ...one('pool.published', d.poolId, { poolId: d.poolId, status: 'OPEN', publishedAt: d.publishedAt }),
+    ...one('group_buy.published', d.poolId, { ...gbRef(d.poolId), status: 'open', publishedAt: d.publishedAt }),
+  ],
+  PoolClosed: (d) => [
+    ...one('pool.closed', d.poolId, {
       poolId: d.poolId,
       status: d.outcome === 'SUCCEEDED' ? 'LOCKED' : 'FAILED',
       outcome: d.outcome,
@@ -95,9 +117,24 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       releaseAfter: d.release.after,
       closedAt: d.closedAt,
     }),
-  PoolCancelled: (d) => one('pool.cancelled', d.poolId, { poolId: d.poolId, status: 'CANCELLED', reason: d.reason, cancelledAt: d.cancelledAt }),
+    ...one('group_buy.closed', d.poolId, {
+      ...gbRef(d.poolId),
+      status: d.outcome === 'SUCCEEDED' ? 'locked' : 'failed',
+      paidUnits: d.paidUnits,
+      paidAmount: d.paidAmount,
+      finalPrices: d.finalPrices.map((p) => ({ itemId: p.unitId, unitAmount: p.price })),
+      closedAt: d.closedAt,
+    }),
+  ],
+  PoolCancelled: (d) => [
+    ...one('pool.cancelled', d.poolId, { poolId: d.poolId, status: 'CANCELLED', reason: d.reason, cancelledAt: d.cancelledAt }),
+    ...one('group_buy.cancelled', d.poolId, { ...gbRef(d.poolId), status: 'cancelled', reason: d.reason, cancelledAt: d.cancelledAt }),
+  ],
   PoolDelivered: (d) => one('pool.delivered', d.poolId, { poolId: d.poolId, inspectionEndsAt: d.inspectionEndsAt, deliveredAt: d.deliveredAt }),
-  PoolSettled: (d) => one('pool.settled', d.poolId, { poolId: d.poolId, settlementId: d.settlementId, released: d.released, refunded: d.refunded, settledAt: d.settledAt }),
+  PoolSettled: (d) => [
+    ...one('pool.settled', d.poolId, { poolId: d.poolId, settlementId: d.settlementId, released: d.released, refunded: d.refunded, settledAt: d.settledAt }),
+    ...one('group_buy.settled', d.poolId, { ...gbRef(d.poolId), released: d.released, refunded: d.refunded, settledAt: d.settledAt }),
+  ],
   PoolArchived: (d) => one('pool.archived', d.poolId, { poolId: d.poolId, archivedAt: d.archivedAt }),
   PoolUnarchived: (d) => one('pool.unarchived', d.poolId, { poolId: d.poolId, unarchivedAt: d.unarchivedAt }),
   PoolVisibilityChanged: (d) => one('pool.visibility_changed', d.poolId, { poolId: d.poolId, from: d.from, to: d.to, changedAt: d.changedAt }),
@@ -106,8 +143,8 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
     one('pool.listing_fee_refunded', d.poolId, { poolId: d.poolId, listingId: d.listingId, amount: d.amount, txHash: d.txHash, refundedAt: d.refundedAt }),
   PoolEscrowOpened: (d) => one('escrow.opened', d.poolId, { poolId: d.poolId, accountId: d.accountId, reclaimAfter: d.reclaimAfter, openedAt: d.openedAt }),
 
-  ReservationPlaced: (d) =>
-    one('reservation.placed', d.reservationId, {
+  ReservationPlaced: (d) => [
+    ...one('reservation.placed', d.reservationId, {
       ...reservationRef(d),
       status: 'PENDING',
       lines: d.lines.map((l) => ({ unitId: l.unitId, quantity: l.quantity, unitPrice: l.unitPrice })),
@@ -119,6 +156,16 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       expiresAt: d.expiresAt,
       placedAt: d.placedAt,
     }),
+    ...one('group_buy.order_placed', d.reservationId, {
+      ...orderRef(d),
+      status: 'pending',
+      items: d.lines.map((l) => ({ itemId: l.unitId, quantity: l.quantity, unitAmount: l.unitPrice })),
+      amount: d.amount,
+      currency: 'EUR',
+      expiresAt: d.expiresAt,
+      created: d.placedAt,
+    }),
+  ],
   ReservationSigned: (d) =>
     one('reservation.signed', d.reservationId, {
       ...reservationRef(d),
@@ -127,8 +174,10 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       reclaimAfter: d.reclaimAfter,
       signedAt: d.signedAt,
     }),
-  ReservationPaid: (d) =>
-    one('reservation.paid', d.reservationId, { ...reservationRef(d), status: 'PAID', amount: d.amount, txHash: d.txHash, ledger: d.ledger, balanceId: d.balanceId, paidAt: d.paidAt }),
+  ReservationPaid: (d) => [
+    ...one('reservation.paid', d.reservationId, { ...reservationRef(d), status: 'PAID', amount: d.amount, txHash: d.txHash, ledger: d.ledger, balanceId: d.balanceId, paidAt: d.paidAt }),
+    ...one('group_buy.order_paid', d.reservationId, { ...orderRef(d), status: 'paid', amount: d.amount, txHash: d.txHash, paidAt: d.paidAt }),
+  ],
   ReservationExpired: (d) => one('reservation.expired', d.reservationId, { ...reservationRef(d), status: 'EXPIRED', expiredAt: d.expiredAt }),
   ReservationCancelled: (d) => one('reservation.cancelled', d.reservationId, { ...reservationRef(d), status: 'CANCELLED', cancelledAt: d.cancelledAt }),
   ReservationLatePaymentReceived: (d) =>

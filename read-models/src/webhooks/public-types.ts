@@ -205,6 +205,51 @@ const InvoiceIssuedData = z.object({
   issuedAt: Time,
 });
 
+// The /v1 group-buys' events (docs/v1/group-buys.md): a group-buy is a pool, so each is the twin of a pool.* or
+// reservation.* event of the same internal event, in /v1 vocabulary (`gb_`, `ord_`, `acct_` ids, lowercase statuses).
+const gbRef = { groupBuy: z.string().describe('`gb_…`: the group-buy (GET /v1/group-buys/{id})'), poolId: Uuid.describe('The same pool on /api') };
+const orderRef = {
+  ...gbRef,
+  order: z.string().describe('`ord_…`: the order'),
+  reservationId: Uuid.describe('The same reservation on /api'),
+  buyer: z.string().describe('`acct_…`: the buyer’s account of the tenant; never their name or contact'),
+};
+const GroupBuyCreatedData = z.object({
+  ...gbRef,
+  status: z.literal('draft'),
+  organiser: z.string().describe('`acct_…`'),
+  title: z.string(),
+  currency: z.literal('EUR'),
+  closesAt: Time.nullable(),
+  created: Time,
+});
+const GroupBuyPublishedData = z.object({ ...gbRef, status: z.literal('open'), publishedAt: Time });
+const GroupBuyOrderPlacedData = z.object({
+  ...orderRef,
+  status: z.literal('pending'),
+  items: z.array(z.object({ itemId: z.string(), quantity: z.number().int(), unitAmount: Amount })),
+  amount: Amount.describe('What the buyer pays into escrow: the goods plus the deposit fee'),
+  currency: z.literal('EUR'),
+  expiresAt: Time,
+  created: Time,
+});
+const GroupBuyOrderPaidData = z.object({ ...orderRef, status: z.literal('paid'), amount: Amount, txHash: TxHash, paidAt: Time });
+const GroupBuyClosedData = z.object({
+  ...gbRef,
+  status: z.enum(['locked', 'failed']).describe('locked: succeeded, the deposits are held until released; failed: every deposit goes back'),
+  paidUnits: z.number().int(),
+  paidAmount: Amount,
+  finalPrices: z.array(z.object({ itemId: z.string(), unitAmount: Amount.describe('The price settled at: the tier reached by paid units') })),
+  closedAt: Time,
+});
+const GroupBuyCancelledData = z.object({ ...gbRef, status: z.literal('cancelled'), reason: z.string().nullable(), cancelledAt: Time });
+const GroupBuySettledData = z.object({
+  ...gbRef,
+  released: Amount.describe('Paid out to the seller, the organiser and the platform'),
+  refunded: Amount.describe('Paid back to buyers: tier differences, disputes, a failed or cancelled group-buy'),
+  settledAt: Time,
+});
+
 /** What a type's `subject` is: the id of the resource the event is about. */
 export type PublicSubject = 'pool' | 'reservation' | 'dispute' | 'settlement' | 'stray payment operation' | 'reservation, or stray payment operation' | 'invoice';
 const def = <S extends z.ZodType>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data });
@@ -241,6 +286,13 @@ export const PUBLIC_EVENT_CATALOGUE = {
   'refund.settled': def('reservation, or stray payment operation', 'Money went back on the ledger: a buyer’s deposit (or its refunded part), a late deposit, or a stray payment.', RefundSettledData),
   'stray_payment.received': def('stray payment operation', 'Money was paid straight into the escrow account (not a deposit): owed back to its sender.', StrayPaymentReceivedData),
   'invoice.issued': def('invoice', 'An invoice or credit note was issued.', InvoiceIssuedData),
+  'group_buy.created': def('pool', 'A group-buy was created (a draft): the twin of pool.created, in /v1 ids.', GroupBuyCreatedData),
+  'group_buy.published': def('pool', 'The group-buy opened: orders can be placed. The twin of pool.published.', GroupBuyPublishedData),
+  'group_buy.order_placed': def('reservation', 'An order holds units until `expiresAt`. The twin of reservation.placed.', GroupBuyOrderPlacedData),
+  'group_buy.order_paid': def('reservation', 'The order’s deposit was verified on the ledger. The twin of reservation.paid.', GroupBuyOrderPaidData),
+  'group_buy.closed': def('pool', 'The group-buy closed (deadline or organiser): the prices are final. The twin of pool.closed.', GroupBuyClosedData),
+  'group_buy.cancelled': def('pool', 'The organiser cancelled the group-buy: every paid order is owed back. The twin of pool.cancelled.', GroupBuyCancelledData),
+  'group_buy.settled': def('pool', 'Nothing is left in escrow: paid out and refunded. The twin of pool.settled.', GroupBuySettledData),
 } as const;
 
 export type PublicEventType = keyof typeof PUBLIC_EVENT_CATALOGUE;

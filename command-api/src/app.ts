@@ -1,4 +1,4 @@
-import { EscrowLedger, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
+import { ApiKeyStore, EscrowLedger, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
 import { AccountReadModel, SessionEventPrincipals, TenantReadModel } from '@cagnotte/read-models';
 import { makeAuthCommandRoutes } from './identity/login-routes';
 import { makeAccountRoutes } from './identity/account-routes';
@@ -20,6 +20,7 @@ import { makeWebhookCommandRoutes } from './webhooks/routes';
 import { InboxTokens, SANDBOX_INBOX_PATH, makeInboxCommandRoutes } from './webhooks/inbox';
 import type { WebhookDeliveryScheduler } from './webhooks/ports';
 import { makeDeliveryScheduler } from './webhooks/delivery';
+import { makeApiKeyRoutes } from './api-keys/routes';
 
 export interface CommandApiDeps {
   services: Services;
@@ -61,6 +62,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...escrowRoutes({ ...runtime, clock, ledger, escrow, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
     ...webhookRoutes(deps, clock),
+    ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
   ];
 };
 

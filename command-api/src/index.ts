@@ -19,6 +19,7 @@ export * from './escrow/sync';
 export * from './escrow/jobs';
 export * from './escrow/runtime';
 export * from './audit/auditors';
+export * from './api-keys';
 export * from './invoicing/issue';
 export * from './invoicing/jobs';
 export * from './invoicing/settlement-invoices';

@@ -7,7 +7,7 @@ import { LedgerAccountLinked } from './ledger/events';
 import { MandateAccepted, MandateRevoked } from './mandates/events';
 import { catalogueEvents } from './catalogue';
 import { escrowEvents, listingEvents, reservationEvents, reservationUpcasters } from './reservations/events';
-import { TenantAuditorGranted, TenantAuditorRevoked, TenantSettingsChanged } from './identity/events';
+import { TenantAuditorGranted, TenantAuditorRevoked, TenantSettingsChanged, TenantVerificationWithdrawn, TenantVerified } from './identity/events';
 import { closingUpcasters, escrowFeatureEvents, settlementUpcasters } from './escrow/events';
 import { invoicingEvents } from './invoicing/events';
 import { feeEvents } from './fees/events';
@@ -61,6 +61,8 @@ export const allEventDefinitions = [
   ...escrowFeatureEvents,
   TenantAuditorGranted,
   TenantAuditorRevoked,
+  TenantVerified,
+  TenantVerificationWithdrawn,
   ...feeEvents,
   ...invoicingEvents,
 ] as const;

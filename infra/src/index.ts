@@ -11,6 +11,8 @@ export * from './http/envelope';
 export * from './http/errors';
 export * from './http/rate-limit';
 export * from './http/route';
+export * from './http/v1';
+export * from './auth/api-keys';
 export * from './http/openapi';
 export * from './auth/passwords';
 export * from './auth/tokens';

@@ -13,6 +13,7 @@ import type { AuthContext, Authenticator, HttpKit, TenantDirectory } from './htt
 import { TokenService } from './auth/tokens';
 import { SessionStore } from './auth/sessions';
 import { CredentialStore } from './auth/credentials';
+import { ApiKeyStore } from './auth/api-keys';
 import { CheckpointWaiter } from './projections/checkpoints';
 import { RecentWrites } from './projections/recent-writes';
 import type { Embedder, SearchIndex } from './search/port';
@@ -210,6 +211,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
 /** The HTTP kit every route is mounted with: session authentication, tenant resolution, rate limits, idempotency. */
 export const httpKit = (services: Services, tenants: TenantDirectory): HttpKit => ({
   authenticator: new SessionAuthenticator(services.tokens, services.sessions),
+  apiKeys: new ApiKeyStore(services.knex),
   tenants,
   rateLimiter: services.rateLimiter,
   idempotency: services.idempotency,

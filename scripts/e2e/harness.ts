@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { changeTenantSettings, createTenant, makeCommandRoutes, onboardMerchant, registerUser } from '@cagnotte/command-api';
+import { changeTenantSettings, createTenant, makeCommandRoutes, onboardMerchant, registerUser, verifyTenant } from '@cagnotte/command-api';
 import type { AccountType, Role } from '@cagnotte/event-schemas';
 import { createApiServer, createServices, loadConfig, serveApp, type Config, type Services } from '@cagnotte/infra';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
@@ -26,6 +26,11 @@ export interface TestApi {
   list(user: TestUser, poolId: string, tier?: 'LISTED' | 'FEATURED'): Promise<void>;
   user(tenantSlug: string, options?: UserOptions): Promise<TestUser>;
   merchant(tenantSlug: string, options: MerchantOptions): Promise<{ id: string; slug: string }>;
+  /**
+   * An API key acting as `user` (an organiser), issued through POST /v1/api-keys with the user's session. A live key
+   * first verifies the tenant (as `pnpm cli tenant verify` does).
+   */
+  apiKey(user: TestUser, options?: { mode?: 'test' | 'live'; scopes?: string[]; name?: string }): Promise<{ id: string; secret: string }>;
   stop(): Promise<void>;
 }
 
@@ -37,6 +42,11 @@ export interface CallOptions {
   rawBody?: string;
   contentType?: string;
   headers?: Record<string, string>;
+  /**
+   * Every `POST /v1/…` requires an `Idempotency-Key`: `call` sends a fresh one unless `headers` has one. False sends
+   * none (to see the 400).
+   */
+  idempotencyKey?: false;
 }
 
 export interface ApiResponse<T> {
@@ -133,6 +143,8 @@ export const call = async <T = any>(base: string, method: string, path: string, 
   const headers: Record<string, string> = { ...(o.headers ?? {}) };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   if (o.tenant) headers['x-service-tenant'] = o.tenant;
+  const named = Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key');
+  if (method.toUpperCase() === 'POST' && path.startsWith('/v1/') && !named && o.idempotencyKey !== false) headers['idempotency-key'] = randomUUID();
   let body: string | undefined;
   if (o.rawBody !== undefined) body = o.rawBody;
   else if (o.body !== undefined) body = JSON.stringify(o.body);
@@ -232,6 +244,16 @@ export const startApi = async (overrides: Partial<Config> = {}, options: { clock
       );
       await runner.catchUp(position);
       return { id: (merchant as { id: string }).id, slug };
+    },
+    async apiKey(user, o = {}) {
+      if (o.mode === 'live') await verifyTenant(services, { slug: user.tenant, note: 'e2e' }, meta());
+      const res = await call<{ data: { id: string; secret: string } }>(url, 'POST', '/v1/api-keys', {
+        token: user.token,
+        tenant: user.tenant,
+        body: { name: o.name ?? 'e2e', mode: o.mode ?? 'test', ...(o.scopes ? { scopes: o.scopes } : {}) },
+      });
+      if (res.status !== 201) throw new Error(`API key refused: ${res.status} ${res.text}`);
+      return { id: res.body.data.id, secret: res.body.data.secret };
     },
     async list(user, poolId, tier = 'LISTED') {
       const res = await call<{ data: { listed: boolean } }>(url, 'POST', `/api/pools/${poolId}/list`, { token: user.token, tenant: user.tenant, body: { tier } });

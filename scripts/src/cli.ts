@@ -24,6 +24,7 @@ import {
 } from '@cagnotte/infra';
 import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { auditCommands } from './audit-cli';
+import { apiKeyCommands } from './api-keys-cli';
 import { eventsCommands } from './events-cli';
 import { USAGE } from './cli/usage';
 
@@ -85,6 +86,7 @@ const setBlocked = async (s: Services, args: string[], blocked: boolean) => {
 
 const commands: Record<string, (s: Services, args: string[]) => Promise<void>> = {
   ...auditCommands({ usage: (m) => new UsageError(m), print, meta, catchUp: (s, until) => runner(s).catchUp(until) }),
+  ...apiKeyCommands({ usage: (m) => new UsageError(m), print, meta, catchUp: (s, until) => runner(s).catchUp(until) }),
   ...eventsCommands({ usage: (m) => new UsageError(m) }),
   'tenant create': async (s, args) => {
     const { values, positionals } = parseArgs({

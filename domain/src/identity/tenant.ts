@@ -7,9 +7,9 @@ import { LEDGER_AMOUNT_EXCEEDED, fitsLedger, ledgerBoundMessage, parseAmount } f
  * A tenant's stream `tenant-<slug>` holds its TenantCreated, then its settings changes and its auditors: the slug is
  * the stream's name, so it is unique.
  */
-export type TenantEvent = Extract<DomainEvent, { type: 'TenantCreated' | 'TenantSettingsChanged' | 'TenantAuditorGranted' | 'TenantAuditorRevoked' | 'TenantFeeScheduleSet' }>;
+export type TenantEvent = Extract<DomainEvent, { type: 'TenantCreated' | 'TenantSettingsChanged' | 'TenantAuditorGranted' | 'TenantAuditorRevoked' | 'TenantFeeScheduleSet' | 'TenantVerified' | 'TenantVerificationWithdrawn' }>;
 
-const TENANT_EVENT_TYPES: ReadonlySet<string> = new Set<TenantEvent['type']>(['TenantCreated', 'TenantSettingsChanged', 'TenantAuditorGranted', 'TenantAuditorRevoked', 'TenantFeeScheduleSet']);
+const TENANT_EVENT_TYPES: ReadonlySet<string> = new Set<TenantEvent['type']>(['TenantCreated', 'TenantSettingsChanged', 'TenantAuditorGranted', 'TenantAuditorRevoked', 'TenantFeeScheduleSet', 'TenantVerified', 'TenantVerificationWithdrawn']);
 export const isTenantEvent = (event: DomainEvent): event is TenantEvent => TENANT_EVENT_TYPES.has(event.type);
 
 export type Tenant =
@@ -21,6 +21,8 @@ export type Tenant =
       auditors: string[];
       /** The fee schedule an operator set (docs/fees.md), or null: the default schedule applies. */
       feeSchedule: FeeSchedule | null;
+      /** When an operator verified the tenant as a business (live API keys), or null. */
+      verifiedAt: string | null;
     } & EventData<'TenantCreated'>);
 
 export interface TenantInput {
@@ -41,14 +43,16 @@ export type TenantCommand =
   | { type: 'GrantAuditor'; data: { userId: string; accountTenantId: string | null }; metadata: { now: string } }
   | { type: 'RevokeAuditor'; data: { userId: string }; metadata: { now: string } }
   /** `current`: the schedule in force (the one set, else the default), so that setting it again records nothing. */
-  | { type: 'SetFeeSchedule'; data: { schedule: FeeSchedule; current: FeeSchedule }; metadata: { now: string } };
+  | { type: 'SetFeeSchedule'; data: { schedule: FeeSchedule; current: FeeSchedule }; metadata: { now: string } }
+  | { type: 'VerifyTenant'; data: { note: string | null }; metadata: { now: string } }
+  | { type: 'WithdrawTenantVerification'; data: { note: string | null }; metadata: { now: string } };
 
 export const initialTenant = (): Tenant => ({ status: 'none' });
 
 export const evolveTenant = (state: Tenant, event: TenantEvent): Tenant => {
   switch (event.type) {
     case 'TenantCreated':
-      return { status: 'created', settings: {}, auditors: [], feeSchedule: null, ...event.data };
+      return { status: 'created', settings: {}, auditors: [], feeSchedule: null, verifiedAt: null, ...event.data };
     case 'TenantSettingsChanged':
       return state.status === 'none' ? state : { ...state, settings: { ...state.settings, ...event.data.settings } };
     case 'TenantAuditorGranted':
@@ -57,6 +61,10 @@ export const evolveTenant = (state: Tenant, event: TenantEvent): Tenant => {
       return state.status === 'none' ? state : { ...state, auditors: state.auditors.filter((id) => id !== event.data.userId) };
     case 'TenantFeeScheduleSet':
       return state.status === 'none' ? state : { ...state, feeSchedule: event.data.schedule };
+    case 'TenantVerified':
+      return state.status === 'none' ? state : { ...state, verifiedAt: event.data.verifiedAt };
+    case 'TenantVerificationWithdrawn':
+      return state.status === 'none' ? state : { ...state, verifiedAt: null };
     default:
       return assertNever(event);
   }
@@ -123,6 +131,16 @@ export const decideTenant = (command: TenantCommand, state: Tenant): TenantEvent
       requireFeesFitLedger(command.data.schedule);
       if (jsonEqual(tenant.feeSchedule ?? command.data.current, command.data.schedule)) return [];
       return [{ type: 'TenantFeeScheduleSet', data: { tenantId: tenant.tenantId, schedule: command.data.schedule, setAt: command.metadata.now } }];
+    }
+    case 'VerifyTenant': {
+      const tenant = requireTenant(state);
+      if (tenant.verifiedAt) return [];
+      return [{ type: 'TenantVerified', data: { tenantId: tenant.tenantId, verifiedAt: command.metadata.now, note: command.data.note } }];
+    }
+    case 'WithdrawTenantVerification': {
+      const tenant = requireTenant(state);
+      if (!tenant.verifiedAt) return [];
+      return [{ type: 'TenantVerificationWithdrawn', data: { tenantId: tenant.tenantId, withdrawnAt: command.metadata.now, note: command.data.note } }];
     }
     default:
       return assertNever(command);

@@ -101,3 +101,33 @@ auditorTest('settings changes and auditors fold side by side', () => {
 });
 
 auditorTest.run();
+
+// Verification (live API keys): the full fold.
+const verification = deciderSpec({ ...tenantAggregate, decide: decideTenant });
+const TV = '2026-02-01T09:00:00+01:00';
+const verify = (note: string | null = 'KYB passed'): TenantCommand => ({ type: 'VerifyTenant', data: { note }, metadata: { now: TV } });
+const withdraw = (note: string | null = null): TenantCommand => ({ type: 'WithdrawTenantVerification', data: { note }, metadata: { now: TV } });
+const verified = { type: 'TenantVerified' as const, data: { tenantId: TENANT, verifiedAt: TV, note: 'KYB passed' } };
+const withdrawn = { type: 'TenantVerificationWithdrawn' as const, data: { tenantId: TENANT, withdrawnAt: TV, note: null } };
+
+const verificationTest = suite('tenant verification');
+
+verificationTest('an operator verifies a tenant once; again records nothing', () => {
+  verification.given(created).when(verify()).then([verified]);
+  verification.given(created, verified).when(verify()).then([]);
+  const state = verification.given(created, verified).state();
+  assert.is(state.status === 'created' && state.verifiedAt, TV);
+});
+
+verificationTest('withdrawing: only a verified tenant; the fold forgets the verification', () => {
+  verification.given(created).when(withdraw()).then([]);
+  verification.given(created, verified).when(withdraw()).then([withdrawn]);
+  const state = verification.given(created, verified, withdrawn).state();
+  assert.is(state.status === 'created' && state.verifiedAt, null);
+});
+
+verificationTest('no tenant: not found', () => {
+  verification.given().when(verify()).thenThrows(NotFoundError, 'tenant_not_found');
+});
+
+verificationTest.run();

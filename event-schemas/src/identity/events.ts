@@ -57,6 +57,13 @@ export const TenantSettingsChanged = event('TenantSettingsChanged', 2, z.object(
 export const TenantAuditorGranted = event('TenantAuditorGranted', 1, z.object({ tenantId: Id, userId: Id, grantedAt: IsoDate }).strict());
 export const TenantAuditorRevoked = event('TenantAuditorRevoked', 1, z.object({ tenantId: Id, userId: Id, revokedAt: IsoDate }).strict());
 
+/**
+ * An operator verified the tenant as a business (`pnpm cli tenant verify`): only then are live API keys (`sk_live_…`)
+ * issued to it (docs/v1.md). Withdrawn, no new live key is issued; the keys already issued stay until revoked.
+ */
+export const TenantVerified = event('TenantVerified', 1, z.object({ tenantId: Id, verifiedAt: IsoDate, note: z.string().max(500).nullable() }).strict());
+export const TenantVerificationWithdrawn = event('TenantVerificationWithdrawn', 1, z.object({ tenantId: Id, withdrawnAt: IsoDate, note: z.string().max(500).nullable() }).strict());
+
 
 export const AccountRegistered = event(
   'AccountRegistered',

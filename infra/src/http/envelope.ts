@@ -11,15 +11,21 @@ export const ErrorEnvelope = z
     error: z.string().describe('A human-readable message.'),
     code: z.string().describe('A stable machine-readable code, e.g. `pool_already_archived`, `validation_failed`, `rate_limited`.'),
     errors: z.record(z.string(), z.array(z.string())).optional().describe('Per-field messages, for validation failures. Keys are dotted paths.'),
+    param: z.string().optional().describe('The first field or parameter at fault (a key of `errors`, or a header such as `Idempotency-Key`).'),
+    requestId: z.string().optional().describe('This request’s id, as in the `X-Request-Id` header: quote it when asking for support.'),
   })
   .describe('Error envelope');
 
-export const errorBody = (error: string, code: string, errors?: FieldErrors) => ({
-  success: false as const,
-  error,
-  code,
-  ...(errors && Object.keys(errors).length > 0 ? { errors } : {}),
-});
+export const errorBody = (error: string, code: string, errors?: FieldErrors, requestId?: string) => {
+  const fields = errors ? Object.keys(errors) : [];
+  return {
+    success: false as const,
+    error,
+    code,
+    ...(fields.length > 0 ? { errors, param: fields[0] } : {}),
+    ...(requestId ? { requestId } : {}),
+  };
+};
 
 /** Turns zod issues into `{ "config.units.0.price": ["…"] }`. A root-level issue is keyed `body` (or the given root). */
 export const fieldErrorsFromZod = (issues: readonly z.core.$ZodIssue[], root = 'body'): FieldErrors => {

@@ -1,7 +1,7 @@
 import { LedgerRejectedError } from '../ledger/gateway';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '@cagnotte/domain';
-import { errorBody } from './envelope';
+import { errorBody, errorBody as baseErrorBody } from './envelope';
 import { isDatabaseOutage } from '../db/outage';
 import type { Logger } from '../logger';
 
@@ -32,8 +32,14 @@ export const STATUS_BY_KIND: Record<AppError['kind'], number> = {
   unavailable: 503,
 };
 
+/** The request's id (set first thing by the base app), carried by every error answer. */
+const requestIdOf = (res: { getHeader(name: string): unknown }): string | undefined => {
+  const id = res.getHeader('X-Request-Id');
+  return typeof id === 'string' ? id : undefined;
+};
+
 export const notFoundHandler: RequestHandler = (req, res) => {
-  res.status(404).json(errorBody(`No route for ${req.method} ${req.path}`, 'route_not_found'));
+  res.status(404).json(errorBody(`No route for ${req.method} ${req.path}`, 'route_not_found', undefined, requestIdOf(res)));
 };
 
 interface BodyParserError {
@@ -50,6 +56,8 @@ export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
   (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
+    const requestId = requestIdOf(res);
+    const errorBody = (error: string, code: string, errors?: Record<string, string[]>) => baseErrorBody(error, code, errors, requestId);
     if (err instanceof AppError) {
       const status = STATUS_BY_KIND[err.kind];
       if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));

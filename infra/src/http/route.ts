@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { NotFoundError, UnauthorizedError, ValidationError } from '@cagnotte/domain';
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '@cagnotte/domain';
 import { fieldErrorsFromZod } from './envelope';
 import type { RateLimiter, RateLimitRule } from './rate-limit';
 import { IDEMPOTENCY_HEADER, IdempotencyKeyAnswered, IdempotencyStore, type IdempotencyClaim, type Replay } from './idempotency';
 import { gatedPublicTenant, isApprovedOrigin } from './gates';
 import { deferredInputError } from './deferred-input';
+import { looksLikeApiKey, scopeAllows, v1ScopeOf, type ApiKeyAuthenticator, type ApiKeyContext, type V1Access, type V1Resource } from './v1';
 
 export interface AuthContext {
   userId: string;
@@ -38,6 +39,8 @@ export interface RequestContext<B, Q, P> {
   query: Q;
   params: P;
   auth: AuthContext | null;
+  /** The API key that authenticated a `/v1` request (then `auth` is its owner's), else null. */
+  apiKey: ApiKeyContext | null;
   tenant: TenantRef | null;
   ip: string;
   requestId: string;
@@ -55,6 +58,11 @@ export type RouteAnswer = {
   status?: number;
   data: unknown;
   headers?: Record<string, string>;
+  /**
+   * On an idempotent route: what a replay of this answer carries instead of `data`. A secret shown once (an API key's)
+   * is not kept in the idempotency store: its replay says so instead.
+   */
+  keep?: unknown;
   /** A document served as is instead of the JSON envelope (an invoice's XML or PDF); not for idempotent routes. */
   raw?: { contentType: string; body: Buffer | string };
 };
@@ -99,8 +107,15 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
    * them (400 `malformed_json`, 413 `payload_too_large`, 400; 404 `tenant_not_found`), whether or not it reads a body.
    */
   ignoresInput?: true;
-  /** Honour an `Idempotency-Key` header (commands that create or change something). */
+  /** Honour an `Idempotency-Key` header (commands that create or change something). Every `POST /v1/…` requires one. */
   idempotent?: boolean;
+  /**
+   * A `/v1` route: the resource and access an API key's scopes must allow (403 `insufficient_scope`). Routes under
+   * `/v1` take API keys (`Authorization: Bearer sk_test_…|sk_live_…`) as well as sessions; other routes refuse keys.
+   */
+  v1?: { resource: V1Resource; access: V1Access };
+  /** Only a session may call it, not an API key (managing the keys themselves): 403 `session_required`. */
+  sessionOnly?: true;
   /** Extra response headers worth documenting. */
   responseHeaders?: Record<string, string>;
   handler: (ctx: RequestContext<z.infer<B>, z.infer<Q>, z.infer<P>>) => Promise<RouteResult>;
@@ -113,6 +128,8 @@ export const defineRoute = <B extends z.ZodType = z.ZodUndefined, Q extends z.Zo
 
 export interface HttpKit {
   authenticator: Authenticator;
+  /** API keys for `/v1` (absent: keys are refused as any unknown token). */
+  apiKeys?: ApiKeyAuthenticator;
   tenants: TenantDirectory;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
@@ -290,19 +307,32 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
   });
 };
 
+/** Every `POST /v1/…` requires an `Idempotency-Key` (docs/v1.md). */
+export const isV1Post = (def: Pick<RouteDef, 'method' | 'path'>): boolean => def.method === 'post' && def.path.startsWith('/v1/');
+
 /** One route's handler, built once at mount. */
-const routeHandler =
-  (kit: HttpKit, def: RouteDef) =>
-  async (req: Request, res: Response): Promise<unknown> => {
+const routeHandler = (kit: HttpKit, def: RouteDef) => {
+  const v1 = v1ScopeOf(def);
+  return async (req: Request, res: Response): Promise<unknown> => {
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const requestId = (res.getHeader('X-Request-Id') as string | undefined) ?? randomUUID();
     if (def.rateLimit && !def.gate) await kit.rateLimiter.hit(def.rateLimit, ip);
 
     let auth: AuthContext | null = null;
+    let apiKey: ApiKeyContext | null = null;
     const token = bearer(req);
     if (def.auth !== 'none' && token !== null) {
       if (token === '') {
         if (def.auth === 'required') throw new UnauthorizedError('Malformed Authorization header', 'invalid_token');
+      } else if (looksLikeApiKey(token)) {
+        // A key is a credential whatever the route's auth: sent where keys are not taken, it is refused, never ignored.
+        if (!v1 || !kit.apiKeys) throw new UnauthorizedError('API keys authenticate /v1 routes only; /api takes sessions', 'api_key_not_allowed');
+        apiKey = await kit.apiKeys.authenticate(token);
+        auth = { userId: apiKey.ownerId, tenantId: apiKey.tenantId, sessionId: `key:${apiKey.id}`, deviceId: 'api-key' };
+        if (def.sessionOnly) throw new ForbiddenError('session_required', 'This operation takes a session, not an API key');
+        if (!scopeAllows(apiKey.scopes, v1.resource, v1.access)) {
+          throw new ForbiddenError('insufficient_scope', `This API key lacks the scope ${v1.resource}:${v1.access}`);
+        }
       } else {
         try {
           auth = await kit.authenticator.authenticate(token);
@@ -339,6 +369,12 @@ const routeHandler =
       if (!tenant && def.tenant === 'required') throw new NotFoundError('tenant');
     }
 
+    // A key acts in its own tenant only: another tenant named in X-Service-Tenant finds nothing.
+    if (apiKey && tenant?.id !== apiKey.tenantId) throw new NotFoundError('tenant');
+    if (isV1Post(def) && req.headers[IDEMPOTENCY_HEADER] === undefined) {
+      throw new ValidationError({ 'Idempotency-Key': ['required on every POST under /v1'] }, 'Idempotency-Key header required', 'idempotency_key_required');
+    }
+
     // A body that did not parse, is too large or hostile is refused by every route, whether or not it reads one
     // (but logout); a query only where the route reads one.
     const inputError = (def.ignoresInput ? undefined : deferredInputError(req, 'body')) ?? (def.query ? deferredInputError(req, 'query') : undefined);
@@ -357,16 +393,18 @@ const routeHandler =
     }
 
     const run = (idempotency: IdempotencyClaim | null) =>
-      def.handler({ body, query: query.data, params: params.data, auth, tenant, ip, requestId, idempotency, req, res });
+      def.handler({ body, query: query.data, params: params.data, auth, apiKey, tenant, ip, requestId, idempotency, req, res });
     const send = (answer: Replay, replayed: boolean) => {
       for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');
       sendJson(res, answer.status, answer.body);
     };
     const rawKey = req.headers[IDEMPOTENCY_HEADER];
-    if (def.idempotent && typeof rawKey === 'string') {
+    if ((def.idempotent || isV1Post(def)) && typeof rawKey === 'string') {
       const key = IdempotencyStore.validKey(rawKey);
-      const scope = auth ? `u:${auth.userId}` : `ip:${ip}`;
+      // A key's answers are kept apart per mode: the same Idempotency-Key sent with a test key and a live key of one
+      // owner are two requests.
+      const scope = apiKey ? `u:${apiKey.ownerId}:${apiKey.livemode ? 'live' : 'test'}` : auth ? `u:${auth.userId}` : `ip:${ip}`;
       const claim = kit.idempotency.claim(scope, key, IdempotencyStore.fingerprint(def.method, req.originalUrl, body), def.success.status);
       const kept = await kit.idempotency.replayFor(claim);
       if (kept) return send(kept, true);
@@ -384,8 +422,9 @@ const routeHandler =
       if ('redirect' in result || 'streamed' in result) throw new Error('idempotent routes do not redirect or stream');
       const answer = claim.answerOf(result);
       if (claim.recorded) return send(answer, false);
-      const sent = await kit.idempotency.record(claim, answer);
-      return send(sent, sent !== answer);
+      const forReplay = result.keep !== undefined ? claim.answerOf({ ...result, data: result.keep }) : answer;
+      const sent = await kit.idempotency.record(claim, forReplay);
+      return sent === forReplay ? send(answer, false) : send(sent, true);
     }
     const result = await run(null);
     if ('streamed' in result) return;
@@ -394,3 +433,4 @@ const routeHandler =
     if (result.raw) return res.status(result.status ?? def.success.status).type(result.raw.contentType).send(result.raw.body);
     sendJson(res, result.status ?? def.success.status, { success: true, data: result.data });
   };
+};

@@ -40,6 +40,8 @@ export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> =
   TenantFeeScheduleSet: 'operator configuration of the tenant (the fee schedule)',
   TenantAuditorGranted: 'access control (who audits the tenant)',
   TenantAuditorRevoked: 'access control (who audits the tenant)',
+  TenantVerified: 'operator verification of the tenant (live API keys)',
+  TenantVerificationWithdrawn: 'operator verification of the tenant (live API keys)',
   AccountRegistered: 'identity: email, phone and profile of a person',
   PasswordResetCompleted: 'credentials',
   BusinessIdentityCaptured: 'identity: tax and company registration data (DAC7)',

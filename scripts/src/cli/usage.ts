@@ -9,6 +9,15 @@ export const AUDIT_USAGE = `  auditor grant --tenant <slug> --email <e>   make a
   pool state <poolId> [--at <commit-prepare|revision|ISO time>]
                                      the pool and its reservations as of that point (now without --at)`;
 
+export const API_KEYS_USAGE = `  tenant verify <slug> [--note <text>]      mark the tenant a verified business: live API keys may be issued
+  tenant unverify <slug> [--note <text>]    no new live key (issued ones stay until revoked)
+  api-keys create --tenant <slug> --email <organiser> [--mode test|live] [--name <n>] [--scopes <s,…>]
+                                     issue a key acting as that organiser; prints the secret once
+                                     (scopes: *, *:read, <resource>:read|write; default *)
+  api-keys list --tenant <slug> [--email <organiser>] [--limit <n>]   keys not revoked, newest first
+  api-keys roll <key_…> [--grace-hours <h>]   a new secret (printed once); the old one works <h> more hours (default 0)
+  api-keys revoke <key_…>            refused from the next request on`;
+
 export const USAGE = `Usage: pnpm cli <command>
 
   tenant create <slug> [--name <name>] [--white-label on|off] [--origin <url>]...
@@ -48,5 +57,6 @@ export const USAGE = `Usage: pnpm cli <command>
                                      unexpected deposits and the strays owed back (exit 1 when a pool does not
                                      reconcile; progress on stderr)
 ${AUDIT_USAGE}
+${API_KEYS_USAGE}
 
 Each command prints JSON. Exit code 0 on success, 1 on a refused command, 2 on bad usage.`;

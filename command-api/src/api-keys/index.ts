@@ -1,0 +1,3 @@
+export * from './keys';
+export * from './routes';
+export * from './verification';

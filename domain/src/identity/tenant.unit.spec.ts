@@ -103,7 +103,7 @@ auditorTest('settings changes and auditors fold side by side', () => {
 auditorTest.run();
 
 // Verification (live API keys): the full fold.
-const verification = deciderSpec({ ...tenantAggregate, decide: decideTenant });
+const verification = deciderSpec({ ...tenantAggregate, evolve: (s, e) => (isTenantEvent(e) ? tenantAggregate.evolve(s, e) : s), decide: decideTenant });
 const TV = '2026-02-01T09:00:00+01:00';
 const verify = (note: string | null = 'KYB passed'): TenantCommand => ({ type: 'VerifyTenant', data: { note }, metadata: { now: TV } });
 const withdraw = (note: string | null = null): TenantCommand => ({ type: 'WithdrawTenantVerification', data: { note }, metadata: { now: TV } });

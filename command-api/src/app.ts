@@ -21,6 +21,8 @@ import { InboxTokens, SANDBOX_INBOX_PATH, makeInboxCommandRoutes } from './webho
 import type { WebhookDeliveryScheduler } from './webhooks/ports';
 import { makeDeliveryScheduler } from './webhooks/delivery';
 import { makeApiKeyRoutes } from './api-keys/routes';
+import { makeGroupBuyCommandRoutes } from './pools/v1-routes';
+import { makeGroupBuyOrderRoutes } from './pools/v1-orders';
 
 export interface CommandApiDeps {
   services: Services;
@@ -63,6 +65,9 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
     ...webhookRoutes(deps, clock),
     ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
+    // /v1/group-buys: the pool engine above, through /v1 (the same commands, the /v1 shapes).
+    ...makeGroupBuyCommandRoutes({ ...onPools, ledger, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
+    ...makeGroupBuyOrderRoutes({ ...runtime, clock, ledger, escrow, quotes, production: onPools.production }),
   ];
 };
 

@@ -60,7 +60,7 @@ export const v1ScopeOf = (def: { path: string; method: string; v1?: { resource: 
 export const livemodeOf = (ctx: { apiKey?: ApiKeyContext | null }, production: boolean): boolean => (ctx.apiKey ? ctx.apiKey.livemode : production);
 
 // ── Prefixed ids ────────────────────────────────────────────────────────────────────────────────────────────────
-export const V1_ID_PREFIXES = ['acct', 'tr', 'req', 'gb', 'deal', 'we', 'evt', 'key'] as const;
+export const V1_ID_PREFIXES = ['acct', 'tr', 'req', 'gb', 'ord', 'deal', 'we', 'evt', 'key'] as const;
 export type V1IdPrefix = (typeof V1_ID_PREFIXES)[number];
 
 /** `deal_3f2a…`: the prefix and the uuid's 32 hex digits, lower case. */

@@ -82,7 +82,7 @@ const webhookRoutes = (deps: CommandApiDeps, clock: () => Date): RouteDef[] => {
     ...makeWebhookCommandRoutes({
       knex,
       keyring: new WebhookKeyring(knex, encryptionKey),
-      principals: new SessionEventPrincipals(knex),
+      principals: new SessionEventPrincipals(knex, production),
       production,
       sandboxInboxBase: () => (deps.services.self.url ? `${deps.services.self.url}${SANDBOX_INBOX_PATH}` : undefined),
       maxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,

@@ -67,14 +67,14 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makeInvoiceQueryRoutes({ invoices: new InvoiceReadModel(services.knex), isAuditor, renderers: { xml: renderCii, pdf: renderFacturX }, ...consistency }),
     ...makeWebhookQueryRoutes({
       endpoints: new WebhookEndpointReader(services.knex),
-      principals: new SessionEventPrincipals(services.knex),
+      principals: new SessionEventPrincipals(services.knex, services.config.APP_ENV === 'production'),
       keyring: new WebhookKeyring(services.knex, webhookEncryptionKey(services.config.WEBHOOK_ENCRYPTION_KEY)),
     }),
     ...(services.config.APP_ENV === 'production' ? [] : makeInboxQueryRoutes({ inbox: new WebhookInboxReader(services.knex) })),
     makeEventTypesRoute(),
     ...makeFeedRoutes({
       feed: new PublicFeedReader(services.knex),
-      principals: new SessionEventPrincipals(services.knex),
+      principals: new SessionEventPrincipals(services.knex, services.config.APP_ENV === 'production'),
       waker: services.feedWaker,
       heartbeatMs: services.config.FEED_HEARTBEAT_MS,
       onStreamError: (err) => services.logger.warn({ err }, 'event stream ended on an error'),

@@ -203,6 +203,22 @@ test('every POST under /v1 needs an Idempotency-Key; errors carry code, param an
   assert.is(malformed.status, 404);
 });
 
+test('modes: a test key’s webhook endpoint is none of a live key’s, and the reverse', async (ctx) => {
+  const test = withKey(ctx, (await ctx.api.apiKey(ctx.other.carla)).secret);
+  const live = withKey(ctx, (await ctx.api.apiKey(ctx.other.carla, { mode: 'live' })).secret);
+  const inbox = await ctx.api.call<Envelope>('POST', '/sandbox/webhook-inbox', {});
+  assert.is(inbox.status, 201, inbox.text);
+  const made = await test('POST', '/v1/webhooks', { url: inbox.body.data.url, enabledEvents: ['*'] });
+  assert.is(made.status, 201, made.text);
+  const id = made.body.data.id;
+  assert.is((await test('GET', `/v1/webhooks/${id}`)).status, 200);
+  assert.is((await live('GET', `/v1/webhooks/${id}`)).status, 404);
+  assert.not.ok((await live('GET', '/v1/webhooks')).body.data.items.some((w: { id: string }) => w.id === id));
+  assert.is((await live('DELETE', `/v1/webhooks/${id}`)).status, 404);
+  // The session of the sandbox deployment works in test mode: it sees the test key's endpoint.
+  assert.is((await asUser(ctx, ctx.other.carla)('GET', `/v1/webhooks/${id}`)).status, 200);
+});
+
 test('the operator CLI issues, lists, rolls and revokes keys', async (ctx) => {
   const created = await runCli('api-keys', 'create', '--tenant', ctx.tenant, '--email', ctx.bob.email, '--name', 'ops', '--scopes', 'deals:write,events:read');
   assert.is(created.code, 0, created.err);

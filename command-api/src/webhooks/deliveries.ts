@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { JOB_QUEUES, type JobQueue } from '@cagnotte/infra';
-import { compareFeedPositions, matchesEnabledEvents, positionOfRow, type FeedPosition, type PublicEventRow } from '@cagnotte/read-models';
+import { compareFeedPositions, matchesEnabledEvents, positionOfRow, publicEventLivemode, type FeedPosition, type PublicEventRow } from '@cagnotte/read-models';
 
 /**
  * The rows of webhook delivery (migrations 025, 026): one `webhook_deliveries` row per (endpoint, event), and how its
@@ -49,6 +49,7 @@ interface EndpointMatchRow {
   id: string;
   tenant_id: string;
   owner_id: string | null;
+  livemode: boolean | null;
   enabled_events: string[];
   ordering: 'none' | 'per_subject';
   from_commit_text: string | null;
@@ -71,12 +72,12 @@ export interface Dispatched {
  * tenant, the endpoint enabled and not deleted, its owner scope, its enabledEvents, created before the event).
  * A batch handled again inserts nothing twice (ON CONFLICT DO NOTHING).
  */
-export const insertDeliveries = async (trx: Knex.Transaction, events: PublicEventRow[]): Promise<Dispatched> => {
+export const insertDeliveries = async (trx: Knex.Transaction, events: PublicEventRow[], deploymentLive = false): Promise<Dispatched> => {
   const tenants = [...new Set(events.map((e) => e.tenant_id))];
   if (tenants.length === 0) return { rows: [], subjects: [] };
   const endpoints = (
     await trx.raw<{ rows: EndpointMatchRow[] }>(
-      `SELECT id, tenant_id, owner_id, enabled_events, ordering, from_commit::text AS from_commit_text, from_prepare, from_idx
+      `SELECT id, tenant_id, owner_id, livemode, enabled_events, ordering, from_commit::text AS from_commit_text, from_prepare, from_idx
          FROM webhook_endpoints WHERE tenant_id = ANY(?::uuid[]) AND status = 'enabled' AND deleted_at IS NULL`,
       [tenants],
     )
@@ -85,7 +86,9 @@ export const insertDeliveries = async (trx: Knex.Transaction, events: PublicEven
   const values: Array<Record<string, unknown>> = [];
   for (const e of events) {
     const position = positionOfRow(e);
+    const mode = publicEventLivemode(e.data, deploymentLive);
     for (const w of endpoints) {
+      if ((w.livemode ?? deploymentLive) !== mode) continue;
       if (w.tenant_id !== e.tenant_id || (w.owner_id !== null && w.owner_id !== e.owner_id) || !matchesEnabledEvents(w.enabled_events, e.type) || !after(position, w)) continue;
       values.push({
         endpoint_id: w.id,

@@ -32,7 +32,7 @@ export const startWebhookDelivery = (deps: WebhookDeliveryDeps, options: Webhook
   const stop = new AbortController();
   const dispatching = group.run(
     async (events, trx) => {
-      const dispatched = await insertDeliveries(trx, events);
+      const dispatched = await insertDeliveries(trx, events, deps.production);
       // Queued after the commit, so an attempt always finds its row; a process that dies in between leaves rows the sweeper queues.
       return async () => {
         await enqueueDispatched(deps.knex, deps.jobs, dispatched).catch((e: Error) => deps.logger.warn({ err: e.message }, 'webhooks: queueing deliveries failed; the sweeper will'));

@@ -57,6 +57,7 @@ export class WebhookEndpointStore {
           id,
           tenant_id: principal.tenantId,
           owner_id: principal.ownerId,
+          livemode: principal.livemode,
           created_by: principal.actorId,
           url,
           description: input.description || null,

@@ -371,14 +371,15 @@ const routeHandler = (kit: HttpKit, def: RouteDef) => {
 
     // A key acts in its own tenant only: another tenant named in X-Service-Tenant finds nothing.
     if (apiKey && tenant?.id !== apiKey.tenantId) throw new NotFoundError('tenant');
-    if (isV1Post(def) && req.headers[IDEMPOTENCY_HEADER] === undefined) {
-      throw new ValidationError({ 'Idempotency-Key': ['required on every POST under /v1'] }, 'Idempotency-Key header required', 'idempotency_key_required');
-    }
 
     // A body that did not parse, is too large or hostile is refused by every route, whether or not it reads one
     // (but logout); a query only where the route reads one.
     const inputError = (def.ignoresInput ? undefined : deferredInputError(req, 'body')) ?? (def.query ? deferredInputError(req, 'query') : undefined);
     if (inputError) throw inputError;
+    // Then the header every POST under /v1 carries, before the body's fields are looked at.
+    if (isV1Post(def) && req.headers[IDEMPOTENCY_HEADER] === undefined) {
+      throw new ValidationError({ 'Idempotency-Key': ['required on every POST under /v1'] }, 'Idempotency-Key header required', 'idempotency_key_required');
+    }
 
     const params = def.params ? def.params.safeParse(req.params) : { success: true as const, data: undefined };
     if (!params.success) throw new NotFoundError('resource');

@@ -23,6 +23,8 @@ export interface WebhookEndpointRow {
   id: string;
   tenant_id: string;
   owner_id: string | null;
+  /** Its mode: a test key's endpoint receives test events only (NULL: the deployment's mode). */
+  livemode: boolean | null;
   created_by: string;
   url: string;
   description: string | null;
@@ -127,7 +129,11 @@ export class WebhookEndpointReader {
 
   /** The endpoints of the principal's scope (not deleted), tenant first, then owner. */
   scoped(principal: EventPrincipal, db: Knex | Knex.Transaction = this.knex): Knex.QueryBuilder {
-    const q = db(WEBHOOK_TABLES.endpoints).where({ tenant_id: principal.tenantId }).whereNull('deleted_at');
+    // An endpoint of the other mode is none of the principal's (NULL: the deployment's mode).
+    const q = db(WEBHOOK_TABLES.endpoints)
+      .where({ tenant_id: principal.tenantId })
+      .whereNull('deleted_at')
+      .whereRaw('coalesce(livemode, ?::boolean) = ?::boolean', [principal.deploymentLive, principal.livemode]);
     return principal.ownerId === null ? q.whereNull('owner_id') : q.where({ owner_id: principal.ownerId });
   }
 

@@ -55,8 +55,8 @@ const insert = async (...rows: Row[]) => {
   );
 };
 
-const auditor = (tenantId: string): EventPrincipal => ({ kind: 'auditor', tenantId, ownerId: null, actorId: randomUUID() });
-const organiser = (tenantId: string, ownerId: string): EventPrincipal => ({ kind: 'organiser', tenantId, ownerId, actorId: ownerId });
+const auditor = (tenantId: string): EventPrincipal => ({ kind: 'auditor', tenantId, ownerId: null, actorId: randomUUID(), livemode: false, deploymentLive: false });
+const organiser = (tenantId: string, ownerId: string): EventPrincipal => ({ kind: 'organiser', tenantId, ownerId, actorId: ownerId, livemode: false, deploymentLive: false });
 const positions = (items: { cursor: string }[]) => items.map((i) => decodeCursor(i.cursor)!);
 const at = (commit: bigint, prepare: bigint, idx = 0): FeedPosition => ({ commit, prepare, idx });
 

@@ -64,6 +64,10 @@ export const whereTypes = (q: Knex.QueryBuilder, types: string[] | undefined): K
   });
 };
 
+/** The events of one mode: the SQL twin of `publicEventLivemode` (principal.ts). */
+export const whereMode = (q: Knex.QueryBuilder, livemode: boolean, deploymentLive: boolean): Knex.QueryBuilder =>
+  q.whereRaw(`(CASE jsonb_typeof(data->'livemode') WHEN 'boolean' THEN (data->'livemode')::boolean ELSE ?::boolean END) = ?::boolean`, [deploymentLive, livemode]);
+
 /** Rows strictly after a position, compared as a row of numbers (xid8, bigint, smallint). */
 export const whereAfter = (q: Knex.QueryBuilder, after: FeedPosition | null): Knex.QueryBuilder =>
   after
@@ -81,7 +85,7 @@ export class PublicFeedReader {
   async page(principal: EventPrincipal, query: FeedQuery): Promise<FeedPage> {
     let q = this.knex(FEED_TABLE).where('tenant_id', principal.tenantId);
     if (principal.ownerId !== null) q = q.andWhere('owner_id', principal.ownerId);
-    return this.read(q, query);
+    return this.read(whereMode(q, principal.livemode, principal.deploymentLive), query);
   }
 
   /**

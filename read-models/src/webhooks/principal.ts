@@ -22,10 +22,33 @@ export interface EventPrincipal {
   ownerId: string | null;
   /** Who acts (the session's user, or the key's id): recorded as `created_by` on what they create. */
   actorId: string;
+  /**
+   * The mode whose events the principal reads and whose endpoints it owns: an API key's (`sk_live_` or `sk_test_`),
+   * else the deployment's (live in production). See `publicEventLivemode`.
+   */
+  livemode: boolean;
+  /** The deployment's mode: that of every event whose data names none (the `/api` resources' events). */
+  deploymentLive: boolean;
+}
+
+/**
+ * The mode of a public event: its data's `livemode` when it has one (the /v1 objects' events), else the deployment's.
+ * One rule, one place: the feed's SQL (`whereMode`) and the webhook dispatcher both follow it.
+ */
+export const publicEventLivemode = (data: unknown, deploymentLive: boolean): boolean => {
+  const mode = data && typeof data === 'object' ? (data as { livemode?: unknown }).livemode : undefined;
+  return typeof mode === 'boolean' ? mode : deploymentLive;
+};
+
+interface PrincipalContext {
+  auth: { userId: string; tenantId: string } | null;
+  tenant: { id: string } | null;
+  /** The API key of the request, if one authenticated it: its mode is the principal's. */
+  apiKey?: { id: string; livemode: boolean } | null;
 }
 
 export interface EventPrincipalLookup {
-  resolve(ctx: { auth: { userId: string; tenantId: string } | null; tenant: { id: string } | null }): Promise<EventPrincipal | null>;
+  resolve(ctx: PrincipalContext): Promise<EventPrincipal | null>;
 }
 
 /**
@@ -33,9 +56,13 @@ export interface EventPrincipalLookup {
  * anyone else, which the routes answer with the 404 a missing resource gets (the feed does not say what exists).
  */
 export class SessionEventPrincipals implements EventPrincipalLookup {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    /** Whether the deployment is production (its sessions and its /api resources are live). */
+    private readonly production = false,
+  ) {}
 
-  async resolve(ctx: { auth: { userId: string; tenantId: string } | null; tenant: { id: string } | null }): Promise<EventPrincipal | null> {
+  async resolve(ctx: PrincipalContext): Promise<EventPrincipal | null> {
     const auth = ctx.auth;
     // A token of another tenant never counts, whatever X-Service-Tenant says.
     if (!auth || !ctx.tenant || auth.tenantId !== ctx.tenant.id || !isUuid(auth.userId) || !isUuid(auth.tenantId)) return null;
@@ -43,8 +70,9 @@ export class SessionEventPrincipals implements EventPrincipalLookup {
       this.knex(AUDIT_TABLES.auditors).where({ tenant_id: auth.tenantId, user_id: auth.userId, active: true }).first('user_id'),
       this.knex(ACCOUNTS_TABLE).where({ id: auth.userId, tenant_id: auth.tenantId }).first('role'),
     ]);
-    if (auditor) return { kind: 'auditor', tenantId: auth.tenantId, ownerId: null, actorId: auth.userId };
-    if ((account as { role?: string } | undefined)?.role === 'organiser') return { kind: 'organiser', tenantId: auth.tenantId, ownerId: auth.userId, actorId: auth.userId };
+    const mode = { livemode: ctx.apiKey ? ctx.apiKey.livemode : this.production, deploymentLive: this.production };
+    if (auditor) return { kind: 'auditor', tenantId: auth.tenantId, ownerId: null, actorId: auth.userId, ...mode };
+    if ((account as { role?: string } | undefined)?.role === 'organiser') return { kind: 'organiser', tenantId: auth.tenantId, ownerId: auth.userId, actorId: auth.userId, ...mode };
     return null;
   }
 }

@@ -11,10 +11,12 @@ export * from './public-types';
  * same order: a public event's id is its internal event's id and its index among them.
  */
 
-/** Who owns a pool: its tenant and its organiser. */
+/** Who owns a pool: its tenant and its organiser; and its mode when its creation recorded one (a /v1 key's). */
 export interface PoolOwner {
   tenantId: string;
   ownerId: string | null;
+  /** PoolCreated v4's `livemode`: every public event about the pool carries it (the feed's and the webhooks' mode rule). */
+  livemode?: boolean;
 }
 /** The pools the projection knows, by pool id. */
 export type PoolOwners = ReadonlyMap<string, PoolOwner>;
@@ -323,7 +325,14 @@ export const poolIdOf = (e: { data: unknown }): string | null => {
 
 /** What the projection remembers of an event: a created pool's tenant and organiser (null for any other event). */
 export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & PoolOwner) | null =>
-  event.type === 'PoolCreated' ? { resourceId: event.data.poolId, tenantId: event.data.tenantId, ownerId: event.data.organiserId } : null;
+  event.type === 'PoolCreated'
+    ? {
+        resourceId: event.data.poolId,
+        tenantId: event.data.tenantId,
+        ownerId: event.data.organiserId,
+        ...(event.data.livemode !== undefined ? { livemode: event.data.livemode } : {}),
+      }
+    : null;
 
 /**
  * The public events of one internal event, in order (index 0, 1, …). The owner is the pool's organiser (PoolCreated
@@ -340,7 +349,10 @@ export const publicEventsOf = (event: CatalogueEvent, owners: PoolOwners): Publi
   const drafts = mapper(event.data as Of<DomainEventType>);
   return drafts.map((d) => {
     // Every draft's data is parsed by its public schema: a mapper that breaks its published shape fails here, loudly.
-    const data = PUBLIC_EVENT_CATALOGUE[d.type].data.parse(d.data) as PublicEventData<typeof d.type>;
+    // A pool created in a mode (a /v1 key's) tells it in every event about it: the feed and the webhooks deliver each
+    // event in its data's mode (else the deployment's), so a live group-buy's events never reach a test key.
+    const withMode = owner?.livemode === undefined ? d.data : { ...d.data, livemode: owner.livemode };
+    const data = PUBLIC_EVENT_CATALOGUE[d.type].data.parse(withMode) as PublicEventData<typeof d.type>;
     return { type: d.type, tenantId, subject: d.subject, ownerId: owner?.ownerId ?? null, data };
   });
 };

@@ -42,7 +42,7 @@ const projectAll = (events: CatalogueEvent[], owners = new Map<string, PoolOwner
   events.flatMap((e) => {
     const drafts = publicEventsOf(e, owners);
     const owner = ownerRecordOf(e);
-    if (owner) owners.set(owner.resourceId, { tenantId: owner.tenantId, ownerId: owner.ownerId });
+    if (owner) owners.set(owner.resourceId, { tenantId: owner.tenantId, ownerId: owner.ownerId, ...(owner.livemode !== undefined ? { livemode: owner.livemode } : {}) });
     return drafts.map((d, idx) => ({ ...d, id: publicEventId(e.id, idx) }));
   });
 /** The same, without the group_buy.* twins (their own test below): what the pool.* and reservation.* tests read. */
@@ -119,6 +119,19 @@ test('given a pool’s life, when mapped, then each pool.created, published, clo
   const cancelled = projectAll([recorded({ type: 'PoolCancelled', data: { ...p, reason: null, cancelledAt: at(3) } }, 2)]);
   assert.equal(types(cancelled), ['pool.cancelled', 'group_buy.cancelled']);
   assert.equal(cancelled[1]!.data, { groupBuy: `gb_${hexOf(POOL)}`, poolId: POOL, status: 'cancelled', reason: null, cancelledAt: at(3) });
+});
+
+test('given a pool created with a mode (a /v1 key’s), when its events are mapped, then every public event about it carries that livemode; a pool without one carries none (the deployment’s)', () => {
+  const live = { ...flow.created(), data: { ...flow.created().data, livemode: true } } as DomainEvent;
+  const owners = new Map<string, PoolOwner>();
+  const pool = [live, ...flow.depositsPhase.slice(1, 7)].map((e, i) => recorded(e, i));
+  const out = projectAll(pool, owners);
+  assert.ok(out.length >= 6);
+  for (const d of out) assert.is((d.data as { livemode?: boolean }).livemode, true, d.type);
+  assert.equal(owners.get(POOL), { tenantId: TENANT, ownerId: ORGANISER, livemode: true }, 'the projection remembers it with the owner');
+  const later = projectAll([recorded(flow.published, 1)], new Map([[POOL, { tenantId: TENANT, ownerId: ORGANISER, livemode: false }]]));
+  for (const d of later) assert.is((d.data as { livemode?: boolean }).livemode, false, 'a later batch reads it from the owners');
+  for (const d of projectAll([recorded(flow.created(), 0), recorded(flow.published, 1)])) assert.not.ok('livemode' in (d.data as object), d.type);
 });
 
 test('given a pool the projection does not know, when one of its events is mapped, then the event’s tenant is used and it has no owner', () => {

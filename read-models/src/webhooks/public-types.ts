@@ -252,7 +252,12 @@ const GroupBuySettledData = z.object({
 
 /** What a type's `subject` is: the id of the resource the event is about. */
 export type PublicSubject = 'pool' | 'reservation' | 'dispute' | 'settlement' | 'stray payment operation' | 'reservation, or stray payment operation' | 'invoice';
-const def = <S extends z.ZodType>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data });
+/**
+ * Every type's data may carry `livemode`: the mode of the object it is about, when that object has one (a /v1 object,
+ * a pool created through /v1). Absent: the deployment's mode. The feed and the webhooks deliver each event in its mode.
+ */
+const Livemode = { livemode: z.boolean().optional().describe('The mode of the object it is about (absent: the deployment’s): a key reads and receives its own mode’s events only') };
+const def = <S extends z.ZodObject>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data: data.extend(Livemode) });
 
 /** Every public type: what it means and its `data`. Add new types at the end; never remove one. */
 export const PUBLIC_EVENT_CATALOGUE = {

@@ -27,7 +27,7 @@ import * as m025 from './025-events-out';
 import * as m026 from './026-webhook-delivery-runs';
 import * as m027 from './027-append-batch';
 import * as m028 from './028-api-keys';
-import * as m031 from './031-pool-seq';
+import * as m031 from './031-group-buys';
 import * as m033 from './033-webhook-endpoint-mode';
 
 interface Migration {

@@ -193,6 +193,19 @@ test('another tenant’s key, a key of the other mode, and another organiser fin
   assert.equal([liveGb.status, liveGb.body.data.livemode], [201, true]);
   assert.is((await withKey(ctx, ctx.key)('GET', `/v1/group-buys/${liveGb.body.data.id}`)).status, 404);
   assert.is((await withKey(ctx, live)('GET', `/v1/group-buys/${liveGb.body.data.id}`)).status, 200);
+  // Its events are live: in the live key's feed, never in the test key's.
+  await ctx.api.runner.catchUp();
+  const typesIn = async (secret: string) =>
+    ((await withKey(ctx, secret)('GET', '/v1/events?limit=500')).body.data.items as Array<{ type: string; data: { groupBuy?: string; poolId?: string } }>)
+      .filter((e) => e.data.poolId === uuidOf(liveGb.body.data.id))
+      .map((e) => e.type);
+  assert.equal(await typesIn(live), ['pool.created', 'group_buy.created']);
+  assert.equal(await typesIn(ctx.key), []);
+  // A FUNDING pool is no group-buy.
+  const pot = await asUser(ctx, ctx.olga)('POST', '/api/pools', { type: 'FUNDING', title: 'Cagnotte', targetAmount: '100.00' });
+  assert.is(pot.status, 201, pot.text);
+  assert.is((await withKey(ctx, ctx.key)('GET', `/v1/group-buys/gb_${hexOf(pot.body.data.id)}`)).status, 404);
+  assert.is((await withKey(ctx, ctx.key)('POST', `/v1/group-buys/gb_${hexOf(pot.body.data.id)}/cancel`, {})).status, 404);
 });
 
 test('orders: a buyer that is no account of the tenant is a 400 on buyer; more than the stock is a 409; the organiser does not order in their own group-buy', async (ctx) => {

@@ -148,13 +148,20 @@ export interface V1Caller {
 }
 
 /**
- * The pool as a /v1 caller may act on it: its own (the key's owner organises it), in the key's mode. Anything else
- * (none, another tenant's, another organiser's, the other mode) is a 404 `group_buy_not_found`, alike.
+ * The pool as a /v1 caller may act on it: a GROUPS pool of its own (the key's owner organises it), in the key's mode.
+ * Anything else (none, a FUNDING pool, another tenant's, another organiser's, the other mode) is a 404
+ * `group_buy_not_found`, alike.
  */
 export const keyPool =
   (ctx: V1Caller, production: boolean) =>
   (state: PoolCommandState, pool: Pool): Pool => {
-    if (pool.status === 'none' || pool.organiserId !== ctx.auth?.userId || !state.doc || livemodeOfDoc(state.doc.pool, production) !== livemodeOf(ctx, production)) {
+    if (
+      pool.status === 'none' ||
+      pool.type !== 'GROUPS' ||
+      pool.organiserId !== ctx.auth?.userId ||
+      !state.doc ||
+      livemodeOfDoc(state.doc.pool, production) !== livemodeOf(ctx, production)
+    ) {
       throw new NotFoundError('group_buy');
     }
     return pool;

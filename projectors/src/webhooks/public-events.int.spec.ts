@@ -157,7 +157,7 @@ Feed('owners: a later batch finds the pool’s organiser in rm_public_event_owne
   ]);
   assert.not.ok(JSON.stringify(rows.at(-1)!.data).includes('ann@example.com'));
   const owners = await specKnex()(proj.tables[1]!).where({ resource_id: p.poolId });
-  assert.equal(owners, [{ resource_id: p.poolId, tenant_id: p.tenantId, owner_id: organiserId, livemode: null }]);
+  assert.equal(owners, [{ resource_id: p.poolId, tenant_id: p.tenantId, owner_id: organiserId, livemode: null, pool_type: 'GROUPS' }]);
   assert.not.ok(rows.some((r) => 'livemode' in (r.data as object)), 'a pool of /api: the deployment’s mode');
 });
 

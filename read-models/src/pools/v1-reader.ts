@@ -4,7 +4,7 @@ import { groupBuyOrderOf, groupBuyV1Of, livemodeOfDoc, unitsReservedOf, type Gro
 import { RESERVATION_TABLES, factsOfRow, type ReservationRow } from '../reservations/tables';
 import { reservationView } from '../reservations/view';
 
-/** Whose group-buys a /v1 caller sees: the key's owner's pools of its tenant, in the key's mode. */
+/** Whose group-buys a /v1 caller sees: the key's owner's GROUPS pools of its tenant, in the key's mode (a FUNDING pool is no group-buy). */
 export interface GroupBuyScope {
   tenantId: string;
   ownerId: string;
@@ -22,7 +22,7 @@ export class GroupBuyReader {
 
   /** The pool row, if the scope sees it. */
   async row(poolId: string, scope: GroupBuyScope): Promise<PoolRow | null> {
-    const row = await this.knex<PoolRow>(POOL_TABLES.pools).where({ id: poolId, tenant_id: scope.tenantId, organiser_id: scope.ownerId }).first();
+    const row = await this.knex<PoolRow>(POOL_TABLES.pools).where({ id: poolId, tenant_id: scope.tenantId, organiser_id: scope.ownerId, type: 'GROUPS' }).first();
     return row && livemodeOfDoc(row.doc, scope.production) === scope.livemode ? row : null;
   }
 
@@ -68,7 +68,7 @@ export class GroupBuyReader {
 
   private scoped(scope: GroupBuyScope) {
     return this.knex(POOL_TABLES.pools)
-      .where({ tenant_id: scope.tenantId, organiser_id: scope.ownerId })
+      .where({ tenant_id: scope.tenantId, organiser_id: scope.ownerId, type: 'GROUPS' })
       .whereRaw(`coalesce((doc->>'livemode')::boolean, ?) = ?`, [scope.production, scope.livemode]);
   }
 

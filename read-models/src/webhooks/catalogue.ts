@@ -17,6 +17,8 @@ export interface PoolOwner {
   ownerId: string | null;
   /** PoolCreated v4's `livemode`: every public event about the pool carries it (the feed's and the webhooks' mode rule). */
   livemode?: boolean;
+  /** The pool's type: a GROUPS pool is a /v1 group-buy, whose events have their group_buy.* twins. Unknown: none. */
+  poolType?: 'GROUPS' | 'FUNDING';
 }
 /** The pools the projection knows, by pool id. */
 export type PoolOwners = ReadonlyMap<string, PoolOwner>;
@@ -330,6 +332,7 @@ export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & 
         resourceId: event.data.poolId,
         tenantId: event.data.tenantId,
         ownerId: event.data.organiserId,
+        poolType: event.data.type,
         ...(event.data.livemode !== undefined ? { livemode: event.data.livemode } : {}),
       }
     : null;
@@ -346,7 +349,9 @@ export const publicEventsOf = (event: CatalogueEvent, owners: PoolOwners): Publi
   const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (poolId ? owners.get(poolId) : undefined);
   const tenantId = owner?.tenantId ?? (event.type === 'InvoiceIssued' ? event.data.tenantId : null) ?? event.metadata.tenantId;
   if (!tenantId) return [];
-  const drafts = mapper(event.data as Of<DomainEventType>);
+  // The group_buy.* twins are of GROUPS pools only (a group-buy is one): a FUNDING pool, or one whose type the
+  // projection does not know (an owner remembered before it kept the type), has its pool.* events alone.
+  const drafts = mapper(event.data as Of<DomainEventType>).filter((d) => owner?.poolType === 'GROUPS' || !d.type.startsWith('group_buy.'));
   return drafts.map((d) => {
     // Every draft's data is parsed by its public schema: a mapper that breaks its published shape fails here, loudly.
     // A pool created in a mode (a /v1 key's) tells it in every event about it: the feed and the webhooks deliver each

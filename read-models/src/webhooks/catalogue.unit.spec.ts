@@ -42,7 +42,10 @@ const projectAll = (events: CatalogueEvent[], owners = new Map<string, PoolOwner
   events.flatMap((e) => {
     const drafts = publicEventsOf(e, owners);
     const owner = ownerRecordOf(e);
-    if (owner) owners.set(owner.resourceId, { tenantId: owner.tenantId, ownerId: owner.ownerId, ...(owner.livemode !== undefined ? { livemode: owner.livemode } : {}) });
+    if (owner) {
+      const { resourceId, ...known } = owner;
+      owners.set(resourceId, known);
+    }
     return drafts.map((d, idx) => ({ ...d, id: publicEventId(e.id, idx) }));
   });
 /** The same, without the group_buy.* twins (their own test below): what the pool.* and reservation.* tests read. */
@@ -116,7 +119,12 @@ test('given a pool’s life, when mapped, then each pool.created, published, clo
   assert.match(placed.order, /^ord_[0-9a-f]{32}$/);
   assert.match(placed.buyer, /^acct_[0-9a-f]{32}$/);
   assert.equal(Object.keys(placed.items[0] as object).sort(), ['itemId', 'quantity', 'unitAmount']);
-  const cancelled = projectAll([recorded({ type: 'PoolCancelled', data: { ...p, reason: null, cancelledAt: at(3) } }, 2)]);
+  const groups = new Map([[POOL, { tenantId: TENANT, ownerId: ORGANISER, poolType: 'GROUPS' as const }]]);
+  const cancelled = projectAll([recorded({ type: 'PoolCancelled', data: { ...p, reason: null, cancelledAt: at(3) } }, 2)], groups);
+  // A FUNDING pool is no group-buy, and a pool whose type the projection does not know has no twins either.
+  const funding = projectAll([recorded(flow.created('FUNDING'), 0), recorded(flow.published, 1)]);
+  assert.equal(types(funding), ['pool.created', 'pool.published']);
+  assert.equal(types(projectAll([recorded({ type: 'PoolCancelled', data: { ...p, reason: null, cancelledAt: at(3) } }, 2)], new Map([[POOL, { tenantId: TENANT, ownerId: ORGANISER }]]))), ['pool.cancelled']);
   assert.equal(types(cancelled), ['pool.cancelled', 'group_buy.cancelled']);
   assert.equal(cancelled[1]!.data, { groupBuy: `gb_${hexOf(POOL)}`, poolId: POOL, status: 'cancelled', reason: null, cancelledAt: at(3) });
 });
@@ -128,8 +136,8 @@ test('given a pool created with a mode (a /v1 key’s), when its events are mapp
   const out = projectAll(pool, owners);
   assert.ok(out.length >= 6);
   for (const d of out) assert.is((d.data as { livemode?: boolean }).livemode, true, d.type);
-  assert.equal(owners.get(POOL), { tenantId: TENANT, ownerId: ORGANISER, livemode: true }, 'the projection remembers it with the owner');
-  const later = projectAll([recorded(flow.published, 1)], new Map([[POOL, { tenantId: TENANT, ownerId: ORGANISER, livemode: false }]]));
+  assert.equal(owners.get(POOL), { tenantId: TENANT, ownerId: ORGANISER, poolType: 'GROUPS', livemode: true }, 'the projection remembers it with the owner');
+  const later = projectAll([recorded(flow.published, 1)], new Map([[POOL, { tenantId: TENANT, ownerId: ORGANISER, poolType: 'GROUPS' as const, livemode: false }]]));
   for (const d of later) assert.is((d.data as { livemode?: boolean }).livemode, false, 'a later batch reads it from the owners');
   for (const d of projectAll([recorded(flow.created(), 0), recorded(flow.published, 1)])) assert.not.ok('livemode' in (d.data as object), d.type);
 });

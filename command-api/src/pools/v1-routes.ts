@@ -13,7 +13,7 @@ import {
   type RouteAnswer,
   type RouteDef,
 } from '@cagnotte/infra';
-import { GroupBuyV1, groupBuyV1Of, livemodeOfDoc } from '@cagnotte/read-models';
+import { GROUP_BUY_ERROR_CODES, GroupBuyV1, groupBuyV1Of, livemodeOfDoc } from '@cagnotte/read-models';
 import { POSITION_HEADER } from '../shared/execute-command';
 import { cancelPool, closePool } from '../escrow/closing';
 import { makeSettlementRoutes } from '../escrow/settlement';
@@ -32,28 +32,7 @@ import { createPool, publishPool, type MerchantPoolCreateInput } from './routes'
  * answer the /v1 view of the command's own fold. The orders are in ./v1-orders.ts.
  */
 
-registerV1ErrorCodes({
-  group_buy_not_found: 'No such group-buy for this key: missing, another tenant’s, another organiser’s or of the other mode',
-  order_not_found: 'No such order in this group-buy',
-  organise_capability_required: 'The key’s owner is no longer an organiser',
-  pool_not_draft: 'Only a draft is published',
-  pool_incomplete: 'A group-buy needs at least one item to be published',
-  ledger_account_required: 'The account (the organiser publishing, the buyer paying) has no linked ledger account',
-  pool_not_open: 'The group-buy takes no orders now (a draft, closed, cancelled)',
-  pool_deadline_passed: 'The group-buy’s closesAt has passed',
-  escrow_not_open: 'The group-buy has no escrow account yet',
-  minimum_not_reached: 'Closing early needs the minimum of paid units: cancel it instead',
-  pool_not_cancellable: 'A closed or settled group-buy is not cancelled',
-  insufficient_stock: 'Not enough units of an item left',
-  per_buyer_limit: 'Outside an item’s per-buyer limits',
-  organiser_cannot_reserve: 'The organiser does not order in their own group-buy',
-  nothing_to_pay: 'The order costs nothing',
-  ledger_amount_exceeded: 'An amount exceeds what one ledger payment carries',
-  secret_key_refused: 'A value shaped like a Stellar secret key was refused',
-  reservation_not_signed: 'Ask for the order’s payment (POST …/payment) before submitting it',
-  payment_mismatch: 'The transaction does not pay this order exactly',
-  terms_outdated: 'These are not the current terms',
-});
+registerV1ErrorCodes(GROUP_BUY_ERROR_CODES);
 
 const TAGS = ['Group-buys'];
 export const GroupBuyParams = z.object({ id: prefixedIdParam('gb') });

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { NotFoundError } from '@cagnotte/domain/errors';
-import { V1ListQuery, cursorPage, defineRoute, fromPrefixedId, livemodeOf, prefixedIdParam, unknownCursor, v1List, type RequestContext, type RouteDef } from '@cagnotte/infra';
-import { GroupBuyOrder, GroupBuyV1, type GroupBuyReader, type GroupBuyScope } from '@cagnotte/read-models';
+import { V1ListQuery, cursorPage, defineRoute, fromPrefixedId, livemodeOf, prefixedIdParam, registerV1ErrorCodes, unknownCursor, v1List, type RequestContext, type RouteDef } from '@cagnotte/infra';
+import { GROUP_BUY_ERROR_CODES, GroupBuyOrder, GroupBuyV1, type GroupBuyReader, type GroupBuyScope } from '@cagnotte/read-models';
 import { waitForMinPosition, type ConsistencyDeps } from '../shared/consistency';
 
 // GET /v1/group-buys…: the pools and reservations read models as the /v1 group-buys (docs/v1/group-buys.md).
+registerV1ErrorCodes(GROUP_BUY_ERROR_CODES);
 const PROJECTIONS = ['pools', 'reservations'];
 const TAGS = ['Group-buys'];
 const read = { tags: TAGS, auth: 'required', tenant: 'required', v1: { resource: 'group_buys', access: 'read' } } as const;

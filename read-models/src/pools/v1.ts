@@ -14,6 +14,38 @@ import { toMinor } from '../reservations/amounts';
 /** `<prefix>_<the uuid's 32 hex digits>`: the /v1 id format (infra's toPrefixedId; read-models may not import infra, a spec in command-api checks they agree). */
 export const v1IdOf = (prefix: 'gb' | 'acct' | 'ord', uuid: string): string => `${prefix}_${uuid.replace(/-/g, '').toLowerCase()}`;
 
+/** The codes the /v1 group-buys answer, with their meaning: both apps register them (infra's registerV1ErrorCodes) for the OpenAPI document. */
+export const GROUP_BUY_ERROR_CODES: Record<string, string> = {
+  group_buy_not_found: 'No such group-buy for this key: missing, another tenant’s, another organiser’s or of the other mode',
+  order_not_found: 'No such order in this group-buy',
+  organise_capability_required: 'The key’s owner is no longer an organiser',
+  pool_not_draft: 'Only a draft is published',
+  pool_incomplete: 'A group-buy needs at least one item to be published',
+  ledger_account_required: 'The account (the organiser publishing, the buyer paying) has no linked ledger account',
+  pool_not_open: 'The group-buy takes no orders now (a draft, closed, cancelled)',
+  pool_deadline_passed: 'The group-buy’s closesAt has passed',
+  escrow_not_open: 'The group-buy has no escrow account yet',
+  minimum_not_reached: 'Closing early needs the minimum of paid units: cancel it instead',
+  pool_not_cancellable: 'A closed or settled group-buy is not cancelled',
+  insufficient_stock: 'Not enough units of an item left',
+  per_buyer_limit: 'Outside an item’s per-buyer limits',
+  organiser_cannot_reserve: 'The organiser does not order in their own group-buy',
+  nothing_to_pay: 'The order costs nothing',
+  ledger_amount_exceeded: 'An amount exceeds what one ledger payment carries',
+  secret_key_refused: 'A value shaped like a Stellar secret key was refused',
+  reservation_not_signed: 'Ask for the order’s payment (POST …/payment) before submitting it',
+  payment_mismatch: 'The transaction does not pay this order exactly',
+  terms_outdated: 'These are not the current terms',
+  nothing_to_settle: 'Nothing is due to settle now',
+  pool_not_closed: 'An open group-buy settles only deposits owed back, and owes none',
+  payout_account_required: 'No account to pay the seller’s share to',
+  payout_account_not_ready: 'A recipient does not trust the stablecoin yet',
+  too_late_to_settle: 'Too close to reclaimAfter: each buyer reclaims their own deposit',
+  not_in_settlement: 'A transaction submitted is not one of the settlement’s',
+  stray_payments_unrecorded: 'The escrow’s balance and the recorded stray payments disagree: prepare again',
+  too_many_stray_payments: 'More stray payments than one settlement pays back',
+};
+
 /** The pool's mode: recorded at creation (PoolCreated v4), else the deployment's (`production` is live). */
 export const livemodeOfDoc = (doc: Pick<PoolDocument, 'livemode'>, production: boolean): boolean => doc.livemode ?? production;
 

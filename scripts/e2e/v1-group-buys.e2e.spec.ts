@@ -23,8 +23,8 @@ const test = suite<Ctx>('/v1 group-buys');
 
 const withKey =
   (ctx: Ctx, secret: string) =>
-  (method: string, path: string, body?: unknown): Promise<ApiResponse<Envelope>> =>
-    ctx.api.call<Envelope>(method, path, { headers: { authorization: `Bearer ${secret}` }, ...(body !== undefined ? { body } : {}) });
+  (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<Envelope>> =>
+    ctx.api.call<Envelope>(method, path, { headers: { authorization: `Bearer ${secret}`, ...headers }, ...(body !== undefined ? { body } : {}) });
 const asUser = (ctx: Ctx, user: TestUser) => (method: string, path: string, body?: unknown) =>
   ctx.api.call<Envelope>(method, path, { token: user.token, tenant: user.tenant, headers: method === 'POST' ? { 'Idempotency-Key': randomUUID() } : {}, ...(body !== undefined ? { body } : {}) });
 
@@ -58,6 +58,19 @@ test.after(async (ctx) => ctx.api.stop());
 
 test('created with tiers through /v1, it reads back through /api/pools/{uuid}; a pool made on /api reads back as /v1/group-buys/gb_…, both listed newest first', async (ctx) => {
   const v1 = withKey(ctx, ctx.key);
+  // A retry with the same Idempotency-Key answers the same group-buy, and creates nothing more.
+  const key = `gb-create-${randomUUID()}`;
+  const body = cheese();
+  const first = await v1('POST', '/v1/group-buys', body, { 'Idempotency-Key': key });
+  const again = await v1('POST', '/v1/group-buys', body, { 'Idempotency-Key': key });
+  assert.equal([again.status, again.headers.get('idempotent-replayed'), again.body.data.id], [201, 'true', first.body.data.id]);
+  const reused = await v1('POST', '/v1/group-buys', { ...body, title: 'Autre' }, { 'Idempotency-Key': key });
+  assert.equal([reused.status, reused.body.code], [409, 'idempotency_key_reused']);
+  const missingKey = await ctx.api.call<Envelope>('POST', '/v1/group-buys', { headers: { authorization: `Bearer ${ctx.key}` }, body: cheese(), idempotencyKey: false });
+  assert.equal([missingKey.status, missingKey.body.code], [400, 'idempotency_key_required']);
+  const readOnly = await withKey(ctx, (await ctx.api.apiKey(ctx.olga, { scopes: ['group_buys:read'] })).secret)('POST', '/v1/group-buys', cheese());
+  assert.equal([readOnly.status, readOnly.body.code], [403, 'insufficient_scope']);
+
   const created = await v1('POST', '/v1/group-buys', cheese());
   assert.is(created.status, 201, created.text);
   const gb = created.body.data;

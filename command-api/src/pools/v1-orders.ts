@@ -5,7 +5,7 @@ import { GroupBuyOrder, groupBuyOrderOf, type ReservationView } from '@cagnotte/
 import { POSITION_HEADER } from '../shared/execute-command';
 import { poolStream } from '../shared/context';
 import { loadState } from '../shared/run-command';
-import { payReservation, placeReservation, signReservation } from '../reservations/routes';
+import { payReservation, placeReservation, signReservation } from '../reservations/commands';
 import { reservationOf, tenantOf, type ReservationDeps } from '../reservations/runtime';
 import { poolAggregate, poolInTenant, type PoolCommandState, type PoolOutcome } from './aggregate';
 import { GroupBuyParams, keyPool, poolIdOf, type V1Caller } from './v1-routes';

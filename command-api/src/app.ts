@@ -1,4 +1,4 @@
-import { ApiKeyStore, EscrowLedger, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
+import { ApiKeyStore, EscrowLedger, LedgerWalletBalances, WebhookKeyring, webhookEncryptionKey, type Resolver, type RouteDef, type Services } from '@cagnotte/infra';
 import { AccountReadModel, SessionEventPrincipals, TenantReadModel } from '@cagnotte/read-models';
 import { makeAuthCommandRoutes } from './identity/login-routes';
 import { makeAccountRoutes } from './identity/account-routes';
@@ -20,9 +20,12 @@ import { makeWebhookCommandRoutes } from './webhooks/routes';
 import { InboxTokens, SANDBOX_INBOX_PATH, makeInboxCommandRoutes } from './webhooks/inbox';
 import type { WebhookDeliveryScheduler } from './webhooks/ports';
 import { makeDeliveryScheduler } from './webhooks/delivery';
+import { makeRequestCommandRoutes } from './requests/routes';
 import { makeApiKeyRoutes } from './api-keys/routes';
 import { makeGroupBuyCommandRoutes } from './pools/v1-routes';
 import { makeGroupBuyOrderRoutes } from './pools/v1-orders';
+import { makeAccountV1Routes, type AccountV1Deps } from './accounts/routes';
+import { makeTransferRoutes } from './transfers/routes';
 
 export interface CommandApiDeps {
   services: Services;
@@ -63,12 +66,20 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeReservationRoutes({ ...runtime, clock, ledger, escrow, quotes }),
     ...escrowRoutes({ ...runtime, clock, ledger, escrow, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
+    ...makeRequestCommandRoutes({ ...runtime, facts, ledger, config, clock }),
     ...webhookRoutes(deps, clock),
     ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
     // /v1/group-buys: the pool engine above, through /v1 (the same commands, the /v1 shapes).
     ...makeGroupBuyCommandRoutes({ ...onPools, ledger, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeGroupBuyOrderRoutes({ ...runtime, clock, ledger, escrow, quotes, production: onPools.production }),
+    ...v1Routes({ ...onAccounts, knex, ledger, oneTime }, config.APP_ENV === 'production'),
   ];
+};
+
+/** /v1 accounts and transfers: a partner's end customers and the payments between their wallets (non-custodial). */
+const v1Routes = (deps: Omit<AccountV1Deps, 'view' | 'production'>, production: boolean): RouteDef[] => {
+  const view = { knex: deps.knex, wallets: new LedgerWalletBalances(deps.ledger), defaultLivemode: production, now: deps.clock };
+  return [...makeAccountV1Routes({ ...deps, view, production }), ...makeTransferRoutes({ ...deps, production })];
 };
 
 const escrowRoutes = (deps: EscrowDeps): RouteDef[] => [...makeClosingRoutes(deps), ...makeDisputeRoutes(deps), ...makeSettlementRoutes(deps)];

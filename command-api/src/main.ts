@@ -4,6 +4,7 @@ import { startReservationExpiry } from './reservations/expiry';
 import { startListingRefunds } from './pools/listing';
 import { escrowJobDeps, startEscrowJobs } from './escrow/jobs';
 import { invoicingJobDeps, startInvoicingJobs } from './invoicing/jobs';
+import { startRequestJobs } from './requests/jobs';
 import { makeDeliveryScheduler, startWebhooks } from './webhooks/dispatcher';
 import { TenantReadModel } from '@cagnotte/read-models';
 
@@ -14,6 +15,7 @@ void boot('command-api', async (services) => {
   const stopRefunds = startListingRefunds(services, new EscrowLedger(services.ledger));
   const stopEscrowJobs = startEscrowJobs(escrowJobDeps(services));
   const stopInvoicing = startInvoicingJobs(invoicingJobDeps(services));
+  const stopRequests = startRequestJobs(services);
   // Webhook delivery (docs/webhooks.md): the dispatcher of the public feed, the delivery workers and their sweeper.
   const stopWebhooks = startWebhooks(services);
   return {
@@ -29,6 +31,7 @@ void boot('command-api', async (services) => {
       await stopRefunds();
       await stopEscrowJobs();
       await stopInvoicing();
+      await stopRequests();
       await stopWebhooks();
     },
   };

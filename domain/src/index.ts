@@ -29,4 +29,8 @@ export * from './invoicing/vat-rates';
 export * from './invoicing/vat-treatment';
 export * from './invoicing/builders';
 export * from './invoicing/issuer';
+export * from './requests/amounts';
+export * from './requests/request';
+export * from './requests/invoice';
 export * from './fees/index';
+export * from './transfers/transfer';

@@ -11,6 +11,9 @@ import { TenantAuditorGranted, TenantAuditorRevoked, TenantSettingsChanged, Tena
 import { closingUpcasters, escrowFeatureEvents, settlementUpcasters } from './escrow/events';
 import { invoicingEvents } from './invoicing/events';
 import { feeEvents } from './fees/events';
+import { paymentRequestEvents } from './requests/events';
+import { accountPartnerEvents } from './accounts/events';
+import { transferEvents } from './transfers/events';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
 export interface RawEvent {
@@ -65,6 +68,9 @@ export const allEventDefinitions = [
   TenantVerificationWithdrawn,
   ...feeEvents,
   ...invoicingEvents,
+  ...paymentRequestEvents,
+  ...accountPartnerEvents,
+  ...transferEvents,
 ] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;
@@ -73,7 +79,11 @@ export type EventData<T extends DomainEventType> = Extract<DomainEvent, { type: 
 export type ParsedEvent<E = DomainEvent> = E & { schemaVersion: number; metadata: EventMetadata };
 
 /** Upcasters for every schema version ever published. */
-export const upcasters: Upcaster[] = [...poolUpcasters, { type: 'TenantSettingsChanged', fromVersion: 1, up: (data) => data }, ...closingUpcasters, ...settlementUpcasters, ...reservationUpcasters];
+export const upcasters: Upcaster[] = [
+  ...poolUpcasters,
+  { type: 'TenantSettingsChanged', fromVersion: 1, up: (data) => data },
+  { type: 'LedgerAccountLinked', fromVersion: 1, up: (data) => data },
+  { type: 'BusinessIdentityCaptured', fromVersion: 1, up: (data) => data }, ...closingUpcasters, ...settlementUpcasters, ...reservationUpcasters];
 
 export interface EventRegistry<E> {
   /** Upcasts stored data to the current version and validates it: the one parser every reader shares. */

@@ -10,6 +10,10 @@ export * from './search/listings';
 export * from './escrow/timers';
 export * from './audit/projection';
 export * from './webhooks/public-events';
+export * from './requests/projection';
+export * from './requests/timers';
+export * from './accounts/projection';
+export * from './transfers/projection';
 import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
@@ -24,6 +28,10 @@ import { auditProjection } from './audit/projection';
 import { makeInvoiceIssuerProjection } from './invoicing/issuer';
 import { invoicesProjection } from './invoicing/projection';
 import { publicEventsProjection } from './webhooks/public-events';
+import { requestsProjection } from './requests/projection';
+import { makeRequestTimersProjection } from './requests/timers';
+import { v1AccountsProjection } from './accounts/projection';
+import { transfersProjection } from './transfers/projection';
 import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
@@ -44,10 +52,14 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   auditProjection,
   makeInvoiceIssuerProjection({ jobs: services.jobs }),
   invoicesProjection,
+  requestsProjection,
+  makeRequestTimersProjection({ jobs: services.jobs }),
+  v1AccountsProjection,
+  transfersProjection,
   publicEventsProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'public-events'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'requests', 'request-timers', 'v1-accounts', 'transfers', 'public-events'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

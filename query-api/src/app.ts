@@ -1,4 +1,4 @@
-import { EscrowLedger, WebhookKeyring, renderCii, renderFacturX, webhookEncryptionKey, type RouteDef, type Services } from '@cagnotte/infra';
+import { ApiKeyStore, EscrowLedger, LedgerWalletBalances, WebhookKeyring, renderCii, renderFacturX, webhookEncryptionKey, type RouteDef, type Services } from '@cagnotte/infra';
 import {
   AccountReadModel,
   AuditReadModel,
@@ -16,6 +16,9 @@ import {
   WebhookEndpointReader,
   WebhookInboxReader,
   PublicFeedReader,
+  RequestReadModel,
+  V1AccountReader,
+  V1TransferReader,
 } from '@cagnotte/read-models';
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
@@ -35,6 +38,10 @@ import { makeInvoiceQueryRoutes } from './invoicing/routes';
 import { makeInboxQueryRoutes, makeWebhookQueryRoutes } from './webhooks/routes';
 import { makeEventTypesRoute } from './webhooks/types-route';
 import { makeFeedRoutes } from './webhooks/feed-routes';
+import { makeRequestQueryRoutes } from './requests/routes';
+import { makeAccountV1QueryRoutes } from './accounts/routes';
+import { makeTransferQueryRoutes } from './transfers/routes';
+import { makeApiKeyQueryRoutes } from './api-keys/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -65,6 +72,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
     ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, ...consistency }),
     ...makeInvoiceQueryRoutes({ invoices: new InvoiceReadModel(services.knex), isAuditor, renderers: { xml: renderCii, pdf: renderFacturX }, ...consistency }),
+    ...makeRequestQueryRoutes({ requests: new RequestReadModel(services.knex), invoices: new InvoiceReadModel(services.knex), renderers: { xml: renderCii, pdf: renderFacturX }, config: services.config, ...consistency }),
     ...makeWebhookQueryRoutes({
       endpoints: new WebhookEndpointReader(services.knex),
       principals: new SessionEventPrincipals(services.knex, services.config.APP_ENV === 'production'),
@@ -72,12 +80,25 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     }),
     ...(services.config.APP_ENV === 'production' ? [] : makeInboxQueryRoutes({ inbox: new WebhookInboxReader(services.knex) })),
     makeEventTypesRoute(),
+    ...makeApiKeyQueryRoutes({ keys: new ApiKeyStore(services.knex) }),
     ...makeFeedRoutes({
       feed: new PublicFeedReader(services.knex),
       principals: new SessionEventPrincipals(services.knex, services.config.APP_ENV === 'production'),
       waker: services.feedWaker,
       heartbeatMs: services.config.FEED_HEARTBEAT_MS,
       onStreamError: (err) => services.logger.warn({ err }, 'event stream ended on an error'),
+    }),
+    ...makeAccountV1QueryRoutes({
+      accounts: new V1AccountReader(services.knex),
+      users: accounts,
+      view: { knex: services.knex, wallets: new LedgerWalletBalances(services.ledger), defaultLivemode: services.config.APP_ENV === 'production', now: () => new Date() },
+      awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['v1-accounts', 'transfers', 'reservations']),
+    }),
+    ...makeTransferQueryRoutes({
+      transfers: new V1TransferReader(services.knex),
+      users: accounts,
+      production: services.config.APP_ENV === 'production',
+      awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['transfers']),
     }),
   ];
 };

@@ -9,4 +9,7 @@ export * from './reservations';
 export * from './escrow';
 export * from './audit';
 export * from './invoicing';
+export * from './requests';
 export * from './webhooks';
+export * from './accounts';
+export * from './transfers';

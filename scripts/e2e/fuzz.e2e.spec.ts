@@ -422,14 +422,25 @@ type Op = { method: string; path: string; body?: Schema; query: string[]; templa
 const operations = async (c: Ctx): Promise<Op[]> => {
   const res = await send(c.base, { method: 'GET', path: '/openapi.json', headers: {} });
   assert.is(res.status, 200);
-  const doc = JSON.parse(res.text) as { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: Schema }> }; parameters?: Array<{ in: string; name: string }> }>> };
+  const doc = JSON.parse(res.text) as {
+    paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: Schema }> }; parameters?: Array<{ in: string; name: string }> }>>;
+    components?: { schemas?: Record<string, Schema> };
+  };
+  // Bodies are named components (`$ref`): inlined here so the schema-driven values see their fields.
+  const deref = (node: unknown, depth = 0): unknown => {
+    if (Array.isArray(node)) return node.map((n) => deref(n, depth));
+    if (!node || typeof node !== 'object' || depth > 20) return node;
+    const ref = (node as Schema).$ref;
+    if (ref) return deref(doc.components?.schemas?.[ref.replace('#/components/schemas/', '')], depth + 1);
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, deref(v, depth)]));
+  };
   const ops: Op[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       ops.push({
         method: method.toUpperCase(),
         path,
-        body: op.requestBody?.content?.['application/json']?.schema,
+        body: deref(op.requestBody?.content?.['application/json']?.schema) as Schema | undefined,
         query: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
         templated: path.includes('{id}'),
       });

@@ -55,7 +55,7 @@ test('GET /openapi.json is OpenAPI 3.1 with every implemented contract path, its
   for (const name of ['q', 'limit', 'type', 'lat', 'lng', 'postal_code', 'radius']) assert.ok(searchParams.includes(name), `search parameter ${name}`);
   assert.ok(search.responses['429'] && search.responses['400']);
   assert.ok(doc.paths['/api/tenant/pilot-requests'].post.responses['201']);
-  assert.ok(doc.components.schemas.ErrorEnvelope);
+  assert.ok(doc.components.schemas.Error, 'the error envelope is the Error component');
   assert.ok(doc.components.securitySchemes.bearerAuth);
   // Every operation resolves X-Service-Tenant (a slug naming no tenant is a 404 tenant_not_found): each lists the header
   // and the 404, the reservation included; logout alone ignores what it is sent.

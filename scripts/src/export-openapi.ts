@@ -1,15 +1,13 @@
 /** `pnpm openapi`: writes the OpenAPI 3.1 document the server serves at /openapi.json to docs/openapi.json. */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { makeCommandRoutes } from '@cagnotte/command-api';
-import { makeQueryRoutes } from '@cagnotte/query-api';
-import { buildOpenApiDocument, createServices, loadConfigOrExit } from '@cagnotte/infra';
-import { API_INFO } from './api';
+import { createServices, loadConfigOrExit } from '@cagnotte/infra';
+import { buildApiDocument } from './openapi/document';
 
 const main = async () => {
   const services = await createServices({ ...loadConfigOrExit(), LOG_LEVEL: 'silent' }, { migrate: false });
   try {
-    const doc = buildOpenApiDocument([...makeCommandRoutes({ services }), ...makeQueryRoutes({ services })], API_INFO);
+    const doc = buildApiDocument(services);
     const out = resolve(__dirname, '../../docs/openapi.json');
     writeFileSync(out, `${JSON.stringify(doc, null, 2)}\n`);
     console.log(`wrote ${out} (${Object.keys(doc.paths ?? {}).length} paths)`);

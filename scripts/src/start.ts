@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTenant, escrowJobDeps, invoicingJobDeps, startEscrowJobs, startInvoicingJobs, startListingRefunds, startReservationExpiry, startWebhooks } from '@cagnotte/command-api';
+import { createTenant, escrowJobDeps, invoicingJobDeps, startEscrowJobs, startInvoicingJobs, startListingRefunds, startRequestJobs, startReservationExpiry, startWebhooks } from '@cagnotte/command-api';
 import { ConflictError } from '@cagnotte/domain';
 import { EscrowLedger, boot, startAnchoring, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
 import { createEmbedded } from './api';
@@ -32,6 +32,7 @@ void boot('cagnotte', async (services) => {
   const stopRefunds = startListingRefunds(services, new EscrowLedger(services.ledger));
   const stopEscrowJobs = startEscrowJobs(escrowJobDeps(services));
   const stopInvoicing = startInvoicingJobs(invoicingJobDeps(services));
+  const stopRequests = startRequestJobs(services);
   const stopWebhooks = startWebhooks(services);
   return {
     app,
@@ -40,6 +41,7 @@ void boot('cagnotte', async (services) => {
       await stopRefunds();
       await stopEscrowJobs();
       await stopInvoicing();
+      await stopRequests();
       await stopWebhooks();
       await stopAnchoring();
       await stopMail();

@@ -1,12 +1,9 @@
 import { NotFoundError } from '@cagnotte/domain';
 import {
-  V1ListQuery,
   defineRoute,
   fromPrefixedId,
   prefixedIdParam,
   registerV1ErrorCodes,
-  unknownCursor,
-  v1List,
   type ApiKeyStore,
   type AuthContext,
   type EventStore,
@@ -92,53 +89,6 @@ export const makeApiKeyRoutes = (deps: ApiKeyRouteDeps): RouteDef[] => [
       const view = toApiKeyView(issued.key);
       return { status: 201, data: { ...view, secret: issued.secret }, keep: { ...view, secret: null } };
     },
-  }),
-  defineRoute({
-    method: 'get',
-    path: '/v1/api-keys',
-    summary: 'List your API keys',
-    description: 'The signed-in organiser’s keys that are not revoked, newest first.',
-    tags: TAGS,
-    auth: 'required',
-    tenant: 'required',
-    v1: { resource: 'api_keys', access: 'read' },
-    sessionOnly: true,
-    query: V1ListQuery,
-    success: { status: 200, description: 'A page of keys', schema: v1List(ApiKeyView) },
-    errors: [400, 401, 403, 404],
-    handler: async (ctx) => {
-      const auth = ctx.auth!;
-      const tenant = ownTenant(auth, ctx.tenant);
-      const cursorOf = async (id: string | undefined, param: 'startingAfter' | 'endingBefore') => {
-        if (!id) return null;
-        const uuid = fromPrefixedId('key', id);
-        const key = uuid ? await deps.keys.find(tenant.id, uuid) : null;
-        if (!key || key.ownerId !== auth.userId) throw unknownCursor(param);
-        return key.seq;
-      };
-      const page = await deps.keys.list({
-        tenantId: tenant.id,
-        ownerId: auth.userId,
-        limit: ctx.query.limit,
-        after: await cursorOf(ctx.query.startingAfter, 'startingAfter'),
-        before: await cursorOf(ctx.query.endingBefore, 'endingBefore'),
-      });
-      return { data: { object: 'list', items: page.items.map(toApiKeyView), hasMore: page.hasMore, url: '/v1/api-keys' } };
-    },
-  }),
-  defineRoute({
-    method: 'get',
-    path: '/v1/api-keys/{id}',
-    summary: 'Retrieve an API key',
-    tags: TAGS,
-    auth: 'required',
-    tenant: 'required',
-    v1: { resource: 'api_keys', access: 'read' },
-    sessionOnly: true,
-    params: Params,
-    success: { status: 200, description: 'The key (never its secret)', schema: ApiKeyView },
-    errors: [401, 403, 404],
-    handler: async (ctx) => ({ data: toApiKeyView(await ownKey(deps, ctx.auth!, ctx.tenant, ctx.params.id)) }),
   }),
   defineRoute({
     method: 'post',

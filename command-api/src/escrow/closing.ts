@@ -103,6 +103,7 @@ export const makeClosingRoutes = (deps: EscrowDeps): RouteDef[] => {
   const delivered = defineRoute({
     method: 'post',
     path: '/api/pools/{id}/delivered',
+    operationId: 'markPoolDelivered',
     summary: 'Mark a closed pool delivered (its organiser): the buyers’ inspection period starts',
     description:
       'Owner and organiser, for a LOCKED pool whose release waits for receipt (`release.after: RECEIPT`; 400 `release_at_close` otherwise). From now each buyer has `release.inspectionDays` to confirm receipt (POST …/reservations/{reservationId}/receipt) or open a dispute; a reservation neither confirmed nor disputed by `closing.inspectionEndsAt` is accepted on its own (a delayed job). Marking it again changes nothing.',

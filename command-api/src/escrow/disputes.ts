@@ -62,6 +62,7 @@ export const makeDisputeRoutes = (deps: EscrowDeps): RouteDef[] => {
     ...common,
     method: 'post',
     path: '/api/pools/{id}/reservations/{reservationId}/receipt',
+    operationId: 'confirmPoolReservationReceipt',
     summary: 'Confirm receipt (the buyer): the reservation’s funds may be released',
     description:
       'The reservation’s buyer only (anyone else: 404), for a PAID reservation of a LOCKED pool whose release waits for receipt. Accepts the reservation: its deposit is released at the next settlement (its tier difference, if any, comes back to the buyer). Confirming again changes nothing. A reservation with an open dispute is accepted by withdrawing the dispute (400 `dispute_open`).',

@@ -150,6 +150,7 @@ export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
   const prepare = defineRoute({
     method: 'post',
     path: '/api/pools/{id}/escrow/settlement',
+    operationId: 'preparePoolEscrowSettlement',
     summary: 'Prepare the settlement of what is due (the organiser): the transactions to cosign',
     description: [
       'Owner and organiser of a closed pool, or of an open pool that owes deposits back. A LOCKED (successful) pool releases every deposit that is due: all of them when its terms release at closing, else those whose buyer confirmed receipt, whose inspection period passed, or whose dispute ended (an open dispute holds its reservation’s deposit, not the others). A FAILED or CANCELLED pool refunds every deposit. Deposits that came late are always refunded, at once: an OPEN pool settles only those (`kind` REFUND, never `final`; the escrow is re-armed after and keeps taking deposits).',
@@ -256,6 +257,7 @@ export const makeSettlementRoutes = (deps: EscrowDeps): RouteDef[] => {
   const recovery = defineRoute({
     method: 'post',
     path: '/api/pools/{id}/escrow/recovery',
+    operationId: 'recoverPoolEscrow',
     summary: 'Run the keyless recovery of a round whose release never came (the organiser or a buyer of the pool)',
     description:
       'The organiser, or a buyer holding a reservation in the pool (anyone else: 404). For each settlement round whose lock is on the ledger and whose release is not, from `recoveryFrom` the service submits the round’s pre-authorised recovery (it needs no signature: anyone may submit it, the plan hands it out) and records the refunds. Before then the ledger refuses it: `too_early`. A job does the same at `recoveryFrom`.',

@@ -101,6 +101,7 @@ export const makeFeeRoutes = (deps: FeeRouteDeps): RouteDef[] => {
   const commission = defineRoute({
     method: 'post',
     path: '/api/fees/commission',
+    operationId: 'quoteCommission',
     summary: 'Commission resolver: who gets what of an amount, with the rule behind each line',
     description: [
       'Bearer; white-label tenants only (404 when the toggle is off). For one of your pools (`poolId`; another organiser’s or another tenant’s pool is a 404) or a `draft` resolved as if you created it (403 `business_account_required` for a commission from a non-BUSINESS account).',

@@ -86,6 +86,7 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
   const register = defineRoute({
     method: 'post',
     path: '/api/auth/register/simple',
+    operationId: 'register',
     summary: 'White-label signup: create an account and a session',
     description: [
       'Public, gated by the tenant\'s white-label toggle (404 when off), rate-limited per IP. The tenant is `X-Service-Tenant` (the default tenant when absent), also recorded as `signupSource`.',
@@ -144,6 +145,7 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
   const forgot = defineRoute({
     method: 'post',
     path: '/api/auth/forgot-password',
+    operationId: 'forgotPassword',
     summary: 'Send a password-reset link',
     description:
       'Public, gated (404 when the white-label toggle is off), rate-limited per IP. Always 200 whatever the email: nobody learns whether an account exists. When it does, a 30-minute single-use `password-reset` token is e-mailed (through the mail outbox). Outside production the token is also returned as `resetToken`.',
@@ -191,6 +193,7 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
   const reset = defineRoute({
     method: 'post',
     path: '/api/auth/reset-password',
+    operationId: 'resetPassword',
     summary: 'Choose a new password with a reset token',
     description:
       'Public, gated, rate-limited per IP. Verifies the `password-reset` token (HS256, issuer, audience, 30-minute expiry, single use, issued for the current password), sets the new password and revokes every active session of the account. 400 for an invalid, expired, used or superseded token.',
@@ -237,6 +240,7 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
   const handoff = defineRoute({
     method: 'post',
     path: '/api/auth/sso/handoff',
+    operationId: 'createSsoHandoff',
     summary: 'Get a one-time SSO code for a top-level navigation',
     description:
       'Bearer, gated by the user\'s tenant. Answers a 2-minute single-use `partner-sso` code; the front end then navigates the browser (not XHR) to `GET /api/auth/sso/start?code=…`.',
@@ -274,6 +278,7 @@ export const makeAccountRoutes = (deps: AccountRouteDeps): RouteDef[] => {
   const start = defineRoute({
     method: 'get',
     path: '/api/auth/sso/start',
+    operationId: 'startSso',
     summary: 'Start a browser session from an SSO code (redirect)',
     description: [
       'Public, gated, a top-level browser navigation. Verifies the code (signature, kind `partner-sso`, 2-minute expiry, single use), mints a fresh session and sets it as the first-party cookie `service_session` (HttpOnly; Secure; SameSite=None; Path=/; 7 days), then answers **307** with `Location`:',

@@ -50,6 +50,7 @@ export const makeAuthCommandRoutes = (deps: AuthRouteDeps): RouteDef[] => {
   const login = defineRoute({
     method: 'post',
     path: '/api/auth/login/password',
+    operationId: 'loginWithPassword',
     summary: 'Log in with email or phone and password',
     description:
       'Public, rate-limited per IP. `X-Service-Tenant` selects the tenant (without it: the only tenant holding this email or phone). 401 for wrong credentials without saying which part; 403 for a blocked account. Send `X-Device-Id` (uuid) to keep the device id.',
@@ -74,6 +75,7 @@ export const makeAuthCommandRoutes = (deps: AuthRouteDeps): RouteDef[] => {
   const logout = defineRoute({
     method: 'post',
     path: '/api/auth/logout',
+    operationId: 'logout',
     summary: 'Log out (revokes the session)',
     description: 'Idempotent: always 200, with no, an invalid or an already revoked token.',
     tags: ['Auth'],

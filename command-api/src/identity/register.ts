@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type pg from 'pg';
 import {
   ConflictError,
   accountWithMandatesAggregate,
@@ -34,6 +35,44 @@ const takenOr = (e: unknown): unknown => {
   if ((e as { code?: string }).code !== '23505') return e;
   const which = String((e as { constraint?: string }).constraint).includes('phone') ? 'phone' : 'email';
   return new ConflictError(`${which}_taken`, `An account with this ${which} already exists`);
+};
+
+/**
+ * Runs a registration (`run`) with the account's credentials row, whose unique indexes make the email and phone unique
+ * per tenant (409 email_taken / phone_taken). Nothing half-made stays: with the Postgres event store the row is written
+ * in the events' transaction; with another store the row is claimed first and released if the append fails.
+ */
+export const withCredentials = async <T>(
+  deps: RegisterDeps,
+  row: { userId: string; tenantId: string; email: string; phone: string | null; passwordHash: string },
+  run: (within?: (client: pg.ClientBase) => Promise<void>) => Promise<T>,
+): Promise<T> => {
+  if (sharesTransactions(deps.store)) {
+    try {
+      return await run(async (client) => {
+        await client.query('INSERT INTO credentials (user_id, tenant_id, email, phone, password_hash) VALUES ($1, $2, $3, $4, $5)', [
+          row.userId,
+          row.tenantId,
+          row.email,
+          row.phone,
+          row.passwordHash,
+        ]);
+      });
+    } catch (e) {
+      throw takenOr(e);
+    }
+  }
+  try {
+    await deps.knex('credentials').insert({ user_id: row.userId, tenant_id: row.tenantId, email: row.email, phone: row.phone, password_hash: row.passwordHash });
+  } catch (e) {
+    throw takenOr(e);
+  }
+  try {
+    return await run();
+  } catch (e) {
+    await deps.knex('credentials').where({ user_id: row.userId }).delete();
+    throw e;
+  }
 };
 
 /**
@@ -72,35 +111,7 @@ export const registerUser = async (
       within,
     });
 
-  let position: Position | null;
-  let events: DomainEvent[];
-  if (sharesTransactions(deps.store)) {
-    try {
-      ({ position, events } = await run(async (client) => {
-        await client.query('INSERT INTO credentials (user_id, tenant_id, email, phone, password_hash) VALUES ($1, $2, $3, $4, $5)', [
-          userId,
-          input.tenantId,
-          email,
-          input.phone,
-          passwordHash,
-        ]);
-      }));
-    } catch (e) {
-      throw takenOr(e);
-    }
-  } else {
-    try {
-      await deps.knex('credentials').insert({ user_id: userId, tenant_id: input.tenantId, email, phone: input.phone, password_hash: passwordHash });
-    } catch (e) {
-      throw takenOr(e);
-    }
-    try {
-      ({ position, events } = await run());
-    } catch (e) {
-      await deps.knex('credentials').where({ user_id: userId }).delete();
-      throw e;
-    }
-  }
+  const { position, events } = await withCredentials(deps, { userId, tenantId: input.tenantId, email, phone: input.phone, passwordHash }, run);
   const registered = events.find((e): e is Extract<DomainEvent, { type: 'AccountRegistered' }> => e.type === 'AccountRegistered')!;
   return { userId, position: position!, account: registered.data };
 };

@@ -82,6 +82,7 @@ export const makeSellerRoutes = (deps: AccountCommandDeps): RouteDef[] => {
   const becomeSeller = defineRoute({
     method: 'post',
     path: '/api/me/become-seller',
+    operationId: 'becomeSeller',
     summary: 'Upgrade a CONSUMER account to BUSINESS',
     description:
       'Bearer, gated. Records the business identity for DAC7: `companyName` plus a `siret` (France, the default) or a `taxCountry` with a `taxId` (elsewhere). The role is unchanged. An account that is already BUSINESS answers `alreadyBusiness: true` and nothing changes (not even the mandate).',
@@ -143,6 +144,7 @@ export const makeOrganiserRoutes = (deps: OrganiserRouteDeps): RouteDef[] => {
   const prepare = defineRoute({
     method: 'post',
     path: '/api/me/become-organiser/prepare',
+    operationId: 'prepareOrganiserGrant',
     summary: 'Start becoming an organiser: the unsigned fee payment',
     description:
       'Bearer, gated, rate-limited. For buyers (CONSUMER, role `user`) with a linked ledger account (400 `ledger_account_required` otherwise). Answers an unsigned payment of exactly the tenant’s organiser activation fee (1 unit of the euro stablecoin unless the operator’s fee schedule says otherwise; `payment.amount`) from your linked account to the platform account, bound to a new grant by its MEMO_HASH. The same `nonce` answers the same grant; without one, an open grant is reused. An organiser gets `{alreadyOrganiser: true}`.',
@@ -190,6 +192,7 @@ export const makeOrganiserRoutes = (deps: OrganiserRouteDeps): RouteDef[] => {
   const submit = defineRoute({
     method: 'post',
     path: '/api/me/become-organiser/submit',
+    operationId: 'submitOrganiserGrant',
     summary: 'Finish becoming an organiser: the paid fee is verified on the ledger',
     description: [
       'Bearer, gated, rate-limited. Primary path: you cosign and submit the payment yourself, then send `txHash`. Fallback: send `signedXdr` and the service submits it.',

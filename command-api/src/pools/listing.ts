@@ -52,6 +52,7 @@ export const makeListingRoutes = (deps: ListingDeps): RouteDef[] => {
   const list = defineRoute({
     method: 'post',
     path: '/api/pools/{id}/list',
+    operationId: 'listPoolOnMarketplace',
     summary: 'List a published pool on the marketplace (LISTED or FEATURED), paying the tenant’s fee',
     description: [
       'Owner organiser. The pool must be OPEN (400 `pool_not_open`); a tier at or below the current one is 400 `already_listed` (LISTED → FEATURED is an upgrade with its own fee). The fee is the tenant’s schedule for the tier (operator: `pnpm cli tenant settings`).',
@@ -107,6 +108,7 @@ export const makeListingRoutes = (deps: ListingDeps): RouteDef[] => {
   const submit = defineRoute({
     method: 'post',
     path: '/api/pools/{id}/list/submit',
+    operationId: 'submitPoolListing',
     summary: 'Finish a paid listing: the fee payment is verified on the ledger',
     description:
       'Owner organiser. Send `txHash` (you submitted the payment) or `signedXdr` (the service submits it if it is exactly the listing’s payment). The payment must have succeeded, hold one payment from your linked account to the platform account, in the stablecoin (code and issuer), of exactly the fee, with the listing’s memo. Then the pool is LISTED or FEATURED. `{pending: true}` while the ledger does not show it; `{idempotent: true}` on a repeat; a forged payment is 400 `payment_mismatch` and lists nothing.',

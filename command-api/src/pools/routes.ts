@@ -231,6 +231,7 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
     defineRoute({
       method,
       path: '/api/pools/{id}/archive',
+      operationId: method === 'post' ? 'archivePool' : 'unarchivePool',
       summary: method === 'post' ? 'Archive a pool' : 'Unarchive a pool',
       description:
         method === 'post'

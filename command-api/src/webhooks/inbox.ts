@@ -75,6 +75,7 @@ export const makeInboxCommandRoutes = (deps: { knex: Knex; tokens: InboxTokens; 
   defineRoute({
     method: 'post',
     path: '/sandbox/webhook-inbox',
+    operationId: 'createSandboxWebhookInbox',
     summary: 'Open a sandbox webhook inbox',
     description: 'Sandbox only. Answers a token and its URL: use the URL as a webhook endpoint’s `url` (http is allowed for it), then read the deliveries with GET on it.',
     tags: TAGS,

@@ -81,6 +81,7 @@ export const makeWebhookCommandRoutes = (deps: WebhookCommandDeps): RouteDef[] =
       auth: 'required',
       tenant: 'required',
       body: WebhookCreateInput,
+      example: { url: 'https://shop.example.com/webhooks/cagnotte', enabledEvents: ['reservation.paid', 'pool.*'], description: 'Order sync', ordering: 'per_subject' },
       idempotent: true,
       success: { status: 201, description: 'Endpoint created, with its secret', schema: CreatedEndpointSchema },
       errors: ERRORS,
@@ -106,6 +107,7 @@ export const makeWebhookCommandRoutes = (deps: WebhookCommandDeps): RouteDef[] =
       tenant: 'required',
       params: EndpointParams,
       body: WebhookUpdateInput,
+      example: { enabledEvents: ['reservation.*'], status: 'enabled' },
       idempotent: true,
       success: { status: 200, description: 'The endpoint as changed', schema: UpdatedEndpointSchema },
       errors: [400, 401, 404],
@@ -141,6 +143,7 @@ export const makeWebhookCommandRoutes = (deps: WebhookCommandDeps): RouteDef[] =
     defineRoute({
       method: 'post',
       path: '/v1/webhooks/{id}/rotate-secret',
+      operationId: 'rotateWebhookSecret',
       summary: 'Rotate a webhook endpoint’s signing secret',
       description:
         'Answers a new secret (shown only here). The previous secrets keep signing beside it for `expiresInSeconds` (default 86400, at most 7 days; 0 stops them now): every delivery carries one `v1,` signature per active secret.',

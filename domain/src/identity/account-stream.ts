@@ -12,11 +12,12 @@ import { evolveTenant, initialTenant, type Tenant, type TenantEvent } from './te
  * | stream             | aggregate (domain)                         | events it folds                                                              |
  * |--------------------|--------------------------------------------|------------------------------------------------------------------------------|
  * | tenant-<slug>      | Tenant (identity/tenant.ts)                | TenantCreated, TenantSettingsChanged, TenantAuditorGranted, TenantAuditorRevoked, TenantFeeScheduleSet |
- * | account-<userId>   | Account (identity/account.ts)              | AccountRegistered, BusinessIdentityCaptured, LedgerAccountLinked, RoleGranted, PasswordResetCompleted |
+ * | account-<userId>   | Account (identity/account.ts)              | AccountRegistered, BusinessIdentityCaptured, LedgerAccountLinked, RoleGranted, PasswordResetCompleted, AccountCreatedByPartner, AccountProfileUpdated |
  * | account-<userId>   | OrganiserGrants (personas/organiser-grant) | AccountRegistered, BusinessIdentityCaptured, LedgerAccountLinked, OrganiserGrantPrepared, OrganiserGrantSettled, RoleGranted |
  * | account-<userId>   | Mandates (mandates/mandate.ts)             | AccountRegistered, MandateAccepted, MandateRevoked                           |
  * | pool-<poolId>      | Pool (pools/pool.ts)                       | the Pool… events, PoolCommissionMandateAccepted                              |
  * | merchant-<tenantId>-<slug> | Merchant (merchants/merchant.ts)  | the Merchant… events                                                         |
+ * | transfer-<transferId> | Transfer (transfers/transfer.ts)        | the Transfer… events                                                         |
  */
 
 /** Every event an account stream holds. */

@@ -12,12 +12,12 @@ export type InvoiceIssuedData = EventData<'InvoiceIssued'>;
 
 /**
  * The series prefix of each kind: F (factures), A (avoirs), P (platform fees), C (commission), D (escrow-deposit fees),
- * L (listing fees), O (organiser activation fees).
+ * L (listing fees), O (organiser activation fees), R (paid payment requests).
  */
-export const SERIES: Record<InvoiceKind, string> = { GOODS: 'F', CREDIT_NOTE: 'A', PLATFORM_FEE: 'P', COMMISSION: 'C', DEPOSIT_FEE: 'D', LISTING_FEE: 'L', ACTIVATION_FEE: 'O' };
+export const SERIES: Record<InvoiceKind, string> = { GOODS: 'F', CREDIT_NOTE: 'A', PLATFORM_FEE: 'P', COMMISSION: 'C', DEPOSIT_FEE: 'D', LISTING_FEE: 'L', ACTIVATION_FEE: 'O', REQUEST: 'R' };
 
 /** `platform`, `acct-<accountId>`, `merchant-<merchantId>`. */
-export const issuerKey = (issuer: InvoiceSubject): string => (issuer.kind === 'platform' ? 'platform' : issuer.kind === 'account' ? `acct-${issuer.id}` : `merchant-${issuer.id}`);
+export const issuerKey = (issuer: InvoiceSubject): string => (issuer.kind === 'platform' ? 'platform' : issuer.kind === 'account' ? `acct-${issuer.id}` : `${issuer.kind}-${issuer.id}`);
 
 /** The stream of one issuer's series: `invoices-<tenantId>-<issuerKey>-<series>`. */
 export const invoiceStream = (tenantId: string, issuer: InvoiceSubject, kind: InvoiceKind): string => `invoices-${tenantId}-${issuerKey(issuer)}-${SERIES[kind]}`;

@@ -78,11 +78,15 @@ export const InvoiceDocumentSchema = z
   })
   .strict();
 
-export const InvoiceKind = z.enum(['GOODS', 'PLATFORM_FEE', 'COMMISSION', 'CREDIT_NOTE', 'DEPOSIT_FEE', 'LISTING_FEE', 'ACTIVATION_FEE']);
+/** REQUEST: a paid payment request (/v1/requests), invoiced by its payee to its customer. */
+export const InvoiceKind = z.enum(['GOODS', 'PLATFORM_FEE', 'COMMISSION', 'CREDIT_NOTE', 'DEPOSIT_FEE', 'LISTING_FEE', 'ACTIVATION_FEE', 'REQUEST']);
 export type InvoiceKind = z.infer<typeof InvoiceKind>;
 
-/** Who issues or receives an invoice: the platform, an account (organiser or seller, a buyer), or a merchant. */
-export const InvoiceSubject = z.object({ kind: z.enum(['platform', 'account', 'merchant']), id: z.string().min(1).max(120) }).strict();
+/**
+ * Who issues or receives an invoice: the platform, an account (organiser or seller, a buyer), a merchant, or the
+ * customer of a payment request (no account of the tenant: its id is the request's id).
+ */
+export const InvoiceSubject = z.object({ kind: z.enum(['platform', 'account', 'merchant', 'customer']), id: z.string().min(1).max(120) }).strict();
 export type InvoiceSubject = z.infer<typeof InvoiceSubject>;
 
 /**

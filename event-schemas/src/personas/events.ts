@@ -11,7 +11,7 @@ import { Role } from '../identity/events';
  */
 export const BusinessIdentityCaptured = event(
   'BusinessIdentityCaptured',
-  1,
+  2,
   z
     .object({
       userId: Id,
@@ -20,7 +20,8 @@ export const BusinessIdentityCaptured = event(
       taxCountry: CountryCode,
       taxId: z.string().min(4).max(40).nullable(),
       rccm: z.string().min(4).max(40).nullable(),
-      via: z.enum(['register', 'become-seller']),
+      /** Version 2: `partner`, a business account's identity given later through /v1/accounts. Version 1 data reads as is. */
+      via: z.enum(['register', 'become-seller', 'partner']),
       capturedAt: IsoDate,
     })
     .strict(),

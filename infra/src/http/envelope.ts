@@ -52,7 +52,7 @@ export const PaginationSchema = z
     totalPages: z.number().int(),
     hasNext: z.boolean(),
   })
-  .describe('Pagination');
+  .meta({ id: 'Pagination', description: 'Pagination' });
 
 export const paginated = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), pagination: PaginationSchema });
 

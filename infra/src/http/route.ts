@@ -77,6 +77,12 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   method: 'get' | 'post' | 'patch' | 'put' | 'delete';
   /** OpenAPI form: `/api/pools/{id}`. */
   path: string;
+  /**
+   * The OpenAPI operationId (an SDK's method name): camelCase, unique in the document. When absent it derives from
+   * the method and path (openapi-names.ts: `POST /api/pools/{id}/archive` → `archivePool`); a route says its own
+   * when that reads badly. Never change a published one: SDKs call it.
+   */
+  operationId?: string;
   summary: string;
   description?: string;
   tags: string[];
@@ -88,6 +94,8 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
    */
   tenant?: 'required' | 'optional';
   body?: B;
+  /** The request body the document shows. When absent, one is made from the body's schema (openapi-examples.ts). */
+  example?: z.input<B>;
   query?: Q;
   params?: P;
   /** `contentType`: the route answers that document (`raw`) instead of the JSON envelope. */

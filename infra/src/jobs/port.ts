@@ -79,6 +79,8 @@ export const JOB_QUEUES = {
   escrowRecovery: 'escrow-recovery',
   /** The invoices a released reservation makes (command-api/src/invoicing/jobs.ts), keyed `invoice:<ReservationSettled id>` (projectors/src/invoicing/issuer.ts). */
   invoice: 'invoice',
+  /** A payment request's due time (command-api/src/requests/jobs.ts), keyed by the request (projectors/src/requests/timers.ts). */
+  requestExpiry: 'request-expiry',
   /** Webhook attempts (command-api/src/webhooks/delivery.ts), keyed `<endpointId>:<eventId>[:<attempt>]` (docs/webhooks.md). */
   webhookDeliveries: 'webhook-deliveries',
 } as const;

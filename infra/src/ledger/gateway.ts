@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Asset, BASE_FEE, FeeBumpTransaction, Horizon, Keypair, Memo, Operation, StrKey, Transaction, TransactionBuilder, WebAuth } from '@stellar/stellar-sdk';
+import { Asset, BASE_FEE, FeeBumpTransaction, Horizon, Keypair, Memo, Operation, StrKey, Transaction, TransactionBuilder, WebAuth, xdr } from '@stellar/stellar-sdk';
 import { ValidationError, type ObservedPayment } from '@cagnotte/domain';
 import { networkOf, type LedgerNetwork } from './network';
 import { LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
@@ -36,6 +36,9 @@ const SUBMIT_ATTEMPTS = 3;
 
 /** The MEMO_HASH that binds a fee payment to one grant: a payment can settle that grant and no other. */
 export const grantMemoHash = (grantId: string): string => createHash('sha256').update(`cagnotte:organiser-grant:${grantId}`).digest('hex');
+
+/** The MEMO_HASH that binds a payment to one payment request (docs/v1/requests.md): it pays that request and no other. */
+export const requestMemoHash = (requestId: string): string => createHash('sha256').update(`cagnotte:payment-request:${requestId}`).digest('hex');
 
 /** A transaction's MEMO_HASH in hex, or null when it carries another memo (or none). */
 export const memoHashOf = (tx: Transaction): string | null =>
@@ -112,7 +115,16 @@ export class LedgerGateway {
   }
 
   /** An unsigned payment of `amount` of the stablecoin from `source` to the platform, bound to `memoHash`. */
-  async buildFeePayment(source: string, amount: string, memoHash: string): Promise<{ xdr: string; hash: string; expiresAt: string }> {
+  buildFeePayment(source: string, amount: string, memoHash: string): Promise<{ xdr: string; hash: string; expiresAt: string }> {
+    return this.buildPayment({ source, destination: this.settings.platformAccount, amount, memo: Memo.hash(memoHash) });
+  }
+
+  /**
+   * An unsigned payment of `amount` of the stablecoin from `source` (its next sequence) to `destination`, with `memo`,
+   * valid PAYMENT_TTL_SECONDS: the one builder of the payments users sign (fees, /v1 transfers).
+   */
+  async buildPayment(input: { source: string; destination: string; amount: string; memo: Memo }): Promise<{ xdr: string; hash: string; expiresAt: string }> {
+    const { source, destination, amount, memo } = input;
     const account = await this.loadAccount(source);
     if (!account) {
       throw new ValidationError(
@@ -122,8 +134,8 @@ export class LedgerGateway {
       );
     }
     const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.settings.networkPassphrase })
-      .addOperation(Operation.payment({ destination: this.settings.platformAccount, asset: this.asset, amount }))
-      .addMemo(Memo.hash(memoHash))
+      .addOperation(Operation.payment({ destination, asset: this.asset, amount }))
+      .addMemo(memo)
       .setTimeout(PAYMENT_TTL_SECONDS)
       .build();
     const maxTime = Number(tx.timeBounds?.maxTime ?? 0);
@@ -279,3 +291,25 @@ export class LedgerGateway {
 }
 
 export const isStellarAccountId = (s: string): boolean => StrKey.isValidEd25519PublicKey(s);
+
+const snake = (camel: string) => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/^_/, '');
+
+/**
+ * A transaction result (base64 XDR, Horizon's `result_xdr`) as Horizon's result codes: the transaction's
+ * (`tx_failed`), then each payment operation's (`op_underfunded`, `op_no_trust`…). Best effort: ['tx_failed'] when
+ * it cannot be read.
+ */
+export const paymentResultCodesOf = (resultXdr: string): string[] => {
+  type Wire = { result: { type: string; results?: Array<{ type: string; tr?: { type: string; paymentResult?: { type: string } } }> } };
+  try {
+    const { result } = xdr.TransactionResult.fromXDR(resultXdr, 'base64') as unknown as Wire;
+    const codes = [snake(result.type)];
+    for (const op of result.results ?? []) {
+      const inner = op.tr?.paymentResult?.type;
+      codes.push(inner ? `op_${snake(inner.replace(/^payment/, ''))}` : op.type === 'opInner' ? 'op_failed' : snake(op.type));
+    }
+    return codes;
+  } catch {
+    return ['tx_failed'];
+  }
+};

@@ -6,9 +6,10 @@ import type { Projection } from '../runtime';
 type InvoiceJobPayload =
   | { type: 'settlement'; tenantId: string | null; poolId: string; reservationId: string; settlementId: string }
   | { type: 'listing'; tenantId: string | null; poolId: string; listingId: string }
-  | { type: 'activation'; tenantId: string | null; userId: string; grantId: string };
+  | { type: 'activation'; tenantId: string | null; userId: string; grantId: string }
+  | { type: 'request'; tenantId: string | null; requestId: string };
 
-const HANDLED: ReadonlySet<string> = new Set(['ReservationSettled', 'PoolListed', 'PoolListingFeeRefunded', 'OrganiserGrantSettled']);
+const HANDLED: ReadonlySet<string> = new Set(['ReservationSettled', 'PoolListed', 'PoolListingFeeRefunded', 'OrganiserGrantSettled', 'PaymentRequestPaid']);
 
 /**
  * The invoicing process manager: an event that makes the platform or a seller invoice someone schedules the job that
@@ -16,7 +17,8 @@ const HANDLED: ReadonlySet<string> = new Set(['ReservationSettled', 'PoolListed'
  * - a reservation whose deposit a round RELEASED (something went to the seller side); a RECOVERY (the deposit went
  *   back whole) invoices nothing;
  * - a listing paid on the ledger (PoolListed with a fee), and its fee paid back (PoolListingFeeRefunded: a credit note);
- * - an organiser grant settled (the activation fee).
+ * - an organiser grant settled (the activation fee);
+ * - a payment request paid (its payee's invoice to the customer, docs/v1/requests.md).
  * A redelivered batch or a rebuild schedules the same key again, which the queue ignores within its keep window; after
  * it, the job runs again and finds every invoice issued (each is issued once per source).
  */
@@ -45,6 +47,9 @@ export const makeInvoiceIssuerProjection = (deps: { jobs: JobQueue }): Projectio
           return;
         case 'OrganiserGrantSettled':
           await scheduler.at(JOB_QUEUES.invoice, e.id, new Date(e.data.settledAt), { type: 'activation', tenantId, userId: e.data.userId, grantId: e.data.grantId });
+          return;
+        case 'PaymentRequestPaid':
+          await scheduler.at(JOB_QUEUES.invoice, e.id, new Date(e.data.paidAt), { type: 'request', tenantId, requestId: e.data.requestId });
           return;
         default:
           return;

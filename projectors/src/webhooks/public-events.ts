@@ -5,7 +5,7 @@ import {
   PUBLIC_EVENT_OWNERS_TABLE,
   hasPublicEvents,
   ownerRecordOf,
-  poolIdOf,
+  ownerKeyOf,
   publicEventRowOf,
   publicEventsOf,
   type PoolOwner,
@@ -43,7 +43,7 @@ const applyPublicEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[],
   const events = batch.filter((e) => hasPublicEvents(e.type));
   if (events.length === 0) return;
   const owners = new Map<string, PoolOwner>();
-  const wanted = [...new Set(events.map(poolIdOf).filter((id): id is string => id !== null))];
+  const wanted = [...new Set(events.map(ownerKeyOf).filter((id): id is string => id !== null))];
   if (wanted.length > 0) {
     const known = await selectWhereIn<PublicEventOwnerRow>(trx, table(PUBLIC_EVENT_OWNERS_TABLE), ['resource_id', 'tenant_id', 'owner_id', 'livemode', 'pool_type'], 'resource_id', 'text', wanted);
     for (const r of known) {

@@ -18,6 +18,7 @@ export const makeIdentityQueryRoutes = ({ accounts, tenants, ledger, reservation
   defineRoute({
     method: 'get',
     path: '/api/auth/me',
+    operationId: 'getCurrentUser',
     summary: 'The signed-in user\'s context',
     description: 'Region, wallet, spending, verification and agent context. 404 when the account no longer exists.',
     tags: ['Auth'],

@@ -23,7 +23,7 @@ export interface InvoiceQueryDeps extends ConsistencyDeps {
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD');
 const Filters = {
-  kind: InvoiceKind.optional().describe('GOODS, PLATFORM_FEE, COMMISSION, CREDIT_NOTE, DEPOSIT_FEE, LISTING_FEE or ACTIVATION_FEE'),
+  kind: InvoiceKind.optional().describe('GOODS, PLATFORM_FEE, COMMISSION, CREDIT_NOTE, DEPOSIT_FEE, LISTING_FEE, ACTIVATION_FEE or REQUEST'),
   type: z.enum(['380', '381']).optional().describe('380 invoice, 381 credit note'),
   poolId: z.string().uuid().optional(),
   from: Day.optional().describe('issued on or after (YYYY-MM-DD)'),

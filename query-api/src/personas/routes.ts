@@ -15,6 +15,7 @@ export const makePersonaQueryRoutes = ({ grants, ledger, awaitProjections }: Per
   defineRoute({
     method: 'get',
     path: '/api/me/become-organiser/{grantId}',
+    operationId: 'getOrganiserGrant',
     summary: 'Read an organiser grant',
     description:
       "Bearer, gated, owner only (404 for anyone else). While AWAITING_SIGNATURE the unsigned XDR is rebuilt on every call, with the account's current sequence number and a fresh time bound.",

@@ -30,6 +30,7 @@ export const makeCheckoutQueryRoutes = (deps: CheckoutQueryDeps): RouteDef[] => 
   const terms = defineRoute({
     method: 'get',
     path: '/api/pools/{id}/terms',
+    operationId: 'getPoolTerms',
     summary: 'The terms a buyer accepts when signing a reservation',
     description: 'Server-authoritative text with its version and sha256, for a published pool of the tenant; sign sends back the version and hash it accepted (400 `terms_outdated` otherwise).',
     tags: ['Reservation'],

@@ -39,6 +39,7 @@ export const makeSearchRoutes = ({ searchIndex, embedder, searchLimitPerMinute }
   defineRoute({
     method: 'get',
     path: '/api/tenant/search',
+    operationId: 'searchCatalogue',
     summary: 'Hybrid search over merchants and pools',
     description:
       'Public. Trigram matching, vector similarity (384-d embeddings) and structured scoring (featured, popularity, freshness, distance), fused with Reciprocal Rank Fusion (k = 60). Each hit carries its score parts. Geo: `lat`/`lng` or `postal_code` with `radius` (km, great-circle). `q` shorter than 2 characters returns the popular shelf. Rate-limited per IP (300 per minute by default).',

@@ -146,6 +146,7 @@ export const makeFeedRoutes = (deps: FeedRouteDeps): RouteDef[] => {
   const stream = defineRoute({
     method: 'get',
     path: '/v1/events/stream',
+    operationId: 'streamEvents',
     summary: "The tenant's public events as Server-Sent Events",
     description: `\`text/event-stream\`: each event is \`id: <cursor>\`, \`event: <type>\`, \`data: <the public event as JSON>\`, in commit order, then new ones as they are committed. Resumes after the \`Last-Event-ID\` header (what an EventSource sends when it reconnects), else after \`?after=\`, else from the start: a consumer that resumes from its last id loses and repeats nothing, across server restarts too. A comment \`: heartbeat\` is sent every ${Math.round(deps.heartbeatMs / 1000)} s. ${CURSOR} ${ACCESS} Errors (400, 404, 429) are answered in the JSON envelope before the stream starts.`,
     tags: ['Events'],

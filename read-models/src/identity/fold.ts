@@ -38,7 +38,7 @@ export interface AccountDoc {
 }
 
 export const TENANT_EVENTS: ReadonlySet<string> = new Set(['TenantCreated']);
-export const ACCOUNT_EVENTS: ReadonlySet<string> = new Set(['AccountRegistered', 'BusinessIdentityCaptured', 'LedgerAccountLinked', 'RoleGranted']);
+export const ACCOUNT_EVENTS: ReadonlySet<string> = new Set(['AccountRegistered', 'BusinessIdentityCaptured', 'LedgerAccountLinked', 'RoleGranted', 'AccountProfileUpdated']);
 
 /** Which tenant document an event folds into, or null when it is not a tenant event. */
 export const tenantKeyOf = (e: FoldEvent): string | null => (e.type === 'TenantCreated' ? e.data.tenantId : null);
@@ -50,6 +50,7 @@ export const accountKeyOf = (e: FoldEvent): string | null => {
     case 'BusinessIdentityCaptured':
     case 'LedgerAccountLinked':
     case 'RoleGranted':
+    case 'AccountProfileUpdated':
       return e.data.userId;
     default:
       return null;
@@ -111,6 +112,9 @@ export const foldAccount = (doc: AccountDoc | null, e: FoldEvent): AccountDoc | 
       return { ...doc, ledgerAccount: e.data.ledgerAccount, revision: e.revision };
     case 'RoleGranted':
       return { ...doc, role: e.data.role, revision: e.revision };
+    case 'AccountProfileUpdated':
+      // A partner renamed the account (/v1/accounts): the name shown in /api too.
+      return e.data.displayName === undefined ? { ...doc, revision: e.revision } : { ...doc, displayName: e.data.displayName, revision: e.revision };
     default:
       return doc;
   }

@@ -90,6 +90,12 @@ export class InvoiceReadModel {
     return { rows: (rows as InvoiceRow[]).map(normalise), total: Number((count as { count: string } | undefined)?.count ?? 0) };
   }
 
+  /** The invoice of one source (`request:<requestId>`, …) by its issuer, if issued. */
+  async bySource(tenantId: string, issuer: { kind: string; id: string }, sourceKey: string): Promise<InvoiceRow | null> {
+    const row = await this.knex<InvoiceRow>(INVOICES_TABLE).where({ tenant_id: tenantId, issuer_kind: issuer.kind, issuer_id: issuer.id, source_key: sourceKey }).first();
+    return row ? normalise(row as InvoiceRow) : null;
+  }
+
   async byId(tenantId: string, invoiceId: string): Promise<InvoiceRow | null> {
     const row = await this.knex<InvoiceRow>(INVOICES_TABLE).where({ tenant_id: tenantId, invoice_id: invoiceId }).first();
     return row ? normalise(row as InvoiceRow) : null;

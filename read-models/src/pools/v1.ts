@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PoolUnit } from '@cagnotte/event-schemas';
+import { toPrefixedId, type PoolUnit } from '@cagnotte/event-schemas';
 import type { PoolDocument } from './fold';
 import type { ReservationView } from '../reservations/view';
 import { toMinor } from '../reservations/amounts';
@@ -11,8 +11,8 @@ import { toMinor } from '../reservations/amounts';
  * by the query side from the read model.
  */
 
-/** `<prefix>_<the uuid's 32 hex digits>`: the /v1 id format (infra's toPrefixedId; read-models may not import infra, a spec in command-api checks they agree). */
-export const v1IdOf = (prefix: 'gb' | 'acct' | 'ord', uuid: string): string => `${prefix}_${uuid.replace(/-/g, '').toLowerCase()}`;
+/** `<prefix>_<the uuid's 32 hex digits>`: the /v1 id format, event-schemas' one spelling of it. */
+export const v1IdOf = (prefix: 'gb' | 'acct' | 'ord', uuid: string): string => toPrefixedId(prefix, uuid);
 
 /** The codes the /v1 group-buys answer, with their meaning: both apps register them (infra's registerV1ErrorCodes) for the OpenAPI document. */
 export const GROUP_BUY_ERROR_CODES: Record<string, string> = {

@@ -2,6 +2,7 @@ import type { DomainEvent, DomainEventType, ParsedEvent } from '@cagnotte/event-
 import { sumAmounts, toMinor } from '../reservations/amounts';
 import { PUBLIC_EVENT_CATALOGUE, type PublicEventData, type PublicEventType } from './public-types';
 import { v1IdOf } from '../pools/v1';
+import { acctId, prefixedId, trId } from '../accounts/ids';
 
 export * from './public-types';
 
@@ -49,7 +50,6 @@ export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> =
   AccountRegistered: 'identity: email, phone and profile of a person',
   PasswordResetCompleted: 'credentials',
   BusinessIdentityCaptured: 'identity: tax and company registration data (DAC7)',
-  LedgerAccountLinked: 'credentials: proof of control of a ledger account',
   OrganiserGrantPrepared: 'a payment request handed to the user to sign (nothing happened yet)',
   OrganiserGrantSettled: 'identity and access: accounts are not a public resource until the /v1 accounts API',
   RoleGranted: 'identity and access: accounts are not a public resource until the /v1 accounts API',
@@ -63,12 +63,16 @@ export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> =
   MerchantSuspended: 'catalogue profiles: merchant.* joins with the /v1 merchants resource',
   PilotRequested: 'a sales lead: a visitor’s name, email and phone',
   VisitorFirstTouched: 'visitor tracking (attribution)',
+  TransferSubmitted: 'a step towards transfer.settled or transfer.failed (the ledger has not answered yet)',
 };
 
 type Of<T extends DomainEventType> = Extract<DomainEvent, { type: T }>['data'];
 type Mapper<T extends DomainEventType> = (data: Of<T>) => Array<Omit<PublicEventDraft, 'tenantId' | 'ownerId'>>;
 
 const one = <P extends PublicEventType>(type: P, subject: string, data: PublicEventData<P>) => [{ type, subject, data } as Omit<PublicEventDraft, 'tenantId' | 'ownerId'>];
+
+/** A payment request's public id (`req_` + its uuid's hex), its subject in the feed. */
+const req = (requestId: string) => `req_${requestId.replace(/-/g, '')}`;
 
 const reservationRef = (d: { reservationId: string; poolId: string; buyerId: string }) => ({ reservationId: d.reservationId, poolId: d.poolId, buyerId: d.buyerId });
 /** The group_buy.* twins name the pool and the reservation by their /v1 ids too (`gb_`, `ord_`, `acct_`). */
@@ -311,6 +315,63 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       currency: 'EUR',
       issuedAt: d.issuedAt,
     }),
+
+  PaymentRequestCreated: (d) =>
+    one('request.created', req(d.requestId), {
+      request: req(d.requestId),
+      payee: `acct_${d.payeeId.replace(/-/g, '')}`,
+      livemode: d.livemode,
+      status: 'open',
+      currency: 'EUR',
+      subtotal: d.subtotal,
+      tax: d.tax,
+      amountDue: d.amountDue,
+      dueAt: d.dueAt,
+      createdAt: d.createdAt,
+    }),
+  PaymentRequestPaymentRecorded: (d) =>
+    one('request.payment_received', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, txHash: d.txHash, amount: d.amount, amountPaid: d.amountPaid, late: d.late, receivedAt: d.recordedAt }),
+  PaymentRequestPaid: (d) => one('request.paid', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'paid', amountPaid: d.amountPaid, amountOverpaid: d.amountOverpaid, paidAt: d.paidAt }),
+  PaymentRequestExpired: (d) => one('request.expired', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'expired', amountPaid: d.amountPaid, expiredAt: d.expiredAt }),
+  PaymentRequestVoided: (d) => one('request.voided', req(d.requestId), { request: req(d.requestId), livemode: d.livemode, status: 'void', amountPaid: d.amountPaid, voidedAt: d.voidedAt }),
+  AccountCreatedByPartner: (d) =>
+    one('account.created', acctId(d.userId), { accountId: acctId(d.userId), livemode: d.livemode, createdVia: d.createdVia === null ? null : prefixedId('key', d.createdVia), createdAt: d.createdAt }),
+  AccountProfileUpdated: (d) =>
+    one('account.updated', acctId(d.userId), {
+      accountId: acctId(d.userId),
+      ...(d.livemode !== undefined ? { livemode: d.livemode } : {}),
+      fields: [...(d.displayName !== undefined ? (['name'] as const) : []), ...(d.metadata !== undefined ? (['metadata'] as const) : [])],
+      updatedAt: d.updatedAt,
+    }),
+  // A partner's account's wallet (its event carries the account's mode); a signup's own link stays internal (credentials).
+  LedgerAccountLinked: (d) =>
+    d.livemode === undefined
+      ? []
+      : one('account.wallet_linked', acctId(d.userId), { accountId: acctId(d.userId), livemode: d.livemode, wallet: d.ledgerAccount, linkedAt: d.linkedAt }),
+  TransferCreated: (d) =>
+    one('transfer.created', trId(d.transferId), {
+      transferId: trId(d.transferId),
+      livemode: d.livemode,
+      status: 'requires_signature',
+      from: acctId(d.fromUserId),
+      to: d.to.kind === 'account' ? acctId(d.to.userId) : d.to.wallet,
+      amount: d.amount,
+      currency: 'EUR',
+      expiresAt: d.expiresAt,
+      createdAt: d.createdAt,
+    }),
+  TransferSettled: (d) =>
+    one('transfer.settled', trId(d.transferId), { transferId: trId(d.transferId), livemode: d.livemode, status: 'settled', txHash: d.txHash, ledger: d.ledger, settledAt: d.settledAt }),
+  TransferFailed: (d) =>
+    one('transfer.failed', trId(d.transferId), {
+      transferId: trId(d.transferId),
+      livemode: d.livemode,
+      status: 'failed',
+      txHash: d.txHash,
+      failureCode: d.failureCode,
+      failedAt: d.failedAt,
+    }),
+  TransferCancelled: (d) => one('transfer.canceled', trId(d.transferId), { transferId: trId(d.transferId), livemode: d.livemode, status: 'canceled', canceledAt: d.cancelledAt }),
 };
 
 /** The internal types that give public events. */
@@ -325,17 +386,52 @@ export const poolIdOf = (e: { data: unknown }): string | null => {
   return typeof poolId === 'string' ? poolId : null;
 };
 
-/** What the projection remembers of an event: a created pool's tenant and organiser (null for any other event). */
-export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & PoolOwner) | null =>
-  event.type === 'PoolCreated'
-    ? {
-        resourceId: event.data.poolId,
-        tenantId: event.data.tenantId,
-        ownerId: event.data.organiserId,
-        poolType: event.data.type,
-        ...(event.data.livemode !== undefined ? { livemode: event.data.livemode } : {}),
-      }
-    : null;
+/** The payment request an internal event is about, if any (its owner is that request's payee): its own events, and its invoice. */
+export const requestIdOf = (e: { type: string; data: unknown }): string | null => {
+  if (e.type === 'InvoiceIssued') {
+    const m = /^request:([0-9a-f-]{36})$/.exec((e.data as { sourceKey?: string }).sourceKey ?? '');
+    return m ? m[1]! : null;
+  }
+  if (!e.type.startsWith('PaymentRequest')) return null;
+  const requestId = (e.data as { requestId?: unknown } | null)?.requestId;
+  return typeof requestId === 'string' ? requestId : null;
+};
+
+/** The resource whose owner an event's public events carry: its pool, else its payment request. */
+export const ownerKeyOf = (e: { type: string; data: unknown }): string | null => poolIdOf(e) ?? requestIdOf(e);
+
+/**
+ * What the projection remembers of an event: a created pool's tenant, organiser, type and mode (PoolCreated v4), a
+ * created payment request's tenant and payee (null for any other event).
+ */
+export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & PoolOwner) | null => {
+  if (event.type === 'PoolCreated') {
+    return {
+      resourceId: event.data.poolId,
+      tenantId: event.data.tenantId,
+      ownerId: event.data.organiserId,
+      poolType: event.data.type,
+      ...(event.data.livemode !== undefined ? { livemode: event.data.livemode } : {}),
+    };
+  }
+  if (event.type === 'PaymentRequestCreated') return { resourceId: event.data.requestId, tenantId: event.data.tenantId, ownerId: event.data.payeeId };
+  return null;
+};
+
+/** The /v1 accounts' and transfers' events: whose they are is who acted (the organiser a key acts as). */
+const ACTOR_OWNED: ReadonlySet<string> = new Set([
+  'AccountCreatedByPartner',
+  'AccountProfileUpdated',
+  'LedgerAccountLinked',
+  'TransferCreated',
+  'TransferSettled',
+  'TransferFailed',
+  'TransferCancelled',
+]);
+const actorOwnerOf = (event: CatalogueEvent): PoolOwner | undefined =>
+  ACTOR_OWNED.has(event.type) && event.metadata.tenantId
+    ? { tenantId: event.metadata.tenantId, ownerId: event.metadata.actor.kind === 'user' ? event.metadata.actor.id : null }
+    : undefined;
 
 /**
  * The public events of one internal event, in order (index 0, 1, …). The owner is the pool's organiser (PoolCreated
@@ -345,8 +441,8 @@ export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & 
 export const publicEventsOf = (event: CatalogueEvent, owners: PoolOwners): PublicEventDraft[] => {
   const mapper = MAPPERS[event.type] as Mapper<DomainEventType> | undefined;
   if (!mapper) return [];
-  const poolId = poolIdOf(event);
-  const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (poolId ? owners.get(poolId) : undefined);
+  const ownerKey = ownerKeyOf(event);
+  const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (ownerKey ? owners.get(ownerKey) : undefined) ?? actorOwnerOf(event);
   const tenantId = owner?.tenantId ?? (event.type === 'InvoiceIssued' ? event.data.tenantId : null) ?? event.metadata.tenantId;
   if (!tenantId) return [];
   // The group_buy.* twins are of GROUPS pools only (a group-buy is one): a FUNDING pool, or one whose type the

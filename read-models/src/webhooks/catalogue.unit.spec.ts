@@ -231,6 +231,41 @@ test('given invoices, when mapped, then a pool’s invoice belongs to the pool�
   assert.not.ok('document' in goods!.data);
 });
 
+test('given a payment request’s life, when mapped, then request.* events name the req_ id as subject, the payee as owner, and never the customer', () => {
+  const REQ = '3f2a1c0b-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+  const stream = `request-${REQ}`;
+  const life: DomainEvent[] = [
+    {
+      type: 'PaymentRequestCreated',
+      data: {
+        requestId: REQ, tenantId: TENANT, livemode: false, payeeId: ORGANISER, payeeName: 'Studio SAS', payeeWallet: G('W'), asset: { code: 'EURC', issuer: G('I') },
+        memoHash: hex('5'), lines: [{ description: 'Work', quantity: 1, unitAmount: '100', vatCategory: 'S', vatRate: '20' }], subtotal: '100.00', tax: '20.00', amountDue: '120.00',
+        currency: 'EUR', dueAt: at(30), customer: { name: 'Ann Buyer', email: 'ann@example.com', country: 'FR' }, description: null, metadata: {}, createdAt: at(1),
+      },
+    },
+    { type: 'PaymentRequestPaymentRecorded', data: { requestId: REQ, livemode: false, txHash: hex('6'), ledger: 4, from: G('X'), amount: '120.00', amountPaid: '120.00', late: false, recordedAt: at(2) } },
+    { type: 'PaymentRequestPaid', data: { requestId: REQ, livemode: false, amountPaid: '120.00', amountOverpaid: '0.00', paidAt: at(2) } },
+  ];
+  // The created event is seen in another batch than the others: its owner comes from the projection's memory.
+  const owners = new Map<string, PoolOwner>();
+  const out = [...project([recorded(life[0]!, 0, stream, null)], owners), ...project(life.slice(1).map((e, k) => recorded(e, k + 1, stream, null)), owners)];
+  const reqId = `req_${REQ.replace(/-/g, '')}`;
+  assert.equal(out.map((d) => [d.type, d.subject, d.ownerId, d.tenantId]), [
+    ['request.created', reqId, ORGANISER, TENANT],
+    ['request.payment_received', reqId, ORGANISER, TENANT],
+    ['request.paid', reqId, ORGANISER, TENANT],
+  ]);
+  // Each carries the request's mode: the feed and the webhooks filter on it.
+  assert.equal(out.map((d) => (d.data as { livemode?: unknown }).livemode), [false, false, false]);
+  assert.not.ok(JSON.stringify(out.map((d) => d.data)).includes('ann@example.com'));
+  assert.not.ok(JSON.stringify(out.map((d) => d.data)).includes('Ann Buyer'));
+  // Its invoice (sourceKey request:<id>) is the payee's too.
+  const base = invoice(undefined) as Extract<DomainEvent, { type: 'InvoiceIssued' }>;
+  const requestInvoice: DomainEvent = { ...base, data: { ...base.data, kind: 'REQUEST', sourceKey: `request:${REQ}`, recipient: { kind: 'customer', id: REQ } } };
+  const [issued] = project([recorded(requestInvoice, 0, `invoices-${TENANT}-x`, null)], owners);
+  assert.equal([issued!.type, issued!.ownerId, issued!.tenantId], ['invoice.issued', ORGANISER, TENANT]);
+});
+
 test('given internal-only events, when mapped, then they give nothing', () => {
   const registered: DomainEvent = {
     type: 'AccountRegistered',
@@ -272,6 +307,7 @@ test('given every public draft of the flow, when its subject is read, then it is
     invoice: (d) => d.invoiceId,
     'stray payment operation': (d) => d.operationId,
     'reservation, or stray payment operation': (d) => d.reservationId ?? d.operationId,
+    'payment request': (d) => d.request,
   };
   for (const d of projectAll(wholeFlow()) as PublicEventDraft[]) {
     assert.is(d.subject, keyOf[PUBLIC_EVENT_CATALOGUE[d.type].subject]!(d.data as Record<string, unknown>), d.type);

@@ -205,6 +205,71 @@ const InvoiceIssuedData = z.object({
   issuedAt: Time,
 });
 
+const requestRef = { request: z.string().describe('`req_…`: the payment request'), livemode: z.boolean() };
+const RequestCreatedData = z.object({
+  ...requestRef,
+  payee: z.string().describe('`acct_…`: the account paid'),
+  status: z.literal('open'),
+  currency: z.literal('EUR'),
+  subtotal: Amount,
+  tax: Amount,
+  amountDue: Amount,
+  dueAt: Time,
+  createdAt: Time,
+});
+const RequestPaymentReceivedData = z.object({
+  ...requestRef,
+  txHash: TxHash,
+  amount: Amount,
+  amountPaid: Amount.describe('What the payments that count add up to now'),
+  late: z.boolean().describe('Came after the request expired or was voided: it pays nothing'),
+  receivedAt: Time,
+});
+const RequestPaidData = z.object({ ...requestRef, status: z.literal('paid'), amountPaid: Amount, amountOverpaid: Amount, paidAt: Time });
+const RequestExpiredData = z.object({ ...requestRef, status: z.literal('expired'), amountPaid: Amount, expiredAt: Time });
+const RequestVoidedData = z.object({ ...requestRef, status: z.literal('void'), amountPaid: Amount, voidedAt: Time });
+
+const AccountRef = z.string().describe('`acct_…`: an account of the tenant');
+const AccountCreatedData = z.object({
+  accountId: AccountRef,
+  livemode: z.boolean(),
+  createdVia: z.string().nullable().describe('`key_…`: the API key that created it; null for a session'),
+  createdAt: Time,
+});
+const AccountMode = z.boolean().optional().describe('The account’s mode; absent for an account registered through /api (the deployment’s)');
+const AccountUpdatedData = z.object({
+  accountId: AccountRef,
+  livemode: AccountMode,
+  fields: z.array(z.enum(['name', 'metadata'])).describe('What changed (read the account for the values)'),
+  updatedAt: Time,
+});
+const AccountWalletLinkedData = z.object({
+  accountId: AccountRef,
+  livemode: z.boolean(),
+  wallet: z.string().describe('The Stellar account (G…) the holder proved they control'),
+  linkedAt: Time,
+});
+const transferRef = { transferId: z.string().describe('`tr_…`'), livemode: z.boolean() };
+const TransferCreatedData = z.object({
+  ...transferRef,
+  status: z.literal('requires_signature'),
+  from: AccountRef,
+  to: z.string().describe('`acct_…`, or a Stellar address (G…)'),
+  amount: Amount,
+  currency: z.literal('EUR'),
+  expiresAt: Time,
+  createdAt: Time,
+});
+const TransferSettledData = z.object({ ...transferRef, status: z.literal('settled'), txHash: TxHash, ledger: z.number().int(), settledAt: Time });
+const TransferFailedData = z.object({
+  ...transferRef,
+  status: z.literal('failed'),
+  txHash: z.string(),
+  failureCode: z.string().describe('The ledger’s result code: `op_underfunded`, `op_no_trust`, `tx_bad_seq`…'),
+  failedAt: Time,
+});
+const TransferCanceledData = z.object({ ...transferRef, status: z.literal('canceled'), canceledAt: Time });
+
 // The /v1 group-buys' events (docs/v1/group-buys.md): a group-buy is a pool, so each is the twin of a pool.* or
 // reservation.* event of the same internal event, in /v1 vocabulary (`gb_`, `ord_`, `acct_` ids, lowercase statuses).
 const gbRef = { groupBuy: z.string().describe('`gb_…`: the group-buy (GET /v1/group-buys/{id})'), poolId: Uuid.describe('The same pool on /api') };
@@ -251,13 +316,28 @@ const GroupBuySettledData = z.object({
 });
 
 /** What a type's `subject` is: the id of the resource the event is about. */
-export type PublicSubject = 'pool' | 'reservation' | 'dispute' | 'settlement' | 'stray payment operation' | 'reservation, or stray payment operation' | 'invoice';
+export type PublicSubject =
+  | 'pool'
+  | 'reservation'
+  | 'dispute'
+  | 'settlement'
+  | 'stray payment operation'
+  | 'reservation, or stray payment operation'
+  | 'invoice'
+  | 'payment request'
+  | 'account'
+  | 'transfer';
 /**
  * Every type's data may carry `livemode`: the mode of the object it is about, when that object has one (a /v1 object,
  * a pool created through /v1). Absent: the deployment's mode. The feed and the webhooks deliver each event in its mode.
  */
 const Livemode = { livemode: z.boolean().optional().describe('The mode of the object it is about (absent: the deployment’s): a key reads and receives its own mode’s events only') };
-const def = <S extends z.ZodObject>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data: data.extend(Livemode) });
+const def = <S extends z.ZodObject>(subject: PublicSubject, description: string, data: S) => ({
+  subject,
+  description,
+  // A type whose data names its mode already (the /v1 objects') keeps its own declaration.
+  data: 'livemode' in data.shape ? data : data.extend(Livemode),
+});
 
 /** Every public type: what it means and its `data`. Add new types at the end; never remove one. */
 export const PUBLIC_EVENT_CATALOGUE = {
@@ -291,6 +371,18 @@ export const PUBLIC_EVENT_CATALOGUE = {
   'refund.settled': def('reservation, or stray payment operation', 'Money went back on the ledger: a buyer’s deposit (or its refunded part), a late deposit, or a stray payment.', RefundSettledData),
   'stray_payment.received': def('stray payment operation', 'Money was paid straight into the escrow account (not a deposit): owed back to its sender.', StrayPaymentReceivedData),
   'invoice.issued': def('invoice', 'An invoice or credit note was issued.', InvoiceIssuedData),
+  'request.created': def('payment request', 'A payment request was opened: it waits for payments on the ledger until `dueAt`.', RequestCreatedData),
+  'request.payment_received': def('payment request', 'A payment to the payee carrying the request’s memo was verified on the ledger.', RequestPaymentReceivedData),
+  'request.paid': def('payment request', 'The payments reached the amount due: the request is paid (its invoice follows).', RequestPaidData),
+  'request.expired': def('payment request', 'The request passed its due time unpaid.', RequestExpiredData),
+  'request.voided': def('payment request', 'The payee voided the open request.', RequestVoidedData),
+  'account.created': def('account', 'A partner created an account (/v1/accounts).', AccountCreatedData),
+  'account.updated': def('account', 'A partner changed an account’s name or metadata.', AccountUpdatedData),
+  'account.wallet_linked': def('account', 'The holder of an account a partner created proved control of a Stellar account: it is the account’s wallet now.', AccountWalletLinkedData),
+  'transfer.created': def('transfer', 'A transfer was built: the sender signs it before `expiresAt`.', TransferCreatedData),
+  'transfer.settled': def('transfer', 'The ledger applied the transfer.', TransferSettledData),
+  'transfer.failed': def('transfer', 'The ledger refused the transfer (or applied it as failed): `failureCode` says why.', TransferFailedData),
+  'transfer.canceled': def('transfer', 'The transfer was cancelled before it was signed.', TransferCanceledData),
   'group_buy.created': def('pool', 'A group-buy was created (a draft): the twin of pool.created, in /v1 ids.', GroupBuyCreatedData),
   'group_buy.published': def('pool', 'The group-buy opened: orders can be placed. The twin of pool.published.', GroupBuyPublishedData),
   'group_buy.order_placed': def('reservation', 'An order holds units until `expiresAt`. The twin of reservation.placed.', GroupBuyOrderPlacedData),

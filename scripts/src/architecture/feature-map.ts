@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
  * The picture of the house: for each feature, its folder in each package and how many source lines it holds.
  * `pnpm architecture` prints it (docs/architecture.md embeds it); a spec keeps the feature list honest.
  */
-export const FEATURES = ['identity', 'personas', 'mandates', 'ledger', 'pools', 'catalogue', 'search', 'reservations', 'audit', 'escrow', 'fees', 'invoicing', 'relais', 'webhooks', 'api-keys'] as const;
+export const FEATURES = ['identity', 'personas', 'mandates', 'ledger', 'pools', 'catalogue', 'search', 'reservations', 'audit', 'escrow', 'fees', 'invoicing', 'relais', 'webhooks', 'api-keys', 'accounts', 'transfers', 'requests'] as const;
 export const LAYERS = ['event-schemas', 'domain', 'read-models', 'command-api', 'projectors', 'query-api'] as const;
 
 const root = resolve(__dirname, '../../..');

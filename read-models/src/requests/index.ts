@@ -1,0 +1,3 @@
+export * from './fold';
+export * from './reader';
+export * from './view';

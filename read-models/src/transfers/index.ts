@@ -1,0 +1,4 @@
+export * from './fold';
+export * from './tables';
+export * from './view';
+export * from './reader';

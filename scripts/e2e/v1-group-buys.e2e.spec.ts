@@ -206,6 +206,9 @@ test('another tenant’s key, a key of the other mode, and another organiser fin
   assert.equal([liveGb.status, liveGb.body.data.livemode], [201, true]);
   assert.is((await withKey(ctx, ctx.key)('GET', `/v1/group-buys/${liveGb.body.data.id}`)).status, 404);
   assert.is((await withKey(ctx, live)('GET', `/v1/group-buys/${liveGb.body.data.id}`)).status, 200);
+  // A buyer of the other mode (a sandbox signup: a test account) is no buyer for a live group-buy.
+  const testBuyer = await withKey(ctx, live)('POST', `/v1/group-buys/${liveGb.body.data.id}/orders`, { buyer: acct(bob), items: [{ itemId: 'item_1', quantity: 1 }] });
+  assert.equal([testBuyer.status, testBuyer.body.param], [400, 'buyer'], testBuyer.text);
   // Its events are live: in the live key's feed, never in the test key's.
   await ctx.api.runner.catchUp();
   const typesIn = async (secret: string) =>

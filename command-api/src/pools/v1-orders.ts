@@ -69,11 +69,14 @@ export const OrderPaymentResult = z
 
 export type GroupBuyOrderDeps = ReservationDeps & { production: boolean };
 
-/** The buyer named by `acct_…`: an account of the tenant, else a 400 on `buyer`. */
-const buyerOf = async (deps: GroupBuyOrderDeps, auth: AuthContext, tenantId: string, id: string): Promise<AuthContext> => {
+/**
+ * The buyer named by `acct_…`: an account of the tenant in the key's mode (an account a partner created has its own,
+ * any other the deployment's: the /v1 accounts' rule), else a 400 on `buyer`.
+ */
+const buyerOf = async (deps: GroupBuyOrderDeps, auth: AuthContext, tenantId: string, livemode: boolean, id: string): Promise<AuthContext> => {
   const userId = fromPrefixedId('acct', id);
   const account = userId ? await deps.facts.account(userId) : null;
-  if (!account || account.status === 'none' || account.tenantId !== tenantId) {
+  if (!account || account.status === 'none' || account.tenantId !== tenantId || (account.partner?.livemode ?? deps.production) !== livemode) {
     throw new ValidationError({ buyer: [`${id} is no account of this tenant`] });
   }
   // The buyer's decision, the caller's request: the reservation is decided for them, the metadata names the key's owner.
@@ -124,9 +127,9 @@ export const makeGroupBuyOrderRoutes = (deps: GroupBuyOrderDeps): RouteDef[] => 
       const own = keyPool(ctx, production);
       const read = await loadState(deps.store, poolStream(poolId), poolAggregate);
       own(read, poolInTenant(read.pool, tenantOf(ctx)));
-      const buyer = await buyerOf(deps, ctx.auth!, tenantOf(ctx), ctx.body.buyer);
-      const lines = ctx.body.items.map((i) => ({ unitId: i.itemId, quantity: i.quantity }));
       const livemode = livemodeOf(ctx, production);
+      const buyer = await buyerOf(deps, ctx.auth!, tenantOf(ctx), livemode, ctx.body.buyer);
+      const lines = ctx.body.items.map((i) => ({ unitId: i.itemId, quantity: i.quantity }));
       // Decided on the key's own pool as its stream says now (its organiser hears why a draft or a closed one takes no order).
       return placeReservation(deps, ctx, poolId, { lines }, buyer, (o, reservationId) => ({ status: 201, data: orderView(o, reservationId, livemode) }), (state) =>
         own(state, poolInTenant(state.pool, tenantOf(ctx))),

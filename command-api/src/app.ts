@@ -22,6 +22,8 @@ import type { WebhookDeliveryScheduler } from './webhooks/ports';
 import { makeDeliveryScheduler } from './webhooks/delivery';
 import { makeRequestCommandRoutes } from './requests/routes';
 import { makeApiKeyRoutes } from './api-keys/routes';
+import { makeGroupBuyCommandRoutes } from './pools/v1-routes';
+import { makeGroupBuyOrderRoutes } from './pools/v1-orders';
 import { makeAccountV1Routes, type AccountV1Deps } from './accounts/routes';
 import { makeTransferRoutes } from './transfers/routes';
 import { makeDealRoutes } from './deals/routes';
@@ -53,7 +55,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   // What every command needs: the write path, and where a session's last write is remembered (read-your-writes).
   const runtime = { store, pgPool, commandQueue, recentWrites, facts };
   const onAccounts = { ...runtime, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
-  const onPools = { ...runtime, clock, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs };
+  const onPools = { ...runtime, clock, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs, production: config.APP_ENV === 'production' };
   return [
     ...makeAuthCommandRoutes({ knex, tenants, store, tokens, sessions, config }),
     ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, logger, config }),
@@ -70,6 +72,9 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeRequestCommandRoutes({ ...runtime, facts, ledger, config, clock }),
     ...webhookRoutes(deps, clock),
     ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
+    // /v1/group-buys: the pool engine above, through /v1 (the same commands, the /v1 shapes).
+    ...makeGroupBuyCommandRoutes({ ...onPools, ledger, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
+    ...makeGroupBuyOrderRoutes({ ...runtime, clock, ledger, escrow, quotes, production: onPools.production }),
     ...v1Routes({ ...onAccounts, knex, ledger, oneTime }, config.APP_ENV === 'production'),
     ...dealRoutes({
       ...runtime,

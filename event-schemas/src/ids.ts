@@ -2,7 +2,7 @@
  * The `/v1` objects' ids (docs/v1.md): a published format, so it lives with the other published vocabulary. The
  * command side, the read side and the SDK's users all spell an id the same way.
  */
-export const V1_ID_PREFIXES = ['acct', 'tr', 'req', 'gb', 'deal', 'we', 'evt', 'key'] as const;
+export const V1_ID_PREFIXES = ['acct', 'tr', 'req', 'gb', 'ord', 'deal', 'we', 'evt', 'key'] as const;
 export type V1IdPrefix = (typeof V1_ID_PREFIXES)[number];
 
 /** `deal_3f2a…`: the prefix and the uuid's 32 hex digits, lower case. */

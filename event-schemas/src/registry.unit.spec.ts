@@ -68,7 +68,7 @@ const parse = suite('event registry: parseEvent');
 parse('parses a valid PoolCreated into type, data, schemaVersion and metadata', () => {
   const parsed = parseEvent(rawPoolCreated());
   assert.is(parsed.type, 'PoolCreated');
-  assert.is(parsed.schemaVersion, 3);
+  assert.is(parsed.schemaVersion, 4);
   assert.equal(parsed.data, poolCreatedData);
   assert.equal(parsed.metadata, metadata);
 });
@@ -90,7 +90,7 @@ parse('version 1 (free-form config) upcasts: unknown keys and escrow secrets are
   };
   const parsed = parseEvent(rawPoolCreated({ schemaVersion: 1, data: { ...poolCreatedData, config: v1Config } }));
   if (parsed.type !== 'PoolCreated') return assert.unreachable('expected PoolCreated');
-  assert.is(parsed.schemaVersion, 3);
+  assert.is(parsed.schemaVersion, 4);
   assert.equal(parsed.data.config, { units: v1Config.units, notes: 'n', escrow: { accountId: `G${'B'.repeat(55)}` } });
   const noAccount = parseEvent(rawPoolCreated({ schemaVersion: 1, data: { ...poolCreatedData, config: { escrow: { signerSecret: 'x', publicKey: 'GPUBLIC' } } } }));
   assert.equal((noAccount.data as { config: unknown }).config, {});
@@ -158,13 +158,13 @@ parse('metadata accepts a null tenant and causation and an optional ip', () => {
 });
 
 parse('a schema version above the current one (from the future) throws', () => {
-  const error = schemaError(() => parseEvent(rawPoolCreated({ schemaVersion: 4 })));
-  assert.match(error.message, /unsupported schema version 4/);
+  const error = schemaError(() => parseEvent(rawPoolCreated({ schemaVersion: 5 })));
+  assert.match(error.message, /unsupported schema version 5/);
 });
 
 parse('version 3 adds config.release: version 2 data reads unchanged, and release terms are validated', () => {
   const v2 = parseEvent(rawPoolCreated({ schemaVersion: 2 }));
-  assert.is(v2.schemaVersion, 3);
+  assert.is(v2.schemaVersion, 4);
   assert.equal(v2.data, poolCreatedData);
   const withRelease = { ...poolCreatedData, config: { ...poolCreatedData.config, release: { after: 'RECEIPT', inspectionDays: 5 } } };
   assert.equal((parseEvent(rawPoolCreated({ data: withRelease })).data as { config: unknown }).config, withRelease.config);
@@ -312,6 +312,15 @@ upcasting('definitions() lists each definition once', () => {
 upcasting.run();
 
 // ---------------------------------------------------------------------------------------------
+
+upcasting('PoolCreated version 3 (no livemode) reads as version 4 unchanged; version 4 keeps livemode and refuses a non-boolean', () => {
+  const v3 = parseEvent(rawPoolCreated({ schemaVersion: 3 }));
+  assert.is(v3.schemaVersion, 4);
+  assert.is((v3.data as { livemode?: boolean }).livemode, undefined);
+  const v4 = parseEvent(rawPoolCreated({ schemaVersion: 4, data: { ...poolCreatedData, livemode: true } }));
+  assert.is((v4.data as { livemode?: boolean }).livemode, true);
+  schemaError(() => parseEvent(rawPoolCreated({ schemaVersion: 4, data: { ...poolCreatedData, livemode: 'yes' } })));
+});
 
 const jsonSchemas = suite('event registry: JSON schemas');
 

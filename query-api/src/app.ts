@@ -8,6 +8,7 @@ import {
   escrowStateFold,
   MandateReadModel,
   OrganiserGrantReadModel,
+  GroupBuyReader,
   PoolReadModel,
   ReservationReadModel,
   SessionEventPrincipals,
@@ -23,6 +24,7 @@ import {
 import { makeIdentityQueryRoutes } from './identity/routes';
 import { makeMerchantQueryRoutes } from './catalogue/merchant-profile';
 import { makePoolQueryRoutes } from './pools/routes';
+import { makeGroupBuyQueryRoutes } from './pools/v1-routes';
 import { makeReservationQueryRoutes } from './reservations/routes';
 import { makeCheckoutQueryRoutes } from './reservations/checkout';
 import { makeEscrowQueryRoutes } from './escrow/routes';
@@ -60,6 +62,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
   return [
     ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger, reservations, awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['identity', 'reservations']) }),
     ...makePoolQueryRoutes({ pools, accounts, ...consistency }),
+    ...makeGroupBuyQueryRoutes({ groupBuys: new GroupBuyReader(services.knex), production: services.config.APP_ENV === 'production', ...consistency }),
     ...makeReservationQueryRoutes({ reservations, pools, accounts, ...consistency }),
     ...makeCheckoutQueryRoutes({ reservations, pools, escrow: new EscrowLedger(services.ledger), ...consistency }),
     ...makeEscrowQueryRoutes({ escrows, isAuditor, ...consistency }),

@@ -50,7 +50,7 @@ test('given an organiser who creates and publishes a pool, when the projection h
 
   const rows = (await api.services.knex(PUBLIC_EVENTS_TABLE).where({ tenant_id: tenant.id }).orderBy(['commit_position', 'prepare_position', 'idx'])) as PublicEventRow[];
   const events = rows.map(toPublicEvent);
-  assert.equal(events.map((e) => e.type), ['pool.created', 'pool.published', 'escrow.opened']);
+  assert.equal(events.map((e) => e.type), ['pool.created', 'group_buy.created', 'pool.published', 'group_buy.published', 'escrow.opened']);
   assert.ok(rows.every((r) => r.owner_id === organiser.id));
   const types = new Map(((await api.call('GET', '/v1/events/types')).body.data.items as TypeItem[]).map((i) => [i.type, i.schema]));
   for (const e of events) {

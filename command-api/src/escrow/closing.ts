@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { decideEscrow } from '@cagnotte/domain';
-import { defineRoute, type AuthContext, type RouteDef } from '@cagnotte/infra';
+import { decideEscrow, type Pool } from '@cagnotte/domain';
+import { defineRoute, type AuthContext, type RouteAnswer, type RouteDef } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
-import { poolAggregate, poolInTenant } from '../pools/aggregate';
+import { poolAggregate, poolInTenant, type PoolCommandState, type PoolOutcome } from '../pools/aggregate';
 import { poolAnswer } from '../pools/answers';
 import { loadState } from '../shared/run-command';
 import { loadAccount, poolStream } from '../shared/context';
-import { POSITION_HEADER, executeCommand, fromRequest, type ExecuteRuntime } from '../shared/execute-command';
+import { POSITION_HEADER, executeCommand, fromRequest, type CommandCtx, type ExecuteRuntime } from '../shared/execute-command';
 import type { TenantPolicy } from '../identity/tenant';
 import { tenantOf } from '../reservations/runtime';
 import { escrowMeta, loadPoolIn, systemMetadata, type EscrowDeps } from './runtime';
@@ -16,6 +16,50 @@ import { closingFeeVat } from '../fees/parties';
 // starts the buyers' inspection period. The rules are the domain's (domain/src/escrow/decide.ts, docs/escrow.md).
 
 const PoolParams = z.object({ id: z.string().uuid() });
+
+/** What narrows the pool a command decides on beyond its tenant (the /v1 key's mode): what it hides is none. */
+export type PoolVisibility = (state: PoolCommandState, pool: Pool) => Pool;
+const asIs: PoolVisibility = (_s, pool) => pool;
+
+/** Closes a pool early (its organiser): the /api route and the /v1 group-buys take this path. */
+export const closePool = async (deps: EscrowDeps, ctx: CommandCtx, poolId: string, respond: (o: PoolOutcome) => RouteAnswer, visible: PoolVisibility = asIs): Promise<RouteAnswer> => {
+  const tenantId = tenantOf(ctx);
+  const [{ actor, policy: tenantPolicy }, read] = await Promise.all([deps.facts.of(ctx.auth!, tenantId), loadPoolIn(deps, poolId, tenantId)]);
+  // The VAT rates frozen with the fees need the seller's and organiser's identities: read before deciding (the
+  // seller is a money-spine field, fixed once the pool left DRAFT).
+  const policy = { ...tenantPolicy, feeVat: await closingFeeVat((id) => deps.facts.account(id), tenantPolicy, read) };
+  const now = deps.clock().toISOString();
+  const { answer } = await executeCommand(deps, {
+    stream: poolStream(poolId),
+    aggregate: poolAggregate,
+    decide: (state) => decideEscrow({ type: 'ClosePool', data: { reason: 'ORGANISER', policy }, metadata: escrowMeta(actor, now) }, visible(state, poolInTenant(state.pool, tenantId))),
+    respond,
+    ...fromRequest(ctx, tenantId, now),
+  });
+  return answer;
+};
+
+/** Cancels a DRAFT or OPEN pool (its organiser). */
+export const cancelPool = async (
+  deps: EscrowDeps,
+  ctx: CommandCtx,
+  poolId: string,
+  reason: string | null,
+  respond: (o: PoolOutcome) => RouteAnswer,
+  visible: PoolVisibility = asIs,
+): Promise<RouteAnswer> => {
+  const tenantId = tenantOf(ctx);
+  const actor = await deps.facts.actor(ctx.auth!);
+  const now = deps.clock().toISOString();
+  const { answer } = await executeCommand(deps, {
+    stream: poolStream(poolId),
+    aggregate: poolAggregate,
+    decide: (state) => decideEscrow({ type: 'CancelPool', data: { reason }, metadata: escrowMeta(actor, now) }, visible(state, poolInTenant(state.pool, tenantId))),
+    respond,
+    ...fromRequest(ctx, tenantId, now),
+  });
+  return answer;
+};
 
 export const makeClosingRoutes = (deps: EscrowDeps): RouteDef[] => {
   const { clock } = deps;
@@ -36,22 +80,7 @@ export const makeClosingRoutes = (deps: EscrowDeps): RouteDef[] => {
     success: { status: 200, description: 'The closed pool', schema: GroupBuy },
     responseHeaders: { [POSITION_HEADER]: 'Feed position of the write' },
     errors: [400, 401, 403, 404, 503],
-    handler: async (ctx) => {
-      const tenantId = tenantOf(ctx);
-      const [{ actor, policy: tenantPolicy }, read] = await Promise.all([deps.facts.of(ctx.auth!, tenantId), loadPoolIn(deps, ctx.params.id, tenantId)]);
-      // The VAT rates frozen with the fees need the seller's and organiser's identities: read before deciding (the
-      // seller is a money-spine field, fixed once the pool left DRAFT).
-      const policy = { ...tenantPolicy, feeVat: await closingFeeVat((id) => deps.facts.account(id), tenantPolicy, read) };
-      const now = clock().toISOString();
-      const { answer } = await executeCommand(deps, {
-        stream: poolStream(ctx.params.id),
-        aggregate: poolAggregate,
-        decide: ({ pool }) => decideEscrow({ type: 'ClosePool', data: { reason: 'ORGANISER', policy }, metadata: escrowMeta(actor, now) }, poolInTenant(pool, tenantId)),
-        respond: respond(ctx),
-        ...fromRequest(ctx, tenantId, now),
-      });
-      return answer;
-    },
+    handler: (ctx) => closePool(deps, ctx, ctx.params.id, respond(ctx)),
   });
 
   const cancel = defineRoute({
@@ -68,19 +97,7 @@ export const makeClosingRoutes = (deps: EscrowDeps): RouteDef[] => {
     success: { status: 200, description: 'The cancelled pool', schema: GroupBuy },
     responseHeaders: { [POSITION_HEADER]: 'Feed position of the write' },
     errors: [400, 401, 403, 404, 503],
-    handler: async (ctx) => {
-      const tenantId = tenantOf(ctx);
-      const actor = await deps.facts.actor(ctx.auth!);
-      const now = clock().toISOString();
-      const { answer } = await executeCommand(deps, {
-        stream: poolStream(ctx.params.id),
-        aggregate: poolAggregate,
-        decide: ({ pool }) => decideEscrow({ type: 'CancelPool', data: { reason: ctx.body.reason ?? null }, metadata: escrowMeta(actor, now) }, poolInTenant(pool, tenantId)),
-        respond: respond(ctx),
-        ...fromRequest(ctx, tenantId, now),
-      });
-      return answer;
-    },
+    handler: (ctx) => cancelPool(deps, ctx, ctx.params.id, ctx.body.reason ?? null, respond(ctx)),
   });
 
   const delivered = defineRoute({

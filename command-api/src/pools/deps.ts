@@ -14,6 +14,8 @@ export interface PoolCommandDeps extends ExecuteRuntime, SellerDeps {
   reclaimAfterDays: number;
   /** Background jobs (the delist refund is one). */
   jobs: JobQueue;
+  /** The deployment's mode (APP_ENV=production is live): what a pool created with a session records as `livemode`. */
+  production: boolean;
 }
 
 /** The ledger side of publishing (infra/src/ledger/escrow.ts), as the pool commands need it. */

@@ -1,8 +1,8 @@
-import { ValidationError, requirePublishable, type EscrowOpening, type PoolActor } from '@cagnotte/domain';
+import { ValidationError, requirePublishable, type EscrowOpening, type Pool, type PoolActor } from '@cagnotte/domain';
 import { ledgerCall, type AuthContext } from '@cagnotte/infra';
 import { poolStream } from '../shared/context';
 import { loadState } from '../shared/run-command';
-import { poolAggregate, poolInTenant } from './aggregate';
+import { poolAggregate, poolInTenant, type PoolCommandState } from './aggregate';
 import type { PoolCommandDeps } from './deps';
 
 const DAY_MS = 86_400_000;
@@ -15,9 +15,15 @@ export const OPEN_PERIOD_WITHOUT_DEADLINE_DAYS = 90;
  * retry: its key is derived from the pool id), then the decider records it with the publication, checking again on
  * the state it decides on. Answers the caller (the facts the command is decided under) with the opening.
  */
-export const openEscrowFor = async (deps: PoolCommandDeps, auth: AuthContext, tenantId: string, poolId: string): Promise<{ actor: PoolActor; escrow: EscrowOpening }> => {
-  const [{ actor, account }, { pool }] = await Promise.all([deps.facts.persona(auth), loadState(deps.store, poolStream(poolId), poolAggregate)]);
-  const existing = requirePublishable(poolInTenant(pool, tenantId), actor);
+export const openEscrowFor = async (
+  deps: PoolCommandDeps,
+  auth: AuthContext,
+  tenantId: string,
+  poolId: string,
+  visible: (state: PoolCommandState, pool: Pool) => Pool = (_s, pool) => pool,
+): Promise<{ actor: PoolActor; escrow: EscrowOpening }> => {
+  const [{ actor, account }, state] = await Promise.all([deps.facts.persona(auth), loadState(deps.store, poolStream(poolId), poolAggregate)]);
+  const existing = requirePublishable(visible(state, poolInTenant(state.pool, tenantId)), actor);
   const organiserAccount = account.ledgerAccount;
   if (!organiserAccount) {
     throw new ValidationError(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError, decidePool, type PoolPatch } from '@cagnotte/domain';
+import { NotFoundError, decidePool, type Pool, type PoolPatch } from '@cagnotte/domain';
 import {
   CountryCode,
   Id,
@@ -12,14 +12,14 @@ import {
   PoolType,
   StellarAccountId,
 } from '@cagnotte/event-schemas';
-import { LedgerAmount, defineRoute, type RouteDef } from '@cagnotte/infra';
+import { LedgerAmount, defineRoute, type RouteAnswer, type RouteDef, type TenantRef } from '@cagnotte/infra';
 import { GroupBuy } from '@cagnotte/read-models';
 import { poolStream, requireOwnTenant } from '../shared/context';
-import { POSITION_HEADER, executeCommand, fromRequest } from '../shared/execute-command';
+import { POSITION_HEADER, executeCommand, fromRequest, type CommandCtx } from '../shared/execute-command';
 import { commissionMandate } from '@cagnotte/event-schemas';
 import { openEscrowFor } from './publish';
 import { queueDelistRefund } from './listing';
-import { poolAggregate, poolInTenant } from './aggregate';
+import { poolAggregate, poolInTenant, type PoolCommandState, type PoolOutcome } from './aggregate';
 import { documentOf, poolAnswer } from './answers';
 import { resolveSeller } from './seller';
 import type { PoolCommandDeps } from './deps';
@@ -95,6 +95,70 @@ const omitType = <T extends { type: unknown }>(f: T): Omit<T, 'type'> => {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
+// Commands: the facts and the command, decided on the pool as the caller's tenant sees it, answered by `respond`.
+// The /api routes below and the /v1 group-buys (./v1-routes.ts) both take these paths: one engine.
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Creates a pool (a DRAFT) in the caller's own tenant, recording the mode it is created in. */
+export const createPool = async (
+  deps: PoolCommandDeps,
+  ctx: CommandCtx & { tenant: TenantRef | null },
+  body: MerchantPoolCreateInput,
+  o: { livemode: boolean; respond: (outcome: PoolOutcome) => RouteAnswer },
+): Promise<RouteAnswer> => {
+  const auth = ctx.auth!;
+  const tenant = requireOwnTenant(auth, ctx.tenant);
+  const { acceptCommissionMandate, sellerIdentifier, sellerMerchantSlug, ...fields } = body;
+  const [actor, sellerId] = await Promise.all([
+    deps.facts.actor(auth),
+    resolveSeller(deps, tenant.id, auth.userId, { sellerId: fields.sellerId, sellerIdentifier, sellerMerchantSlug }),
+  ]);
+  const poolId = randomUUID();
+  const now = deps.clock().toISOString();
+  const data = {
+    poolId,
+    tenantId: tenant.id,
+    poolType: fields.type,
+    fields: { ...omitType(fields), sellerId: sellerId ?? null },
+    commissionMandate: acceptCommissionMandate ? commissionMandate() : null,
+    livemode: o.livemode,
+  };
+  const { answer } = await executeCommand(deps, {
+    stream: poolStream(poolId),
+    aggregate: poolAggregate,
+    decide: ({ pool }) => decidePool({ type: 'CreatePool', data, metadata: { actor, now, ip: ctx.ip } }, poolInTenant(pool, tenant.id)),
+    respond: o.respond,
+    ...fromRequest(ctx, tenant.id, now),
+  });
+  return answer;
+};
+
+/**
+ * Publishes a DRAFT (opening its escrow on the ledger first). `visible` narrows the pool further than its tenant (the
+ * /v1 key's mode): what it hides is none, as another tenant's pool.
+ */
+export const publishPool = async (
+  deps: PoolCommandDeps,
+  ctx: CommandCtx,
+  id: string,
+  respond: (outcome: PoolOutcome) => RouteAnswer,
+  visible: (state: PoolCommandState, pool: Pool) => Pool = (_s, pool) => pool,
+): Promise<RouteAnswer> => {
+  const tenantId = ctx.tenant?.id ?? ctx.auth!.tenantId;
+  // The ledger is called before the command (its escrow account goes into the event); the decider checks again.
+  const { actor, escrow } = await openEscrowFor(deps, ctx.auth!, tenantId, id, visible);
+  const now = deps.clock().toISOString();
+  const { answer } = await executeCommand(deps, {
+    stream: poolStream(id),
+    aggregate: poolAggregate,
+    decide: (state) => decidePool({ type: 'PublishPool', data: { escrow }, metadata: { actor, now, ip: ctx.ip } }, visible(state, poolInTenant(state.pool, tenantId))),
+    respond,
+    ...fromRequest(ctx, tenantId, now),
+  });
+  return answer;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
 // Routes: schema, facts, the command (decided on the pool as the caller's tenant sees it), the answer.
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -114,33 +178,7 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
       success: { status: 201, description: 'The created pool', schema: GroupBuy },
       responseHeaders: { [POSITION_HEADER]: 'Feed position of the write; send it back as X-Min-Position to read your write elsewhere' },
       errors: [400, 401, 403, 404, 503],
-      handler: async (ctx) => {
-        const auth = ctx.auth!;
-        const tenant = requireOwnTenant(auth, ctx.tenant);
-        const body = ctx.body as MerchantPoolCreateInput;
-        const { acceptCommissionMandate, sellerIdentifier, sellerMerchantSlug, ...fields } = body;
-        const [actor, sellerId] = await Promise.all([
-          deps.facts.actor(auth),
-          resolveSeller(deps, tenant.id, auth.userId, { sellerId: fields.sellerId, sellerIdentifier, sellerMerchantSlug }),
-        ]);
-        const poolId = randomUUID();
-        const now = deps.clock().toISOString();
-        const data = {
-          poolId,
-          tenantId: tenant.id,
-          poolType: fields.type,
-          fields: { ...omitType(fields), sellerId: sellerId ?? null },
-          commissionMandate: acceptCommissionMandate ? commissionMandate() : null,
-        };
-        const { answer } = await executeCommand(deps, {
-          stream: poolStream(poolId),
-          aggregate: poolAggregate,
-          decide: ({ pool }) => decidePool({ type: 'CreatePool', data, metadata: { actor, now, ip: ctx.ip } }, poolInTenant(pool, tenant.id)),
-          respond: poolAnswer(auth, 201),
-          ...fromRequest(ctx, tenant.id, now),
-        });
-        return answer;
-      },
+      handler: (ctx) => createPool(deps, ctx, ctx.body as MerchantPoolCreateInput, { livemode: deps.production, respond: poolAnswer(ctx.auth!, 201) }),
     });
 
   const update = (merchant: boolean) =>
@@ -237,21 +275,7 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
       idempotent: true,
       success: { status: 200, description: 'The published pool', schema: GroupBuy },
       errors: [400, 401, 403, 404, 503],
-      handler: async (ctx) => {
-        const { id } = ctx.params as { id: string };
-        const tenantId = ctx.tenant?.id ?? ctx.auth!.tenantId;
-        // The ledger is called before the command (its escrow account goes into the event); the decider checks again.
-        const { actor, escrow } = await openEscrowFor(deps, ctx.auth!, tenantId, id);
-        const now = deps.clock().toISOString();
-        const { answer } = await executeCommand(deps, {
-          stream: poolStream(id),
-          aggregate: poolAggregate,
-          decide: ({ pool }) => decidePool({ type: 'PublishPool', data: { escrow }, metadata: { actor, now, ip: ctx.ip } }, poolInTenant(pool, tenantId)),
-          respond: poolAnswer(ctx.auth!),
-          ...fromRequest(ctx, tenantId, now),
-        });
-        return answer;
-      },
+      handler: (ctx) => publishPool(deps, ctx, (ctx.params as { id: string }).id, poolAnswer(ctx.auth!)),
     });
 
   return [create(false), create(true), update(false), update(true), archiveRoute('post'), archiveRoute('delete'), publish(false), publish(true)];

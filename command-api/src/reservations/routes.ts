@@ -1,17 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ValidationError, decideReservation, depositMismatch, type ObservedDeposit } from '@cagnotte/domain';
+import { ValidationError, decideReservation } from '@cagnotte/domain';
 import { currentReservationTerms } from '@cagnotte/event-schemas';
-import { LedgerAmount, defineRoute, ledgerCall, type RouteDef } from '@cagnotte/infra';
-import { decodeSignedXdr, submitClientSigned } from '../ledger/client-signed';
+import { LedgerAmount, defineRoute, type RouteDef } from '@cagnotte/infra';
 import { ReservationSchema } from '@cagnotte/read-models';
-import { metadataFor, poolStream } from '../shared/context';
+import { poolStream } from '../shared/context';
 import { executeCommand, fromRequest } from '../shared/execute-command';
-import { loadState } from '../shared/run-command';
-import { recordStrayPayments } from '../escrow/strays';
 import { poolAggregate, poolInTenant } from '../pools/aggregate';
 import { answerWith } from '../pools/answers';
-import { buyerMeta, reservationOf, ownReservation, poolToReserveIn, reservationMemoHash, tenantOf, type ReservationDeps } from './runtime';
+import { buyerMeta, reservationOf, tenantOf, type ReservationDeps } from './runtime';
+import { payReservation, placeReservation, signReservation } from './commands';
 
 // The buyer's checkout: reserve, sign (terms + the deposit to sign), pay (verified on the ledger), cancel. The terms and
 // the buyer's reclaim are reads: query-api/src/reservations/checkout.ts.
@@ -74,7 +71,7 @@ const PayResult = z
   .describe('ReservationPayResult');
 
 export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
-  const { clock, ledger, escrow } = deps;
+  const { clock, ledger } = deps;
   const passphrase = ledger.settings.networkPassphrase;
 
   const reserve = defineRoute({
@@ -93,41 +90,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     idempotent: true,
     success: { status: 201, description: 'The PENDING reservation', schema: ReservationSchema },
     errors: [400, 401, 403, 404, 409, 503],
-    handler: async (ctx) => {
-      const poolId = ctx.params.id;
-      const reservationId = randomUUID();
-      const claims = ctx.body.quoteId === undefined ? null : deps.quotes.verify(ctx.body.quoteId);
-      if (ctx.body.quoteId !== undefined && (!claims || claims.poolId !== poolId || claims.buyerId !== ctx.auth!.userId)) {
-        throw new ValidationError({ quoteId: ['not a quote of yours for this pool'] }, 'Unknown quote', 'invalid_quote');
-      }
-      // What the quote promised: its claims but whose and where (checked above).
-      const quote = claims && (({ poolId: _pool, buyerId: _buyer, ...promised }) => promised)(claims);
-      const tenantId = tenantOf(ctx);
-      const { actor, policy } = await deps.facts.of(ctx.auth!, tenantId);
-      const now = clock().toISOString();
-      const data = {
-        reservationId,
-        lines: ctx.body.lines,
-        pledge: ctx.body.pledge ?? null,
-        relaisId: ctx.body.relaisId ?? null,
-        ttlSeconds: policy.reservationTtlSeconds,
-        depositFeeRule: policy.feeSchedule.escrowDeposit,
-        ...(quote ? { quote } : {}),
-      };
-      // The expiry job is scheduled from the ReservationPlaced event (projectors/src/escrow/timers.ts), not here.
-      const { answer } = await executeCommand(deps, {
-        stream: poolStream(poolId),
-        aggregate: poolAggregate,
-        decide: (state) =>
-          decideReservation(
-            { type: 'PlaceReservation', data, metadata: buyerMeta(actor, now, ctx.ip) },
-            poolToReserveIn(state, tenantId, actor.userId),
-          ),
-        respond: answerWith(201, (o) => reservationOf(o.state, reservationId, clock())),
-        ...fromRequest(ctx, tenantId, now),
-      });
-      return answer;
-    },
+    handler: (ctx) => placeReservation(deps, ctx, ctx.params.id, ctx.body, ctx.auth!, (o, reservationId) => answerWith(201, (x) => reservationOf(x.state, reservationId, clock()))(o)),
   });
 
   const sign = defineRoute({
@@ -146,45 +109,18 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     idempotent: true,
     success: { status: 200, description: 'The deposit to sign and your reclaim', schema: SignResult },
     errors: [400, 401, 404, 503],
-    handler: async (ctx) => {
-      const { id: poolId, reservationId } = ctx.params;
+    handler: (ctx) => {
       const current = currentReservationTerms();
       if (ctx.body.termsVersion !== current.version || ctx.body.termsHash !== current.hash) {
         throw new ValidationError({ termsHash: [`the current terms are version ${current.version} (hash ${current.hash})`] }, 'These are not the current terms', 'terms_outdated');
       }
-      const tenantId = tenantOf(ctx);
-      // The deposit is built on the ledger before the command: the pool is read once for it; the decider checks again.
-      const [{ actor, account }, state] = await Promise.all([deps.facts.persona(ctx.auth!), loadState(deps.store, poolStream(poolId), poolAggregate)]);
-      const { pool, r } = ownReservation(poolInTenant(state.pool, tenantId), actor.userId, reservationId);
-      const source = account.ledgerAccount;
-      if (!source) {
-        throw new ValidationError({ ledgerAccount: ['link a ledger account first (POST /api/me/ledger/challenge, then /api/me/ledger/link): you pay from it'] }, 'A linked ledger account is required', 'ledger_account_required');
-      }
-      const memoHash = reservationMemoHash(reservationId);
-      if (!pool.escrow) throw new ValidationError({ poolId: ['this pool has no escrow account yet'] }, 'The pool has no escrow', 'escrow_not_open');
-      const { accountId: escrowAccount, reclaimAfter } = pool.escrow;
-      // Built before anything is recorded: an unfunded account or a silent ledger leaves no signature behind.
-      const deposit = await ledgerCall(() =>
-        escrow.buildDeposit({ source, escrowAccount, amount: r.amount, memoHash, reclaimAfter: new Date(reclaimAfter), validUntil: new Date(r.expiresAt) }),
+      return signReservation(deps, ctx, ctx.params.id, ctx.params.reservationId, ctx.auth!, (o, deposit) =>
+        answerWith(200, (x) => ({
+          reservation: reservationOf(x.state, ctx.params.reservationId, clock()),
+          payment: { ...deposit.payment, networkPassphrase: passphrase },
+          reclaim: { ...deposit.reclaim, networkPassphrase: passphrase },
+        }))(o),
       );
-      const back = await ledgerCall(() => escrow.buildReclaim({ buyer: source, balanceId: deposit.balanceId, reclaimAfter, afterSequence: deposit.sequence }));
-      const now = clock().toISOString();
-      const { answer } = await executeCommand(deps, {
-        stream: poolStream(poolId),
-        aggregate: poolAggregate,
-        decide: ({ pool: p }) =>
-          decideReservation(
-            { type: 'SignReservation', data: { reservationId, terms: current, source, memoHash }, metadata: buyerMeta(actor, now, ctx.ip) },
-            poolInTenant(p, tenantId),
-          ),
-        respond: answerWith(200, (o) => ({
-          reservation: reservationOf(o.state, reservationId, clock()),
-          payment: { xdr: deposit.xdr, hash: deposit.hash, networkPassphrase: passphrase, expiresAt: deposit.expiresAt, balanceId: deposit.balanceId, amount: r.amount, escrowAccount },
-          reclaim: { xdr: back.xdr, hash: back.hash, networkPassphrase: passphrase, balanceId: back.balanceId, validAfter: back.validAfter },
-        })),
-        ...fromRequest(ctx, tenantId, now),
-      });
-      return answer;
     },
   });
 
@@ -207,56 +143,20 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     idempotent: true,
     success: { status: 200, description: 'Paid, pending, idempotent or late', schema: PayResult },
     errors: [400, 401, 404, 503],
-    handler: async (ctx) => {
-      const { id: poolId, reservationId } = ctx.params;
-      const tenantId = tenantOf(ctx);
-      // The ledger is asked before the command (what the deposit paid): the pool is read once for it; the decider checks again.
-      const [actor, state] = await Promise.all([deps.facts.actor(ctx.auth!), loadState(deps.store, poolStream(poolId), poolAggregate)]);
-      const { r } = ownReservation(poolInTenant(state.pool, tenantId), actor.userId, reservationId);
-      if (!r.signed) throw new ValidationError({ reservationId: ['sign the reservation first'] }, 'The reservation is not signed', 'reservation_not_signed');
-      const expected = { ...r.signed, assetCode: escrow.asset.code, assetIssuer: escrow.asset.issuer, amount: r.amount };
-
-      let txHash = ctx.body.txHash;
-      const via = ctx.body.signedXdr !== undefined ? ('signedXdr' as const) : ('txHash' as const);
-      if (ctx.body.signedXdr !== undefined) {
-        const { tx, hash } = decodeSignedXdr(ledger, ctx.body.signedXdr, txHash);
-        txHash = hash;
-        if (r.payment?.txHash !== hash) {
-          // Nothing is submitted on the buyer's behalf unless it is exactly this reservation's deposit.
-          const mismatch = depositMismatch(expected, escrow.describeDeposit(tx, { txHash: hash, ledger: 0, successful: true, closedAt: null }));
-          if (mismatch) throw new ValidationError({ [mismatch.field]: [mismatch.message] }, `The deposit does not pay this reservation: ${mismatch.message}`, 'payment_mismatch');
-          if ((await submitClientSigned(ledger, tx, hash)) === 'unavailable') return { data: { paid: false, pending: true, reason: 'ledger_unavailable', txHash: hash } };
-        }
-      }
-      const observed: ObservedDeposit | null = await ledgerCall(() => escrow.observeDeposit(txHash!));
-      if (!observed) return { data: { paid: false, pending: true, reason: 'not_on_ledger_yet', txHash: txHash! } };
-      // Not a deposit at all (a payment straight to the escrow, say): whatever it paid the escrow is recorded as owed
-      // back to its sender; the reservation still refuses it below (payment_mismatch).
-      if (observed.successful && !observed.isClaimableBalance) await recordStrayPayments(deps, poolId, metadataFor(ctx, tenantId, clock().toISOString()));
-      const now = clock().toISOString();
-      const { answer } = await executeCommand(deps, {
-        stream: poolStream(poolId),
-        aggregate: poolAggregate,
-        decide: ({ pool }) =>
-          decideReservation(
-            { type: 'PayReservation', data: { reservationId, deposit: observed, via, asset: escrow.asset }, metadata: buyerMeta(actor, now, ctx.ip) },
-            poolInTenant(pool, tenantId),
-          ),
-        respond: answerWith(200, (o) => {
-          const reservation = reservationOf(o.state, reservationId, clock());
+    handler: (ctx) =>
+      payReservation(deps, ctx, ctx.params.id, ctx.params.reservationId, ctx.body, ctx.auth!, (o, observed) =>
+        answerWith(200, (x) => {
+          const reservation = reservationOf(x.state, ctx.params.reservationId, clock());
           const paid = reservation.payment?.txHash === observed.txHash;
           return {
             paid,
-            ...(o.events.length === 0 ? { idempotent: true } : {}),
+            ...(x.events.length === 0 ? { idempotent: true } : {}),
             ...(!paid ? { latePayment: true, reason: 'the reservation no longer held when the deposit landed, or its units went to others since: it is owed back' } : {}),
             txHash: observed.txHash,
             reservation,
           };
-        }),
-        ...fromRequest(ctx, tenantId, now),
-      });
-      return answer;
-    },
+        })(o),
+      ),
   });
 
   const cancel = defineRoute({

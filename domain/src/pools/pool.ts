@@ -94,6 +94,8 @@ export type PoolCommand =
         fields: PoolCreateFields;
         /** Present when the organiser ticked the COMMISSION mandate: the server-authoritative text's version and hash. */
         commissionMandate: { version: string; hash: string } | null;
+        /** The mode of the key (or deployment) creating it: recorded on PoolCreated, so every projection keeps it. */
+        livemode?: boolean;
       };
       metadata: CommandMeta;
     }
@@ -315,7 +317,7 @@ export const decidePool = (command: PoolCommand, state: Pool): PoolEvent[] => {
     case 'CreatePool': {
       if (state.status !== 'none') throw new ConflictError('pool_exists', 'Pool already exists');
       requireOrganiser(actor);
-      const { poolId, tenantId, poolType, fields, commissionMandate } = command.data;
+      const { poolId, tenantId, poolType, fields, commissionMandate, livemode } = command.data;
       requireNoSecrets(fields);
       if (PAID_VISIBILITIES.has(fields.marketplaceVisibility)) throw visibilityError(fields.marketplaceVisibility);
       requireBusinessForCommission(fields.organiserCommissionPercent, actor);
@@ -323,7 +325,16 @@ export const decidePool = (command: PoolCommand, state: Pool): PoolEvent[] => {
       const events: PoolEvent[] = [
         {
           type: 'PoolCreated',
-          data: { ...fields, poolId, tenantId, type: poolType, organiserId: actor.userId, organiserName: actor.displayName, createdAt: now },
+          data: {
+            ...fields,
+            poolId,
+            tenantId,
+            type: poolType,
+            organiserId: actor.userId,
+            organiserName: actor.displayName,
+            createdAt: now,
+            ...(livemode === undefined ? {} : { livemode }),
+          },
         },
       ];
       if (commissionMandate && isBrokered(fields, actor.userId) && isPaid(fields)) {
@@ -354,7 +365,8 @@ export const decidePool = (command: PoolCommand, state: Pool): PoolEvent[] => {
 };
 
 const created = (data: EventData<'PoolCreated'>): ExistingPool => {
-  const { poolId, tenantId, type, organiserId, organiserName, createdAt, ...fields } = data;
+  // `livemode` is the read side's (the /v1 views filter on it): nothing this aggregate decides depends on it.
+  const { poolId, tenantId, type, organiserId, organiserName, createdAt, livemode: _livemode, ...fields } = data;
   return {
     status: 'DRAFT',
     id: poolId,

@@ -202,6 +202,15 @@ create('an organiser creates a pool: PoolCreated carries organiserId and organis
     ]);
 });
 
+create('the mode it is created in (an API key’s, or the deployment’s) is recorded on PoolCreated, and is no field of the pool', () => {
+  const command = createPool();
+  if (command.type !== 'CreatePool') return;
+  const events = decidePool({ ...command, data: { ...command.data, livemode: true } }, initialPool());
+  assert.is(events[0]?.type === 'PoolCreated' && events[0].data.livemode, true);
+  const pool = events.reduce(evolvePool, initialPool());
+  assert.is(pool.status !== 'none' && 'livemode' in pool.fields, false);
+});
+
 create('the organiser identity is the actor’s, whoever the actor is', () => {
   const events = decidePool(createPool({ actor: otherOrganiser }), initialPool());
   const first = events[0];

@@ -120,10 +120,15 @@ export const PoolDraftFields = z
   .strict();
 export type PoolDraftFields = z.infer<typeof PoolDraftFields>;
 
-/** Version 3: `config.release` (version 2 data is valid version 3). Version 2: `config` is closed (see `upcastPoolConfigV1` for version 1). */
+/**
+ * Version 4: `livemode`, the mode of the API key (or, with a session, of the deployment) that created the pool: a
+ * /v1 read or write in the other mode finds nothing. Absent on pools created before it (version 3 data is valid
+ * version 4): the readers take the deployment's mode for them. Version 3: `config.release` (version 2 data is valid
+ * version 3). Version 2: `config` is closed (see `upcastPoolConfigV1` for version 1).
+ */
 export const PoolCreated = event(
   'PoolCreated',
-  3,
+  4,
   PoolDraftFields.extend({
     poolId: Id,
     tenantId: Id,
@@ -131,6 +136,7 @@ export const PoolCreated = event(
     organiserId: Id,
     organiserName: z.string().max(200),
     createdAt: IsoDate,
+    livemode: z.boolean().optional(),
   }).strict(),
 );
 
@@ -211,12 +217,13 @@ const withConfig = (data: unknown, at: (d: Record<string, unknown>) => Record<st
   return copy;
 };
 
-/** Version 3 only adds an optional key: version 2 data reads as is. */
+/** Versions 3 and 4 only add an optional key: version 2 and 3 data read as is. */
 const unchanged = (data: unknown): unknown => data;
 
 export const poolUpcasters: Upcaster[] = [
   { type: 'PoolCreated', fromVersion: 1, up: (data) => withConfig(data, (d) => d) },
   { type: 'PoolCreated', fromVersion: 2, up: unchanged },
+  { type: 'PoolCreated', fromVersion: 3, up: unchanged },
   { type: 'PoolDraftUpdated', fromVersion: 2, up: unchanged },
   {
     type: 'PoolDraftUpdated',

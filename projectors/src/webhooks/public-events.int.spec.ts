@@ -73,7 +73,22 @@ Feed('one event at a time, one batch, a replay and a rebuild from position 0 wri
   const expected = await rowsOf(batched, p.tenantId);
   assert.equal(
     expected.map((r) => r.type),
-    ['pool.created', 'pool.updated', 'pool.published', 'reservation.placed', 'reservation.placed', 'reservation.paid', 'reservation.expired', 'reservation.settled', 'refund.settled'],
+    [
+      'pool.created',
+      'group_buy.created',
+      'pool.updated',
+      'pool.published',
+      'group_buy.published',
+      'reservation.placed',
+      'group_buy.order_placed',
+      'reservation.placed',
+      'group_buy.order_placed',
+      'reservation.paid',
+      'group_buy.order_paid',
+      'reservation.expired',
+      'reservation.settled',
+      'refund.settled',
+    ],
   );
   assert.equal(await rowsOf(single, p.tenantId), expected, 'one at a time = one batch');
 
@@ -135,12 +150,34 @@ Feed('owners: a later batch finds the pool’s organiser in rm_public_event_owne
   const rows = await rowsOf(proj, p.tenantId);
   assert.equal(rows.map((r) => [r.type, r.owner_id, r.subject]), [
     ['pool.created', organiserId, p.poolId],
+    ['group_buy.created', organiserId, p.poolId],
     ['pool.published', organiserId, p.poolId],
+    ['group_buy.published', organiserId, p.poolId],
     ['invoice.issued', organiserId, invoice.invoiceId],
   ]);
   assert.not.ok(JSON.stringify(rows.at(-1)!.data).includes('ann@example.com'));
   const owners = await specKnex()(proj.tables[1]!).where({ resource_id: p.poolId });
-  assert.equal(owners, [{ resource_id: p.poolId, tenant_id: p.tenantId, owner_id: organiserId }]);
+  assert.equal(owners, [{ resource_id: p.poolId, tenant_id: p.tenantId, owner_id: organiserId, livemode: null, pool_type: 'GROUPS' }]);
+  assert.not.ok(rows.some((r) => 'livemode' in (r.data as object)), 'a pool of /api: the deployment’s mode');
+});
+
+Feed('modes: a pool created in a mode (a /v1 key’s) is remembered with its owner; a later batch’s events about it carry that livemode', async () => {
+  const p = newPool();
+  const proj = await onCopy();
+  const created = p.created() as Extract<DomainEvent, { type: 'PoolCreated' }>;
+  await appendTo(p, { ...created, data: { ...created.data, livemode: true } });
+  await applyBatch(specKnex(), proj, await specStore().readStream(p.streamId));
+  await appendTo(p, p.published());
+  const [, publishedEvent] = await specStore().readStream(p.streamId);
+  await applyBatch(specKnex(), proj, [publishedEvent!]);
+  const rows = await rowsOf(proj, p.tenantId);
+  assert.equal(rows.map((r) => [r.type, (r.data as { livemode?: boolean }).livemode]), [
+    ['pool.created', true],
+    ['group_buy.created', true],
+    ['pool.published', true],
+    ['group_buy.published', true],
+  ]);
+  assert.equal((await specKnex()(proj.tables[1]!).where({ resource_id: p.poolId }).first()).livemode, true);
 });
 
 Feed('the live projection notifies public_events with the tenants it wrote for, at commit', async () => {

@@ -30,7 +30,7 @@ const EVENT_COLUMNS: Columns = {
   created_at: 'timestamptz',
   data: 'jsonb',
 };
-const OWNER_COLUMNS: Columns = { resource_id: 'text', tenant_id: 'uuid', owner_id: 'uuid' };
+const OWNER_COLUMNS: Columns = { resource_id: 'text', tenant_id: 'uuid', owner_id: 'uuid', livemode: 'boolean', pool_type: 'text' };
 
 /**
  * The public feed (rm_public_events): each internal event through the catalogue (read-models/src/webhooks/catalogue.ts),
@@ -45,8 +45,15 @@ const applyPublicEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[],
   const owners = new Map<string, PoolOwner>();
   const wanted = [...new Set(events.map(ownerKeyOf).filter((id): id is string => id !== null))];
   if (wanted.length > 0) {
-    const known = await selectWhereIn<PublicEventOwnerRow>(trx, table(PUBLIC_EVENT_OWNERS_TABLE), ['resource_id', 'tenant_id', 'owner_id'], 'resource_id', 'text', wanted);
-    for (const r of known) owners.set(r.resource_id, { tenantId: r.tenant_id, ownerId: r.owner_id });
+    const known = await selectWhereIn<PublicEventOwnerRow>(trx, table(PUBLIC_EVENT_OWNERS_TABLE), ['resource_id', 'tenant_id', 'owner_id', 'livemode', 'pool_type'], 'resource_id', 'text', wanted);
+    for (const r of known) {
+      owners.set(r.resource_id, {
+        tenantId: r.tenant_id,
+        ownerId: r.owner_id,
+        ...(r.livemode === null ? {} : { livemode: r.livemode }),
+        ...(r.pool_type === 'GROUPS' || r.pool_type === 'FUNDING' ? { poolType: r.pool_type } : {}),
+      });
+    }
   }
   const ownerRows: PublicEventOwnerRow[] = [];
   const rows: PublicEventRowValues[] = [];
@@ -56,8 +63,9 @@ const applyPublicEvents = async (trx: Knex.Transaction, batch: ProjectedEvent[],
     );
     const owner = ownerRecordOf(e);
     if (owner && !owners.has(owner.resourceId)) {
-      owners.set(owner.resourceId, { tenantId: owner.tenantId, ownerId: owner.ownerId });
-      ownerRows.push({ resource_id: owner.resourceId, tenant_id: owner.tenantId, owner_id: owner.ownerId });
+      const { resourceId, ...known } = owner;
+      owners.set(resourceId, known);
+      ownerRows.push({ resource_id: resourceId, tenant_id: owner.tenantId, owner_id: owner.ownerId, livemode: owner.livemode ?? null, pool_type: owner.poolType ?? null });
     }
   }
   await upsertRows(trx, table(PUBLIC_EVENT_OWNERS_TABLE), OWNER_COLUMNS, ['resource_id'], ownerRows, { update: false });

@@ -14,6 +14,8 @@ export interface PoolDocument {
   organiserId: string;
   organiserName: string;
   fields: PoolDraftFields;
+  /** The mode it was created in (PoolCreated v4); absent on older pools: the deployment's mode (`livemodeOfDoc`). */
+  livemode?: boolean;
   archivedAt: string | null;
   publishedAt: string | null;
   /** The escrow account publishing opened (absent on pools published before escrows, and on drafts). */
@@ -46,8 +48,21 @@ export interface PoolDoc {
 }
 
 const created = (data: EventData<'PoolCreated'>): PoolDocument => {
-  const { poolId, tenantId, type, organiserId, organiserName, createdAt, ...fields } = data;
-  return { status: 'DRAFT', id: poolId, tenantId, type, organiserId, organiserName, fields, archivedAt: null, publishedAt: null, createdAt, updatedAt: createdAt };
+  const { poolId, tenantId, type, organiserId, organiserName, createdAt, livemode, ...fields } = data;
+  return {
+    status: 'DRAFT',
+    id: poolId,
+    tenantId,
+    type,
+    organiserId,
+    organiserName,
+    fields,
+    ...(livemode === undefined ? {} : { livemode }),
+    archivedAt: null,
+    publishedAt: null,
+    createdAt,
+    updatedAt: createdAt,
+  };
 };
 
 /** `never`: the switch below is exhaustive over PoolEvent. */

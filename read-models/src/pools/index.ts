@@ -4,3 +4,5 @@ export * from './view';
 export * from './reader';
 export * from './visibility';
 export * from './closing';
+export * from './v1';
+export * from './v1-reader';

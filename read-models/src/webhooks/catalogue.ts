@@ -1,6 +1,7 @@
 import type { DomainEvent, DomainEventType, ParsedEvent } from '@cagnotte/event-schemas';
 import { sumAmounts, toMinor } from '../reservations/amounts';
 import { PUBLIC_EVENT_CATALOGUE, type PublicEventData, type PublicEventType } from './public-types';
+import { v1IdOf } from '../pools/v1';
 import { acctId, prefixedId, trId } from '../accounts/ids';
 
 export * from './public-types';
@@ -11,10 +12,14 @@ export * from './public-types';
  * same order: a public event's id is its internal event's id and its index among them.
  */
 
-/** Who owns a pool: its tenant and its organiser. */
+/** Who owns a pool: its tenant and its organiser; and its mode when its creation recorded one (a /v1 key's). */
 export interface PoolOwner {
   tenantId: string;
   ownerId: string | null;
+  /** PoolCreated v4's `livemode`: every public event about the pool carries it (the feed's and the webhooks' mode rule). */
+  livemode?: boolean;
+  /** The pool's type: a GROUPS pool is a /v1 group-buy, whose events have their group_buy.* twins. Unknown: none. */
+  poolType?: 'GROUPS' | 'FUNDING';
 }
 /** The pools the projection knows, by pool id. */
 export type PoolOwners = ReadonlyMap<string, PoolOwner>;
@@ -73,11 +78,19 @@ const one = <P extends PublicEventType>(type: P, subject: string, data: PublicEv
 const req = (requestId: string) => `req_${requestId.replace(/-/g, '')}`;
 
 const reservationRef = (d: { reservationId: string; poolId: string; buyerId: string }) => ({ reservationId: d.reservationId, poolId: d.poolId, buyerId: d.buyerId });
+/** The group_buy.* twins name the pool and the reservation by their /v1 ids too (`gb_`, `ord_`, `acct_`). */
+const gbRef = (poolId: string) => ({ groupBuy: v1IdOf('gb', poolId), poolId });
+const orderRef = (d: { reservationId: string; poolId: string; buyerId: string }) => ({
+  ...gbRef(d.poolId),
+  order: v1IdOf('ord', d.reservationId),
+  reservationId: d.reservationId,
+  buyer: v1IdOf('acct', d.buyerId),
+});
 
 /** Each mapped internal type and what it gives. Every field of `data` is named here (an allowlist). */
 const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
-  PoolCreated: (d) =>
-    one('pool.created', d.poolId, {
+  PoolCreated: (d) => [
+    ...one('pool.created', d.poolId, {
       poolId: d.poolId,
       type: d.type,
       status: 'DRAFT',
@@ -89,11 +102,24 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       deadline: d.deadline,
       createdAt: d.createdAt,
     }),
+    ...one('group_buy.created', d.poolId, {
+      ...gbRef(d.poolId),
+      status: 'draft',
+      organiser: v1IdOf('acct', d.organiserId),
+      title: d.title,
+      currency: d.currency,
+      closesAt: d.deadline,
+      created: d.createdAt,
+    }),
+  ],
   PoolDraftUpdated: (d) => one('pool.updated', d.poolId, { poolId: d.poolId, fields: Object.keys(d.changes).sort(), updatedAt: d.updatedAt }),
   PoolCountryChanged: (d) => one('pool.updated', d.poolId, { poolId: d.poolId, fields: ['country'], updatedAt: d.changedAt }),
-  PoolPublished: (d) => one('pool.published', d.poolId, { poolId: d.poolId, status: 'OPEN', publishedAt: d.publishedAt }),
-  PoolClosed: (d) =>
-    one('pool.closed', d.poolId, {
+  PoolPublished: (d) => [
+    ...one('pool.published', d.poolId, { poolId: d.poolId, status: 'OPEN', publishedAt: d.publishedAt }),
+    ...one('group_buy.published', d.poolId, { ...gbRef(d.poolId), status: 'open', publishedAt: d.publishedAt }),
+  ],
+  PoolClosed: (d) => [
+    ...one('pool.closed', d.poolId, {
       poolId: d.poolId,
       status: d.outcome === 'SUCCEEDED' ? 'LOCKED' : 'FAILED',
       outcome: d.outcome,
@@ -104,9 +130,24 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       releaseAfter: d.release.after,
       closedAt: d.closedAt,
     }),
-  PoolCancelled: (d) => one('pool.cancelled', d.poolId, { poolId: d.poolId, status: 'CANCELLED', reason: d.reason, cancelledAt: d.cancelledAt }),
+    ...one('group_buy.closed', d.poolId, {
+      ...gbRef(d.poolId),
+      status: d.outcome === 'SUCCEEDED' ? 'locked' : 'failed',
+      paidUnits: d.paidUnits,
+      paidAmount: d.paidAmount,
+      finalPrices: d.finalPrices.map((p) => ({ itemId: p.unitId, unitAmount: p.price })),
+      closedAt: d.closedAt,
+    }),
+  ],
+  PoolCancelled: (d) => [
+    ...one('pool.cancelled', d.poolId, { poolId: d.poolId, status: 'CANCELLED', reason: d.reason, cancelledAt: d.cancelledAt }),
+    ...one('group_buy.cancelled', d.poolId, { ...gbRef(d.poolId), status: 'cancelled', reason: d.reason, cancelledAt: d.cancelledAt }),
+  ],
   PoolDelivered: (d) => one('pool.delivered', d.poolId, { poolId: d.poolId, inspectionEndsAt: d.inspectionEndsAt, deliveredAt: d.deliveredAt }),
-  PoolSettled: (d) => one('pool.settled', d.poolId, { poolId: d.poolId, settlementId: d.settlementId, released: d.released, refunded: d.refunded, settledAt: d.settledAt }),
+  PoolSettled: (d) => [
+    ...one('pool.settled', d.poolId, { poolId: d.poolId, settlementId: d.settlementId, released: d.released, refunded: d.refunded, settledAt: d.settledAt }),
+    ...one('group_buy.settled', d.poolId, { ...gbRef(d.poolId), released: d.released, refunded: d.refunded, settledAt: d.settledAt }),
+  ],
   PoolArchived: (d) => one('pool.archived', d.poolId, { poolId: d.poolId, archivedAt: d.archivedAt }),
   PoolUnarchived: (d) => one('pool.unarchived', d.poolId, { poolId: d.poolId, unarchivedAt: d.unarchivedAt }),
   PoolVisibilityChanged: (d) => one('pool.visibility_changed', d.poolId, { poolId: d.poolId, from: d.from, to: d.to, changedAt: d.changedAt }),
@@ -115,8 +156,8 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
     one('pool.listing_fee_refunded', d.poolId, { poolId: d.poolId, listingId: d.listingId, amount: d.amount, txHash: d.txHash, refundedAt: d.refundedAt }),
   PoolEscrowOpened: (d) => one('escrow.opened', d.poolId, { poolId: d.poolId, accountId: d.accountId, reclaimAfter: d.reclaimAfter, openedAt: d.openedAt }),
 
-  ReservationPlaced: (d) =>
-    one('reservation.placed', d.reservationId, {
+  ReservationPlaced: (d) => [
+    ...one('reservation.placed', d.reservationId, {
       ...reservationRef(d),
       status: 'PENDING',
       lines: d.lines.map((l) => ({ unitId: l.unitId, quantity: l.quantity, unitPrice: l.unitPrice })),
@@ -128,6 +169,16 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       expiresAt: d.expiresAt,
       placedAt: d.placedAt,
     }),
+    ...one('group_buy.order_placed', d.reservationId, {
+      ...orderRef(d),
+      status: 'pending',
+      items: d.lines.map((l) => ({ itemId: l.unitId, quantity: l.quantity, unitAmount: l.unitPrice })),
+      amount: d.amount,
+      currency: 'EUR',
+      expiresAt: d.expiresAt,
+      created: d.placedAt,
+    }),
+  ],
   ReservationSigned: (d) =>
     one('reservation.signed', d.reservationId, {
       ...reservationRef(d),
@@ -136,8 +187,10 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       reclaimAfter: d.reclaimAfter,
       signedAt: d.signedAt,
     }),
-  ReservationPaid: (d) =>
-    one('reservation.paid', d.reservationId, { ...reservationRef(d), status: 'PAID', amount: d.amount, txHash: d.txHash, ledger: d.ledger, balanceId: d.balanceId, paidAt: d.paidAt }),
+  ReservationPaid: (d) => [
+    ...one('reservation.paid', d.reservationId, { ...reservationRef(d), status: 'PAID', amount: d.amount, txHash: d.txHash, ledger: d.ledger, balanceId: d.balanceId, paidAt: d.paidAt }),
+    ...one('group_buy.order_paid', d.reservationId, { ...orderRef(d), status: 'paid', amount: d.amount, txHash: d.txHash, paidAt: d.paidAt }),
+  ],
   ReservationExpired: (d) => one('reservation.expired', d.reservationId, { ...reservationRef(d), status: 'EXPIRED', expiredAt: d.expiredAt }),
   ReservationCancelled: (d) => one('reservation.cancelled', d.reservationId, { ...reservationRef(d), status: 'CANCELLED', cancelledAt: d.cancelledAt }),
   ReservationLatePaymentReceived: (d) =>
@@ -381,11 +434,19 @@ export const requestIdOf = (e: { type: string; data: unknown }): string | null =
 export const ownerKeyOf = (e: { type: string; data: unknown }): string | null => poolIdOf(e) ?? requestIdOf(e);
 
 /**
- * What the projection remembers of an event: a created pool's tenant and organiser, a created payment request's
- * tenant and payee, a created deal's tenant and creator (null for any other event).
+ * What the projection remembers of an event: a created pool's tenant, organiser, type and mode (PoolCreated v4), a
+ * created payment request's tenant and payee, a created deal's tenant and creator (null for any other event).
  */
 export const ownerRecordOf = (event: CatalogueEvent): ({ resourceId: string } & PoolOwner) | null => {
-  if (event.type === 'PoolCreated') return { resourceId: event.data.poolId, tenantId: event.data.tenantId, ownerId: event.data.organiserId };
+  if (event.type === 'PoolCreated') {
+    return {
+      resourceId: event.data.poolId,
+      tenantId: event.data.tenantId,
+      ownerId: event.data.organiserId,
+      poolType: event.data.type,
+      ...(event.data.livemode !== undefined ? { livemode: event.data.livemode } : {}),
+    };
+  }
   if (event.type === 'PaymentRequestCreated') return { resourceId: event.data.requestId, tenantId: event.data.tenantId, ownerId: event.data.payeeId };
   if (event.type === 'DealCreated') return { resourceId: event.data.dealId, tenantId: event.data.tenantId, ownerId: event.data.createdBy };
   return null;
@@ -418,10 +479,15 @@ export const publicEventsOf = (event: CatalogueEvent, owners: PoolOwners): Publi
   const owner: PoolOwner | undefined = ownerRecordOf(event) ?? (ownerKey ? owners.get(ownerKey) : undefined) ?? actorOwnerOf(event);
   const tenantId = owner?.tenantId ?? (event.type === 'InvoiceIssued' ? event.data.tenantId : null) ?? event.metadata.tenantId;
   if (!tenantId) return [];
-  const drafts = mapper(event.data as Of<DomainEventType>);
+  // The group_buy.* twins are of GROUPS pools only (a group-buy is one): a FUNDING pool, or one whose type the
+  // projection does not know (an owner remembered before it kept the type), has its pool.* events alone.
+  const drafts = mapper(event.data as Of<DomainEventType>).filter((d) => owner?.poolType === 'GROUPS' || !d.type.startsWith('group_buy.'));
   return drafts.map((d) => {
     // Every draft's data is parsed by its public schema: a mapper that breaks its published shape fails here, loudly.
-    const data = PUBLIC_EVENT_CATALOGUE[d.type].data.parse(d.data) as PublicEventData<typeof d.type>;
+    // A pool created in a mode (a /v1 key's) tells it in every event about it: the feed and the webhooks deliver each
+    // event in its data's mode (else the deployment's), so a live group-buy's events never reach a test key.
+    const withMode = owner?.livemode === undefined ? d.data : { ...d.data, livemode: owner.livemode };
+    const data = PUBLIC_EVENT_CATALOGUE[d.type].data.parse(withMode) as PublicEventData<typeof d.type>;
     return { type: d.type, tenantId, subject: d.subject, ownerId: owner?.ownerId ?? null, data };
   });
 };

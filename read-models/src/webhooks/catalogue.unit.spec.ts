@@ -38,13 +38,18 @@ const recorded = (e: DomainEvent, revision: number, streamId = `pool-${POOL}`, t
   }) as CatalogueEvent;
 
 /** Runs events through the catalogue the way the projection does: remembering each created pool's owner. */
-const project = (events: CatalogueEvent[], owners = new Map<string, PoolOwner>()) =>
+const projectAll = (events: CatalogueEvent[], owners = new Map<string, PoolOwner>()) =>
   events.flatMap((e) => {
     const drafts = publicEventsOf(e, owners);
     const owner = ownerRecordOf(e);
-    if (owner) owners.set(owner.resourceId, { tenantId: owner.tenantId, ownerId: owner.ownerId });
+    if (owner) {
+      const { resourceId, ...known } = owner;
+      owners.set(resourceId, known);
+    }
     return drafts.map((d, idx) => ({ ...d, id: publicEventId(e.id, idx) }));
   });
+/** The same, without the group_buy.* twins (their own test below): what the pool.* and reservation.* tests read. */
+const project = (events: CatalogueEvent[], owners = new Map<string, PoolOwner>()) => projectAll(events, owners).filter((d) => !d.type.startsWith('group_buy.'));
 
 const signed: DomainEvent = {
   type: 'ReservationSigned',
@@ -97,6 +102,44 @@ test('given a pool created and published, when mapped, then pool.created and poo
   for (const d of out) assert.equal([d.tenantId, d.ownerId, d.subject], [TENANT, ORGANISER, POOL], 'a system event (no tenant in its metadata) still finds the pool’s tenant');
   assert.equal(out[1]!.data, { poolId: POOL, status: 'OPEN', publishedAt: at(2) });
   assert.equal((out[0]!.data as { status: string }).status, 'DRAFT');
+});
+
+test('given a pool’s life, when mapped, then each pool.created, published, closed, cancelled, settled and each order placed and paid has its group_buy.* twin, in /v1 ids, after the pool.* event', () => {
+  const hexOf = (u: string) => u.replace(/-/g, '');
+  const out = projectAll(wholeFlow().filter((e) => e.streamId === `pool-${POOL}`));
+  const gb = out.filter((d) => d.type.startsWith('group_buy.'));
+  assert.equal([...new Set(types(gb))], ['group_buy.created', 'group_buy.published', 'group_buy.order_placed', 'group_buy.order_paid', 'group_buy.closed', 'group_buy.settled']);
+  for (const d of gb) {
+    assert.is((d.data as { groupBuy: string }).groupBuy, `gb_${hexOf(POOL)}`, d.type);
+    assert.equal([d.tenantId, d.ownerId], [TENANT, ORGANISER]);
+    const twin = out[out.indexOf(d) - 1]!;
+    assert.is(`${twin.id}_1`, d.id, `${d.type} is index 1 of its internal event, after the pool.* one (whose id is unchanged)`);
+  }
+  const placed = gb.find((d) => d.type === 'group_buy.order_placed')!.data as { order: string; buyer: string; items: unknown[] };
+  assert.match(placed.order, /^ord_[0-9a-f]{32}$/);
+  assert.match(placed.buyer, /^acct_[0-9a-f]{32}$/);
+  assert.equal(Object.keys(placed.items[0] as object).sort(), ['itemId', 'quantity', 'unitAmount']);
+  const groups = new Map([[POOL, { tenantId: TENANT, ownerId: ORGANISER, poolType: 'GROUPS' as const }]]);
+  const cancelled = projectAll([recorded({ type: 'PoolCancelled', data: { ...p, reason: null, cancelledAt: at(3) } }, 2)], groups);
+  // A FUNDING pool is no group-buy, and a pool whose type the projection does not know has no twins either.
+  const funding = projectAll([recorded(flow.created('FUNDING'), 0), recorded(flow.published, 1)]);
+  assert.equal(types(funding), ['pool.created', 'pool.published']);
+  assert.equal(types(projectAll([recorded({ type: 'PoolCancelled', data: { ...p, reason: null, cancelledAt: at(3) } }, 2)], new Map([[POOL, { tenantId: TENANT, ownerId: ORGANISER }]]))), ['pool.cancelled']);
+  assert.equal(types(cancelled), ['pool.cancelled', 'group_buy.cancelled']);
+  assert.equal(cancelled[1]!.data, { groupBuy: `gb_${hexOf(POOL)}`, poolId: POOL, status: 'cancelled', reason: null, cancelledAt: at(3) });
+});
+
+test('given a pool created with a mode (a /v1 key’s), when its events are mapped, then every public event about it carries that livemode; a pool without one carries none (the deployment’s)', () => {
+  const live = { ...flow.created(), data: { ...flow.created().data, livemode: true } } as DomainEvent;
+  const owners = new Map<string, PoolOwner>();
+  const pool = [live, ...flow.depositsPhase.slice(1, 7)].map((e, i) => recorded(e, i));
+  const out = projectAll(pool, owners);
+  assert.ok(out.length >= 6);
+  for (const d of out) assert.is((d.data as { livemode?: boolean }).livemode, true, d.type);
+  assert.equal(owners.get(POOL), { tenantId: TENANT, ownerId: ORGANISER, poolType: 'GROUPS', livemode: true }, 'the projection remembers it with the owner');
+  const later = projectAll([recorded(flow.published, 1)], new Map([[POOL, { tenantId: TENANT, ownerId: ORGANISER, poolType: 'GROUPS' as const, livemode: false }]]));
+  for (const d of later) assert.is((d.data as { livemode?: boolean }).livemode, false, 'a later batch reads it from the owners');
+  for (const d of projectAll([recorded(flow.created(), 0), recorded(flow.published, 1)])) assert.not.ok('livemode' in (d.data as object), d.type);
 });
 
 test('given a pool the projection does not know, when one of its events is mapped, then the event’s tenant is used and it has no owner', () => {
@@ -232,7 +275,7 @@ test('given internal-only events, when mapped, then they give nothing', () => {
 });
 
 test('given every event of a real flow, when mapped, then no data holds a secret, an XDR, a password, an email, a phone, a buyer’s name or a buyer’s account', () => {
-  const out = project(wholeFlow());
+  const out = projectAll(wholeFlow());
   assert.ok(out.length >= 30, `${out.length} public events`);
   const forbiddenKey = /xdr|secret|password|email|phone/i;
   const walk = (v: unknown, path: string): void => {
@@ -248,7 +291,7 @@ test('given every event of a real flow, when mapped, then no data holds a secret
 
 test('given every public draft of the flow, when checked against its type’s schema, then each parses (the published shape holds)', () => {
   const seen = new Set<string>();
-  for (const d of project(wholeFlow()) as PublicEventDraft[]) {
+  for (const d of projectAll(wholeFlow()) as PublicEventDraft[]) {
     seen.add(d.type);
     assert.ok(PUBLIC_EVENT_CATALOGUE[d.type].data.safeParse(d.data).success, d.type);
   }
@@ -266,7 +309,7 @@ test('given every public draft of the flow, when its subject is read, then it is
     'reservation, or stray payment operation': (d) => d.reservationId ?? d.operationId,
     'payment request': (d) => d.request,
   };
-  for (const d of project(wholeFlow()) as PublicEventDraft[]) {
+  for (const d of projectAll(wholeFlow()) as PublicEventDraft[]) {
     assert.is(d.subject, keyOf[PUBLIC_EVENT_CATALOGUE[d.type].subject]!(d.data as Record<string, unknown>), d.type);
   }
 });

@@ -42,6 +42,10 @@ export interface PublicEventOwnerRow {
   resource_id: string;
   tenant_id: string;
   owner_id: string | null;
+  /** The pool's mode when its creation recorded one (migration 031); null otherwise. */
+  livemode: boolean | null;
+  /** The pool's type (migration 031); null for owners remembered before it. */
+  pool_type: string | null;
 }
 
 /** `evt_` + the internal event's uuid without dashes, + `_<idx>` past the first: a rebuild gives the same ids. */

@@ -298,6 +298,51 @@ const TransferFailedData = z.object({
 });
 const TransferCanceledData = z.object({ ...transferRef, status: z.literal('canceled'), canceledAt: Time });
 
+// The /v1 group-buys' events (docs/v1/group-buys.md): a group-buy is a pool, so each is the twin of a pool.* or
+// reservation.* event of the same internal event, in /v1 vocabulary (`gb_`, `ord_`, `acct_` ids, lowercase statuses).
+const gbRef = { groupBuy: z.string().describe('`gb_…`: the group-buy (GET /v1/group-buys/{id})'), poolId: Uuid.describe('The same pool on /api') };
+const orderRef = {
+  ...gbRef,
+  order: z.string().describe('`ord_…`: the order'),
+  reservationId: Uuid.describe('The same reservation on /api'),
+  buyer: z.string().describe('`acct_…`: the buyer’s account of the tenant; never their name or contact'),
+};
+const GroupBuyCreatedData = z.object({
+  ...gbRef,
+  status: z.literal('draft'),
+  organiser: z.string().describe('`acct_…`'),
+  title: z.string(),
+  currency: z.literal('EUR'),
+  closesAt: Time.nullable(),
+  created: Time,
+});
+const GroupBuyPublishedData = z.object({ ...gbRef, status: z.literal('open'), publishedAt: Time });
+const GroupBuyOrderPlacedData = z.object({
+  ...orderRef,
+  status: z.literal('pending'),
+  items: z.array(z.object({ itemId: z.string(), quantity: z.number().int(), unitAmount: Amount })),
+  amount: Amount.describe('What the buyer pays into escrow: the goods plus the deposit fee'),
+  currency: z.literal('EUR'),
+  expiresAt: Time,
+  created: Time,
+});
+const GroupBuyOrderPaidData = z.object({ ...orderRef, status: z.literal('paid'), amount: Amount, txHash: TxHash, paidAt: Time });
+const GroupBuyClosedData = z.object({
+  ...gbRef,
+  status: z.enum(['locked', 'failed']).describe('locked: succeeded, the deposits are held until released; failed: every deposit goes back'),
+  paidUnits: z.number().int(),
+  paidAmount: Amount,
+  finalPrices: z.array(z.object({ itemId: z.string(), unitAmount: Amount.describe('The price settled at: the tier reached by paid units') })),
+  closedAt: Time,
+});
+const GroupBuyCancelledData = z.object({ ...gbRef, status: z.literal('cancelled'), reason: z.string().nullable(), cancelledAt: Time });
+const GroupBuySettledData = z.object({
+  ...gbRef,
+  released: Amount.describe('Paid out to the seller, the organiser and the platform'),
+  refunded: Amount.describe('Paid back to buyers: tier differences, disputes, a failed or cancelled group-buy'),
+  settledAt: Time,
+});
+
 /** What a type's `subject` is: the id of the resource the event is about. */
 export type PublicSubject =
   | 'pool'
@@ -311,7 +356,17 @@ export type PublicSubject =
   | 'account'
   | 'transfer'
   | 'deal';
-const def = <S extends z.ZodType>(subject: PublicSubject, description: string, data: S) => ({ subject, description, data });
+/**
+ * Every type's data may carry `livemode`: the mode of the object it is about, when that object has one (a /v1 object,
+ * a pool created through /v1). Absent: the deployment's mode. The feed and the webhooks deliver each event in its mode.
+ */
+const Livemode = { livemode: z.boolean().optional().describe('The mode of the object it is about (absent: the deployment’s): a key reads and receives its own mode’s events only') };
+const def = <S extends z.ZodObject>(subject: PublicSubject, description: string, data: S) => ({
+  subject,
+  description,
+  // A type whose data names its mode already (the /v1 objects') keeps its own declaration.
+  data: 'livemode' in data.shape ? data : data.extend(Livemode),
+});
 
 /** Every public type: what it means and its `data`. Add new types at the end; never remove one. */
 export const PUBLIC_EVENT_CATALOGUE = {
@@ -365,6 +420,13 @@ export const PUBLIC_EVENT_CATALOGUE = {
   'deal.released': def('deal', 'The escrow paid the split on the ledger and was merged back.', DealReleasedData),
   'deal.refunded': def('deal', 'The escrow paid everything back to the buyer on the ledger.', DealRefundedData),
   'deal.cancelled': def('deal', 'The deal was cancelled before it was funded.', DealCancelledData),
+  'group_buy.created': def('pool', 'A group-buy was created (a draft): the twin of pool.created, in /v1 ids.', GroupBuyCreatedData),
+  'group_buy.published': def('pool', 'The group-buy opened: orders can be placed. The twin of pool.published.', GroupBuyPublishedData),
+  'group_buy.order_placed': def('reservation', 'An order holds units until `expiresAt`. The twin of reservation.placed.', GroupBuyOrderPlacedData),
+  'group_buy.order_paid': def('reservation', 'The order’s deposit was verified on the ledger. The twin of reservation.paid.', GroupBuyOrderPaidData),
+  'group_buy.closed': def('pool', 'The group-buy closed (deadline or organiser): the prices are final. The twin of pool.closed.', GroupBuyClosedData),
+  'group_buy.cancelled': def('pool', 'The organiser cancelled the group-buy: every paid order is owed back. The twin of pool.cancelled.', GroupBuyCancelledData),
+  'group_buy.settled': def('pool', 'Nothing is left in escrow: paid out and refunded. The twin of pool.settled.', GroupBuySettledData),
 } as const;
 
 export type PublicEventType = keyof typeof PUBLIC_EVENT_CATALOGUE;

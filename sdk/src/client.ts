@@ -52,6 +52,24 @@ export const createClient = (options: ClientOptions) => {
       submit: op.post('/v1/transfers/{id}/submit'),
       cancel: op.post('/v1/transfers/{id}/cancel'),
     },
+    groupBuys: {
+      create: op.post('/v1/group-buys'),
+      list: op.list('/v1/group-buys'),
+      retrieve: op.get('/v1/group-buys/{id}'),
+      publish: op.post('/v1/group-buys/{id}/publish'),
+      close: op.post('/v1/group-buys/{id}/close'),
+      cancel: op.post('/v1/group-buys/{id}/cancel'),
+      /** The transactions the organiser cosigns, then settlementSubmit. */
+      settlement: op.post('/v1/group-buys/{id}/settlement'),
+      settlementSubmit: op.post('/v1/group-buys/{id}/settlement/submit'),
+      orders: {
+        create: op.post('/v1/group-buys/{id}/orders'),
+        list: op.list('/v1/group-buys/{id}/orders'),
+        /** The deposit for the buyer to sign: (groupBuyId, orderId, body). */
+        payment: op.post('/v1/group-buys/{id}/orders/{orderId}/payment'),
+        submit: op.post('/v1/group-buys/{id}/orders/{orderId}/submit'),
+      },
+    },
     deals: {
       create: op.post('/v1/deals'),
       list: op.list('/v1/deals'),

@@ -498,6 +498,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/group-buys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The group-buys of the key’s owner, newest first
+         * @description Those the key’s owner organises in its tenant, in the key’s mode (pools created on /api too). Cursor pages: `startingAfter` / `endingBefore` name a group-buy of this list (else a 400 on that parameter).
+         */
+        get: operations["listGroupBuys"];
+        put?: never;
+        /**
+         * Create a group-buy (a draft)
+         * @description The key’s owner organises it. Items are priced per unit, with optional `tiers`: the cheapest tier reached by the units held or paid in all prices each order when it is placed, and the tier reached by paid units at closing prices every unit at settlement (the difference goes back to each buyer). The same pool reads back on /api as `GET /api/pools/{uuid}` (the id’s hex digits). Answers the group-buy in the key’s mode.
+         */
+        post: operations["createGroupBuy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/group-buys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A group-buy
+         * @description The key’s owner’s group-buy, in the key’s mode; anything else is a 404 `group_buy_not_found`. `gb_<hex>` is the pool `/api/pools/<uuid>`. Send `X-Min-Position` to read a write made elsewhere.
+         */
+        get: operations["getGroupBuy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/group-buys/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a draft or open group-buy: every paid order is owed back
+         * @description Pending orders end; paid deposits go back to their buyers at the refund settlement the organiser cosigns (or by each buyer’s own reclaim later). 400 `pool_not_cancellable`.
+         */
+        post: operations["cancelGroupBuy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/group-buys/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a group-buy early, once its minimum of paid units is reached
+         * @description Pending orders end; the prices become final: each item at the tier its paid units reached. The group-buy is `locked` (its deposits wait for release, then settlement) or, at its deadline below the minimum, `failed`. 400 `minimum_not_reached` (cancel it instead).
+         */
+        post: operations["closeGroupBuy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/group-buys/{id}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A group-buy’s orders, newest first
+         * @description Every order (pending, paid, expired, cancelled) with what it was charged, its payment and what settlement released or refunded of it.
+         */
+        get: operations["listGroupBuyOrders"];
+        put?: never;
+        /**
+         * Place an order for a buyer: its units are held until it expires
+         * @description The key’s owner (the organiser) places it for `buyer`, an account of its tenant (`acct_…`, 400 on `buyer` otherwise). Each item is priced at the tier reached with this order’s units included. It is `pending` until `expiresAt` (the tenant’s reservation time), then expires and frees its units unless paid.
+         *
+         *     No oversell: 409 `insufficient_stock` says what is left; 400 `per_buyer_limit`, `pool_not_open`, `pool_deadline_passed`; 403 `organiser_cannot_reserve` for the organiser’s own account.
+         */
+        post: operations["createGroupBuyOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/group-buys/{id}/orders/{orderId}/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The deposit for the buyer to sign (and their reclaim)
+         * @description Records that the buyer accepts the current reservation terms (GET /api/pools/{uuid}/terms: show them to the buyer first) and answers the unsigned deposit: a claimable balance of exactly the order’s `amount` from the buyer’s linked ledger account, claimable by the escrow until `reclaimAfter` and by the buyer from then on, bound to the order by its memo, valid until the order expires.
+         *
+         *     The buyer signs it with their own key (never the platform’s, never yours), then you submit it (`…/submit`). `reclaim` is the buyer’s way back from `reclaimAfter` if nobody settles: hand it to the buyer only. 400 `ledger_account_required` when the buyer has no linked ledger account.
+         */
+        post: operations["paymentGroupBuyOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/group-buys/{id}/orders/{orderId}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit the deposit the buyer signed: verified on the ledger, the order is paid
+         * @description Send `txHash` when the signed deposit was submitted to the ledger already, or `signedXdr` for the service to submit it (only if it is exactly this order’s deposit). The service reads it back from the ledger and checks every term (source, asset, exact amount, memo, claimants, reclaim time) before the order is `paid`; anything else is a 400 `payment_mismatch` and records nothing.
+         *
+         *     `{paid: true, order}`; `{pending: true}` while the ledger does not show it (submit again); `{latePayment: true}` when it landed after the order stopped holding (owed back to the buyer).
+         */
+        post: operations["submitGroupBuyOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/group-buys/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a draft group-buy: its escrow account opens on the ledger, orders can be placed
+         * @description The escrow account is opened with the organiser’s linked ledger account and the platform as cosigners (docs/escrow.md): nobody moves the buyers’ money alone. 400 `ledger_account_required` when the key’s owner has no linked ledger account, `pool_not_draft`.
+         */
+        post: operations["publishGroupBuy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/group-buys/{id}/settlement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare the settlement of what is due: the transactions the organiser cosigns
+         * @description Owner and organiser of a closed pool, or of an open pool that owes deposits back. A LOCKED (successful) pool releases every deposit that is due: all of them when its terms release at closing, else those whose buyer confirmed receipt, whose inspection period passed, or whose dispute ended (an open dispute holds its reservation’s deposit, not the others). A FAILED or CANCELLED pool refunds every deposit. Deposits that came late are always refunded, at once: an OPEN pool settles only those (`kind` REFUND, never `final`; the escrow is re-armed after and keeps taking deposits).
+         *
+         *     Answers 201 with the plan (docs/escrow.md): one or more rounds of three transactions on the escrow account. The **lock** (already signed by the platform) installs two pre-authorised transactions on one sequence number and removes the platform’s signing weight: the **release**, which still needs your signature, and the **recovery**, keyless, valid from `recoveryFrom`, that pays every deposit of the round back whole. Only one of them can ever run. Sign `toSign` in order (each lock, then its release) and submit them (POST …/escrow/settlement/submit), or submit them to the ledger yourself and send their hashes.
+         *
+         *     While a settlement is under way (the escrow is locked on it), calling again answers it unchanged (200). An unsigned settlement whose window passed, or that no longer matches what is due, is replaced by a new one (201). 400 `nothing_to_settle`, `pool_not_closed` (an open pool that owes nothing back), `payout_account_required`, `payout_account_not_ready` (a recipient does not trust the stablecoin yet), `too_late_to_settle` (past it, each buyer reclaims their own deposit).
+         *
+         *     The same operation as `POST /api/pools/{id}/escrow/settlement` (docs/escrow.md), for the key’s own group-buy.
+         */
+        post: operations["settlementGroupBuy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/group-buys/{id}/settlement/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit the cosigned settlement: verified on the ledger, recorded per recipient
+         * @description Owner and organiser. Primary path: you submitted the cosigned transactions yourself; send their `txHashes`. Fallback: send the `signedXdrs` (each lock and release you signed, in order) and the service submits them. Each must be exactly a transaction of the plan (400 `not_in_settlement`); a lock lacking the platform’s signature gets it.
+         *
+         *     The service then reads each round’s release (or recovery) back from the ledger and records it: one `EscrowPayoutSettled` event per recipient, one `ReservationSettled` per deposit, and `PoolSettled` when the escrow was merged back. The ledger refuses a release without your signature (400 `ledger_rejected`, `tx_bad_auth`): the platform alone cannot move anything. Answers the plan with each round’s outcome; `pending` while the ledger does not show a transaction yet (call again).
+         *
+         *     The same operation as `POST /api/pools/{id}/escrow/settlement/submit` (docs/escrow.md), for the key’s own group-buy.
+         */
+        post: operations["submitGroupBuySettlement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/requests": {
         parameters: {
             query?: never;
@@ -976,6 +1200,9 @@ export interface components {
         CancelDealRequest: {
             reason?: string;
         };
+        CancelGroupBuyRequest: {
+            reason?: string;
+        };
         /** @description V1AccountCreate */
         CreateAccountRequest: {
             /** @description The DAC7 identity: a SIRET (France), or a taxCountry with a taxId or an rccm */
@@ -1272,6 +1499,219 @@ export interface components {
                 released: string | null;
             };
         };
+        /** @description GroupBuyOrderCreateInput */
+        CreateGroupBuyOrderRequest: {
+            /** @description `acct_…`: the buyer, an account of the key’s tenant; they sign and pay the deposit with their own ledger account */
+            buyer: string;
+            items: {
+                itemId: string;
+                quantity: number;
+            }[];
+        };
+        /** @description GroupBuyOrder (v1) */
+        CreateGroupBuyOrderResponse: {
+            /**
+             * @description What the buyer pays into escrow: the goods plus `depositFee`
+             * @example 12.50
+             */
+            amount: string;
+            /** @description `acct_…` */
+            buyer: string;
+            created: string;
+            /** @enum {string} */
+            currency: "EUR";
+            /**
+             * @description Decimal string, never a float
+             * @example 12.50
+             */
+            depositFee: string;
+            /** @description A pending order that is not paid by then expires */
+            expiresAt: string;
+            groupBuy: string;
+            /** @description `ord_<32 hex>`: the reservation */
+            id: string;
+            items: {
+                itemId: string;
+                quantity: number;
+                /**
+                 * @description The price charged (the tier reached when it was placed)
+                 * @example 12.50
+                 */
+                unitAmount: string;
+            }[];
+            livemode: boolean;
+            /** @enum {string} */
+            object: "group_buy_order";
+            payment: {
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                amount: string;
+                txHash: string;
+            } | null;
+            settlements: {
+                /** @description Back to the buyer: the tier difference, a dispute, a failed group-buy */
+                refunded: string;
+                /** @description Decimal string, never a float */
+                released: string;
+                txHash: string;
+            }[];
+            /** @enum {string} */
+            status: "pending" | "paid" | "expired" | "cancelled";
+        };
+        /** @description GroupBuyCreateInput */
+        CreateGroupBuyRequest: {
+            /**
+             * Format: date-time
+             * @description The deadline: the group-buy closes on its own then (succeeded with its minimum of paid units, else failed)
+             */
+            closesAt: string;
+            /** @default FR */
+            country?: string;
+            /**
+             * @description ISO 4217 code. The ledger’s stablecoin is euro-denominated: `EUR` only.
+             * @default EUR
+             * @enum {string}
+             */
+            currency?: "EUR";
+            /** @default  */
+            description?: string;
+            inspectionDays?: number;
+            items: {
+                description: string;
+                maxPerBuyer?: number;
+                minPerBuyer?: number;
+                /** @description The stock; absent or null: no limit */
+                quantity?: number | null;
+                /** @description Group discounts: the cheapest tier reached prices every unit at settlement */
+                tiers?: {
+                    /** @description From this many units held or paid in all (every buyer’s)… */
+                    minUnits: number;
+                    /**
+                     * @description …each unit costs this (decimal string)
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                }[];
+                /**
+                 * @description The unit price before any tier (decimal string)
+                 * @example 12.50
+                 */
+                unitAmount: string;
+            }[];
+            /** @description Paid units below which it fails at closesAt (default 1) */
+            minimumUnits?: number;
+            /** @description Where the seller’s share goes; default the organiser’s linked ledger account */
+            payoutAccount?: string;
+            /**
+             * @description What releases the funds: `close` at once, `receipt` (default) each buyer’s confirmation or the inspection period
+             * @enum {string}
+             */
+            releaseAfter?: "close" | "receipt";
+            title: string;
+        };
+        /** @description GroupBuy (v1) */
+        CreateGroupBuyResponse: {
+            cancelledAt: string | null;
+            /** @description The deadline: the group-buy closes on its own then */
+            closesAt: string | null;
+            closing: {
+                closedAt: string;
+                /** @enum {string} */
+                outcome: "succeeded" | "failed";
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                paidAmount: string;
+                paidUnits: number;
+            } | null;
+            created: string;
+            /** @enum {string} */
+            currency: "EUR";
+            /** @description The first item’s tier reached, if any (a one-item group-buy’s tier); see each item’s */
+            currentTier: {
+                itemId: string;
+                /** @description From this many units held or paid in all… */
+                minUnits: number;
+                /**
+                 * @description …the unit costs this
+                 * @example 12.50
+                 */
+                unitAmount: string;
+            } | null;
+            description: string;
+            /** @description Opened at publication; null while a draft */
+            escrow: {
+                /** @description The escrow account on the ledger */
+                account: string;
+                /** @description From then on each buyer can take back an unreleased deposit alone */
+                reclaimAfter: string;
+            } | null;
+            /** @description `gb_<32 hex>`: the pool `/api/pools/{uuid}` with the same hex digits */
+            id: string;
+            inspectionDays: number | null;
+            items: {
+                /** @description The tier reached now (after closing: by paid units, the price settled at); null: the base price */
+                currentTier: {
+                    /** @description From this many units held or paid in all… */
+                    minUnits: number;
+                    /**
+                     * @description …the unit costs this
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                } | null;
+                description: string;
+                /** @description The item’s id in this group-buy (an order names it as `itemId`) */
+                id: string;
+                maxPerBuyer: number | null;
+                minPerBuyer: number | null;
+                /** @description The stock; null: no limit */
+                quantity: number | null;
+                tiers: {
+                    /** @description From this many units held or paid in all… */
+                    minUnits: number;
+                    /**
+                     * @description …the unit costs this
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                }[];
+                /**
+                 * @description The unit price before any tier is reached
+                 * @example 12.50
+                 */
+                unitAmount: string;
+                /** @description Units held by live pending orders and paid */
+                unitsReserved: number;
+            }[];
+            livemode: boolean;
+            /** @description Paid units below which it fails at its deadline (1 when null) */
+            minimumUnits: number | null;
+            /** @enum {string} */
+            object: "group_buy";
+            /** @description `acct_…`: the organiser (the API key’s owner) */
+            organiser: string;
+            publishedAt: string | null;
+            /**
+             * @description What releases the funds of a group-buy that succeeded
+             * @enum {string}
+             */
+            releaseAfter: "close" | "receipt";
+            settledAt: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "locked" | "released" | "completed" | "failed" | "cancelled" | "settled";
+            title: string;
+            /** @description Σ of the items’ unitsReserved */
+            unitsReserved: number;
+            urls: {
+                /** @description The same pool on /api */
+                api: string;
+                orders: string;
+            };
+        };
         CreatePaymentRequestRequest: {
             /**
              * @description ISO 4217 code. The ledger’s stablecoin is euro-denominated: `EUR` only.
@@ -1553,7 +1993,7 @@ export interface components {
              * @description A stable machine-readable code (the `x-enumDescriptions` say what each means). New codes may be added: treat an unknown one by its HTTP status.
              * @enum {string}
              */
-            code: "account_blocked" | "account_exists" | "account_missing" | "account_not_found" | "account_wallet_missing" | "already_listed" | "api_key_invalid" | "api_key_not_allowed" | "api_key_not_found" | "bad_request" | "business_account_required" | "business_identity_invalid" | "business_identity_recorded" | "buyer_only" | "challenge_not_signed" | "concurrent_modification" | "credit_note_without_invoice" | "deal_accepted" | "deal_already_funded" | "deal_cancelled" | "deal_exists" | "deal_funded" | "deal_not_found" | "deal_not_funded" | "deal_settled" | "deposit_already_settled" | "dispute_exists" | "dispute_lapsed" | "dispute_not_found" | "dispute_not_open" | "dispute_open" | "dispute_resolved" | "email_taken" | "escrow_has_strays" | "escrow_not_found" | "escrow_not_open" | "escrow_settled" | "events_not_found" | "forbidden" | "grant_already_settled" | "grant_not_found" | "idempotency_key_invalid" | "idempotency_key_required" | "idempotency_key_reused" | "inspection_period_over" | "insufficient_scope" | "insufficient_stock" | "internal_error" | "invalid_challenge" | "invalid_credentials" | "invalid_line_items" | "invalid_quote" | "invalid_redirect" | "invalid_reset_token" | "invalid_split" | "invalid_token" | "invalid_vat_category" | "invalid_xdr" | "invoice_not_found" | "jobs_unavailable" | "lead_exists" | "ledger_account_not_found" | "ledger_account_required" | "ledger_rejected" | "ledger_unavailable" | "listing_already_paid" | "listing_not_found" | "listing_refund_not_due" | "malformed_json" | "malformed_url" | "mandate_not_found" | "merchant_already_suspended" | "merchant_not_found" | "merchant_profile_required" | "merchant_slug_taken" | "minimum_not_reached" | "not_a_buyer" | "not_in_settlement" | "not_this_round" | "not_yet_existing" | "nothing_to_pay" | "nothing_to_settle" | "organise_capability_required" | "organiser_cannot_reserve" | "organiser_required" | "party_only" | "payee_not_allowed" | "payee_wallet_required" | "payer_wallet_required" | "payload_too_large" | "payment_mismatch" | "payout_account_not_ready" | "payout_account_required" | "per_buyer_limit" | "pledge_out_of_bounds" | "pool_already_archived" | "pool_deadline_passed" | "pool_exists" | "pool_incomplete" | "pool_not_archived" | "pool_not_cancellable" | "pool_not_closed" | "pool_not_draft" | "pool_not_found" | "pool_not_locked" | "pool_not_open" | "pool_published" | "quote_changed" | "quote_expired" | "quote_mismatch" | "rate_limited" | "reconciliation_not_found" | "refund_mismatch" | "refund_out_of_bounds" | "release_at_close" | "release_in_progress" | "release_not_due" | "request_aborted" | "request_not_found" | "request_not_open" | "reservation_accepted" | "reservation_exists" | "reservation_expired" | "reservation_not_found" | "reservation_not_paid" | "reservation_not_signed" | "reservation_paid" | "reservation_settled" | "resource_not_found" | "round_already_settled" | "round_out_of_order" | "rounds_mismatch" | "route_not_found" | "secret_key_refused" | "seller_only" | "service_unavailable" | "session_required" | "session_revoked" | "settlement_changed" | "settlement_expired" | "settlement_in_progress" | "settlement_not_found" | "settlement_round_not_found" | "sso_code_not_found" | "stray_payments_unrecorded" | "tenant_exists" | "tenant_mismatch" | "tenant_not_found" | "tenant_not_verified" | "terms_outdated" | "too_late_to_settle" | "too_many_stray_payments" | "transfer_canceled" | "transfer_not_cancelable" | "transfer_not_found" | "transfer_to_self" | "transfer_transaction_mismatch" | "unauthorized" | "unsupported_encoding" | "unsupported_media_type" | "validation_failed" | "webhook_endpoint_disabled" | "webhook_endpoint_limit" | "webhook_endpoint_not_found" | "webhook_inbox_not_found";
+            code: "account_blocked" | "account_exists" | "account_missing" | "account_not_found" | "account_wallet_missing" | "already_listed" | "api_key_invalid" | "api_key_not_allowed" | "api_key_not_found" | "bad_request" | "business_account_required" | "business_identity_invalid" | "business_identity_recorded" | "buyer_only" | "challenge_not_signed" | "concurrent_modification" | "credit_note_without_invoice" | "deal_accepted" | "deal_already_funded" | "deal_cancelled" | "deal_exists" | "deal_funded" | "deal_not_found" | "deal_not_funded" | "deal_settled" | "deposit_already_settled" | "dispute_exists" | "dispute_lapsed" | "dispute_not_found" | "dispute_not_open" | "dispute_open" | "dispute_resolved" | "email_taken" | "escrow_has_strays" | "escrow_not_found" | "escrow_not_open" | "escrow_settled" | "events_not_found" | "forbidden" | "grant_already_settled" | "grant_not_found" | "group_buy_not_found" | "idempotency_key_invalid" | "idempotency_key_required" | "idempotency_key_reused" | "inspection_period_over" | "insufficient_scope" | "insufficient_stock" | "internal_error" | "invalid_challenge" | "invalid_credentials" | "invalid_line_items" | "invalid_quote" | "invalid_redirect" | "invalid_reset_token" | "invalid_split" | "invalid_token" | "invalid_vat_category" | "invalid_xdr" | "invoice_not_found" | "jobs_unavailable" | "lead_exists" | "ledger_account_not_found" | "ledger_account_required" | "ledger_amount_exceeded" | "ledger_rejected" | "ledger_unavailable" | "listing_already_paid" | "listing_not_found" | "listing_refund_not_due" | "malformed_json" | "malformed_url" | "mandate_not_found" | "merchant_already_suspended" | "merchant_not_found" | "merchant_profile_required" | "merchant_slug_taken" | "minimum_not_reached" | "not_a_buyer" | "not_in_settlement" | "not_this_round" | "not_yet_existing" | "nothing_to_pay" | "nothing_to_settle" | "order_not_found" | "organise_capability_required" | "organiser_cannot_reserve" | "organiser_required" | "party_only" | "payee_not_allowed" | "payee_wallet_required" | "payer_wallet_required" | "payload_too_large" | "payment_mismatch" | "payout_account_not_ready" | "payout_account_required" | "per_buyer_limit" | "pledge_out_of_bounds" | "pool_already_archived" | "pool_deadline_passed" | "pool_exists" | "pool_incomplete" | "pool_not_archived" | "pool_not_cancellable" | "pool_not_closed" | "pool_not_draft" | "pool_not_found" | "pool_not_locked" | "pool_not_open" | "pool_published" | "quote_changed" | "quote_expired" | "quote_mismatch" | "rate_limited" | "reconciliation_not_found" | "refund_mismatch" | "refund_out_of_bounds" | "release_at_close" | "release_in_progress" | "release_not_due" | "request_aborted" | "request_not_found" | "request_not_open" | "reservation_accepted" | "reservation_exists" | "reservation_expired" | "reservation_not_found" | "reservation_not_paid" | "reservation_not_signed" | "reservation_paid" | "reservation_settled" | "resource_not_found" | "round_already_settled" | "round_out_of_order" | "rounds_mismatch" | "route_not_found" | "secret_key_refused" | "seller_only" | "service_unavailable" | "session_required" | "session_revoked" | "settlement_changed" | "settlement_expired" | "settlement_in_progress" | "settlement_not_found" | "settlement_round_not_found" | "sso_code_not_found" | "stray_payments_unrecorded" | "tenant_exists" | "tenant_mismatch" | "tenant_not_found" | "tenant_not_verified" | "terms_outdated" | "too_late_to_settle" | "too_many_stray_payments" | "transfer_canceled" | "transfer_not_cancelable" | "transfer_not_found" | "transfer_to_self" | "transfer_transaction_mismatch" | "unauthorized" | "unsupported_encoding" | "unsupported_media_type" | "validation_failed" | "webhook_endpoint_disabled" | "webhook_endpoint_limit" | "webhook_endpoint_not_found" | "webhook_inbox_not_found";
             /** @description A human-readable message. */
             error: string;
             /** @description Per-field messages, for validation failures. Keys are dotted paths. */
@@ -2200,6 +2640,175 @@ export interface components {
                 type: string;
             }[];
         };
+        ListGroupBuyOrdersResponse: {
+            /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
+            hasMore: boolean;
+            /** @description Newest first */
+            items: {
+                /**
+                 * @description What the buyer pays into escrow: the goods plus `depositFee`
+                 * @example 12.50
+                 */
+                amount: string;
+                /** @description `acct_…` */
+                buyer: string;
+                created: string;
+                /** @enum {string} */
+                currency: "EUR";
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                depositFee: string;
+                /** @description A pending order that is not paid by then expires */
+                expiresAt: string;
+                groupBuy: string;
+                /** @description `ord_<32 hex>`: the reservation */
+                id: string;
+                items: {
+                    itemId: string;
+                    quantity: number;
+                    /**
+                     * @description The price charged (the tier reached when it was placed)
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                }[];
+                livemode: boolean;
+                /** @enum {string} */
+                object: "group_buy_order";
+                payment: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    txHash: string;
+                } | null;
+                settlements: {
+                    /** @description Back to the buyer: the tier difference, a dispute, a failed group-buy */
+                    refunded: string;
+                    /** @description Decimal string, never a float */
+                    released: string;
+                    txHash: string;
+                }[];
+                /** @enum {string} */
+                status: "pending" | "paid" | "expired" | "cancelled";
+            }[];
+            /** @enum {string} */
+            object: "list";
+            /** @description The list’s path */
+            url: string;
+        };
+        ListGroupBuysResponse: {
+            /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
+            hasMore: boolean;
+            /** @description Newest first */
+            items: {
+                cancelledAt: string | null;
+                /** @description The deadline: the group-buy closes on its own then */
+                closesAt: string | null;
+                closing: {
+                    closedAt: string;
+                    /** @enum {string} */
+                    outcome: "succeeded" | "failed";
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    paidAmount: string;
+                    paidUnits: number;
+                } | null;
+                created: string;
+                /** @enum {string} */
+                currency: "EUR";
+                /** @description The first item’s tier reached, if any (a one-item group-buy’s tier); see each item’s */
+                currentTier: {
+                    itemId: string;
+                    /** @description From this many units held or paid in all… */
+                    minUnits: number;
+                    /**
+                     * @description …the unit costs this
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                } | null;
+                description: string;
+                /** @description Opened at publication; null while a draft */
+                escrow: {
+                    /** @description The escrow account on the ledger */
+                    account: string;
+                    /** @description From then on each buyer can take back an unreleased deposit alone */
+                    reclaimAfter: string;
+                } | null;
+                /** @description `gb_<32 hex>`: the pool `/api/pools/{uuid}` with the same hex digits */
+                id: string;
+                inspectionDays: number | null;
+                items: {
+                    /** @description The tier reached now (after closing: by paid units, the price settled at); null: the base price */
+                    currentTier: {
+                        /** @description From this many units held or paid in all… */
+                        minUnits: number;
+                        /**
+                         * @description …the unit costs this
+                         * @example 12.50
+                         */
+                        unitAmount: string;
+                    } | null;
+                    description: string;
+                    /** @description The item’s id in this group-buy (an order names it as `itemId`) */
+                    id: string;
+                    maxPerBuyer: number | null;
+                    minPerBuyer: number | null;
+                    /** @description The stock; null: no limit */
+                    quantity: number | null;
+                    tiers: {
+                        /** @description From this many units held or paid in all… */
+                        minUnits: number;
+                        /**
+                         * @description …the unit costs this
+                         * @example 12.50
+                         */
+                        unitAmount: string;
+                    }[];
+                    /**
+                     * @description The unit price before any tier is reached
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                    /** @description Units held by live pending orders and paid */
+                    unitsReserved: number;
+                }[];
+                livemode: boolean;
+                /** @description Paid units below which it fails at its deadline (1 when null) */
+                minimumUnits: number | null;
+                /** @enum {string} */
+                object: "group_buy";
+                /** @description `acct_…`: the organiser (the API key’s owner) */
+                organiser: string;
+                publishedAt: string | null;
+                /**
+                 * @description What releases the funds of a group-buy that succeeded
+                 * @enum {string}
+                 */
+                releaseAfter: "close" | "receipt";
+                settledAt: string | null;
+                /** @enum {string} */
+                status: "draft" | "open" | "locked" | "released" | "completed" | "failed" | "cancelled" | "settled";
+                title: string;
+                /** @description Σ of the items’ unitsReserved */
+                unitsReserved: number;
+                urls: {
+                    /** @description The same pool on /api */
+                    api: string;
+                    orders: string;
+                };
+            }[];
+            /** @enum {string} */
+            object: "list";
+            /** @description The list’s path */
+            url: string;
+        };
         /** @description PaymentRequestList */
         ListPaymentRequestsResponse: {
             /** @description Whether another page follows in this direction: pass the last item’s id as startingAfter */
@@ -2434,6 +3043,92 @@ export interface components {
             total: number;
             totalPages: number;
         };
+        PaymentGroupBuyOrderRequest: {
+            /**
+             * @description The buyer accepted the current reservation terms
+             * @enum {boolean}
+             */
+            acceptTerms: true;
+        };
+        /** @description GroupBuyOrderPayment */
+        PaymentGroupBuyOrderResponse: {
+            /** @description The deposit: a claimable balance of exactly the order’s amount, claimable by the escrow until `reclaimAfter` and by the buyer from then on */
+            deposit: {
+                /** @example 12.50 */
+                amount: string;
+                balanceId: string;
+                escrowAccount: string;
+                /** @description The ledger refuses the deposit after this time (the order expires) */
+                expiresAt: string;
+                hash: string;
+                networkPassphrase: string;
+                /** @description Unsigned transaction envelope (base64 XDR): the buyer signs it with their key */
+                xdr: string;
+            };
+            /** @enum {string} */
+            object: "order_payment";
+            /** @description GroupBuyOrder (v1) */
+            order: {
+                /**
+                 * @description What the buyer pays into escrow: the goods plus `depositFee`
+                 * @example 12.50
+                 */
+                amount: string;
+                /** @description `acct_…` */
+                buyer: string;
+                created: string;
+                /** @enum {string} */
+                currency: "EUR";
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                depositFee: string;
+                /** @description A pending order that is not paid by then expires */
+                expiresAt: string;
+                groupBuy: string;
+                /** @description `ord_<32 hex>`: the reservation */
+                id: string;
+                items: {
+                    itemId: string;
+                    quantity: number;
+                    /**
+                     * @description The price charged (the tier reached when it was placed)
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                }[];
+                livemode: boolean;
+                /** @enum {string} */
+                object: "group_buy_order";
+                payment: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    txHash: string;
+                } | null;
+                settlements: {
+                    /** @description Back to the buyer: the tier difference, a dispute, a failed group-buy */
+                    refunded: string;
+                    /** @description Decimal string, never a float */
+                    released: string;
+                    txHash: string;
+                }[];
+                /** @enum {string} */
+                status: "pending" | "paid" | "expired" | "cancelled";
+            };
+            /** @description The buyer’s own way back, valid from `validAfter`: hand it to the buyer only */
+            reclaim: {
+                balanceId: string;
+                hash: string;
+                networkPassphrase: string;
+                validAfter: string;
+                /** @description Unsigned transaction envelope (base64 XDR): the buyer signs it with their key */
+                xdr: string;
+            };
+        };
         /** @description V1AccountUpdate */
         PostAccountRequest: {
             /** @description A business account’s DAC7 identity, when none is recorded yet */
@@ -2449,6 +3144,70 @@ export interface components {
                 [key: string]: string;
             };
             name?: string;
+        };
+        /** @description SettlementPlan */
+        PreparePoolEscrowSettlementResponse: {
+            escrowAccount: string;
+            /** @description The escrow is merged back into the platform at the end */
+            final: boolean;
+            /** @enum {string} */
+            kind: "RELEASE" | "REFUND";
+            networkPassphrase: string;
+            /** @description From then, a round whose lock is on the ledger and whose release is not can only be recovered: every deposit goes back whole */
+            recoveryFrom: string;
+            recoveryUntil: string;
+            /** @description The locks and releases are valid until then */
+            releaseUntil: string;
+            rounds: {
+                index: number;
+                /** @description Signed by the platform already: add your signature */
+                lock: {
+                    hash: string;
+                    xdr: string;
+                };
+                /** @description What the release pays, per destination */
+                payouts: {
+                    /** @example 12.50 */
+                    amount: string;
+                    destination: string;
+                }[];
+                /** @description Keyless: anyone may submit it from `validFrom` if the release never came */
+                recovery: {
+                    hash: string;
+                    validFrom: string;
+                    xdr: string;
+                };
+                /** @description What the recovery pays back, per depositor */
+                refunds: {
+                    /** @example 12.50 */
+                    amount: string;
+                    destination: string;
+                }[];
+                /** @description Pre-authorised by the lock: add your signature */
+                release: {
+                    hash: string;
+                    xdr: string;
+                };
+                /** @description The deposits this round settles (reservation ids; `late:<balanceId>` for a late deposit) */
+                reservations: string[];
+                settled: {
+                    /** @enum {string} */
+                    path: "RELEASE" | "RECOVERY";
+                    txHash: string;
+                } | null;
+            }[];
+            /** Format: uuid */
+            settlementId: string;
+            /** @enum {string} */
+            status: "PREPARED" | "IN_PROGRESS" | "SETTLED";
+            /** @description What the first lock pays back: money paid straight into the escrow account (not a deposit), to each sender */
+            strayReturns: {
+                /** @example 12.50 */
+                amount: string;
+                destination: string;
+            }[];
+            /** @description The hashes to sign, in the order to submit them: lock 0, release 0, lock 1, … */
+            toSign: string[];
         };
         RecordPaymentRequestPaymentRequest: {
             signedXdr?: string;
@@ -3349,6 +4108,143 @@ export interface components {
                 /** @description ISO 8601 date-time */
                 released: string | null;
             };
+        };
+        SubmitGroupBuyOrderRequest: {
+            signedXdr?: string;
+            txHash?: string;
+        };
+        /** @description GroupBuyOrderPaymentResult */
+        SubmitGroupBuyOrderResponse: {
+            /** @description It landed when the order no longer held: owed back to the buyer */
+            latePayment?: boolean;
+            /** @enum {string} */
+            object: "order_payment_result";
+            /** @description GroupBuyOrder (v1) */
+            order?: {
+                /**
+                 * @description What the buyer pays into escrow: the goods plus `depositFee`
+                 * @example 12.50
+                 */
+                amount: string;
+                /** @description `acct_…` */
+                buyer: string;
+                created: string;
+                /** @enum {string} */
+                currency: "EUR";
+                /**
+                 * @description Decimal string, never a float
+                 * @example 12.50
+                 */
+                depositFee: string;
+                /** @description A pending order that is not paid by then expires */
+                expiresAt: string;
+                groupBuy: string;
+                /** @description `ord_<32 hex>`: the reservation */
+                id: string;
+                items: {
+                    itemId: string;
+                    quantity: number;
+                    /**
+                     * @description The price charged (the tier reached when it was placed)
+                     * @example 12.50
+                     */
+                    unitAmount: string;
+                }[];
+                livemode: boolean;
+                /** @enum {string} */
+                object: "group_buy_order";
+                payment: {
+                    /**
+                     * @description Decimal string, never a float
+                     * @example 12.50
+                     */
+                    amount: string;
+                    txHash: string;
+                } | null;
+                settlements: {
+                    /** @description Back to the buyer: the tier difference, a dispute, a failed group-buy */
+                    refunded: string;
+                    /** @description Decimal string, never a float */
+                    released: string;
+                    txHash: string;
+                }[];
+                /** @enum {string} */
+                status: "pending" | "paid" | "expired" | "cancelled";
+            };
+            paid: boolean;
+            /** @description The ledger does not show the transaction yet: submit again */
+            pending?: boolean;
+            txHash?: string;
+        };
+        SubmitGroupBuySettlementRequest: {
+            /** Format: uuid */
+            settlementId: string;
+            signedXdrs?: string[];
+            txHashes?: string[];
+        };
+        SubmitGroupBuySettlementResponse: {
+            escrowAccount: string;
+            /** @description The escrow is merged back into the platform at the end */
+            final: boolean;
+            /** @enum {string} */
+            kind: "RELEASE" | "REFUND";
+            networkPassphrase: string;
+            pending: boolean;
+            /** @description From then, a round whose lock is on the ledger and whose release is not can only be recovered: every deposit goes back whole */
+            recoveryFrom: string;
+            recoveryUntil: string;
+            /** @description The locks and releases are valid until then */
+            releaseUntil: string;
+            rounds: {
+                index: number;
+                /** @description Signed by the platform already: add your signature */
+                lock: {
+                    hash: string;
+                    xdr: string;
+                };
+                /** @description What the release pays, per destination */
+                payouts: {
+                    /** @example 12.50 */
+                    amount: string;
+                    destination: string;
+                }[];
+                /** @description Keyless: anyone may submit it from `validFrom` if the release never came */
+                recovery: {
+                    hash: string;
+                    validFrom: string;
+                    xdr: string;
+                };
+                /** @description What the recovery pays back, per depositor */
+                refunds: {
+                    /** @example 12.50 */
+                    amount: string;
+                    destination: string;
+                }[];
+                /** @description Pre-authorised by the lock: add your signature */
+                release: {
+                    hash: string;
+                    xdr: string;
+                };
+                /** @description The deposits this round settles (reservation ids; `late:<balanceId>` for a late deposit) */
+                reservations: string[];
+                settled: {
+                    /** @enum {string} */
+                    path: "RELEASE" | "RECOVERY";
+                    txHash: string;
+                } | null;
+            }[];
+            /** Format: uuid */
+            settlementId: string;
+            /** @enum {string} */
+            status: "PREPARED" | "IN_PROGRESS" | "SETTLED";
+            /** @description What the first lock pays back: money paid straight into the escrow account (not a deposit), to each sender */
+            strayReturns: {
+                /** @example 12.50 */
+                amount: string;
+                destination: string;
+            }[];
+            /** @description The hashes to sign, in the order to submit them: lock 0, release 0, lock 1, … */
+            toSign: string[];
         };
         SubmitTransferRequest: {
             /** @description The transaction of `unsignedXdr`, signed by the sender: the service submits it */
@@ -6224,6 +7120,1199 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listGroupBuys: {
+        parameters: {
+            query?: {
+                /** @description An object id: the page of objects newer than it (the previous page) */
+                endingBefore?: string;
+                /** @description Same as expand[] */
+                expand?: string[];
+                /** @description Fields to expand into nested objects */
+                "expand[]"?: string[];
+                /** @description How many objects, 1 to 100 (default 10) */
+                limit?: number;
+                /** @description An object id: the page of objects older than it (the next page) */
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of group-buys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListGroupBuysResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createGroupBuy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Olive oil from Crete, 5 L cans",
+                 *       "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                 *       "currency": "EUR",
+                 *       "items": [
+                 *         {
+                 *           "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                 *           "unitAmount": "12.50",
+                 *           "quantity": 10,
+                 *           "maxPerBuyer": 10,
+                 *           "minPerBuyer": 10,
+                 *           "tiers": [
+                 *             {
+                 *               "minUnits": 10,
+                 *               "unitAmount": "12.50"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "closesAt": "2026-03-14T09:30:00.000Z",
+                 *       "minimumUnits": 10,
+                 *       "releaseAfter": "close",
+                 *       "inspectionDays": 10,
+                 *       "country": "FR",
+                 *       "payoutAccount": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateGroupBuyRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft group-buy */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Feed position of the write */
+                    "X-Event-Position"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateGroupBuyResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGroupBuy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `gb_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group-buy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateGroupBuyResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelGroupBuy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `gb_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Twenty cans of first-press olive oil, delivered to the shop."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelGroupBuyRequest"];
+            };
+        };
+        responses: {
+            /** @description The cancelled group-buy */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Feed position of the write */
+                    "X-Event-Position"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateGroupBuyResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    closeGroupBuy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `gb_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The closed group-buy */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Feed position of the write */
+                    "X-Event-Position"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateGroupBuyResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listGroupBuyOrders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `gb_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The orders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ListGroupBuyOrdersResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createGroupBuyOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `gb_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "buyer": "example",
+                 *       "items": [
+                 *         {
+                 *           "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                 *           "quantity": 10
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateGroupBuyOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending order */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Feed position of the write */
+                    "X-Event-Position"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateGroupBuyOrderResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paymentGroupBuyOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `gb_<32 hex digits>` */
+                id: string;
+                /** @description An id of the form `ord_<32 hex digits>` */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "acceptTerms": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentGroupBuyOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The deposit to sign */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentGroupBuyOrderResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitGroupBuyOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `gb_<32 hex digits>` */
+                id: string;
+                /** @description An id of the form `ord_<32 hex digits>` */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "txHash": "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD",
+                 *       "signedXdr": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitGroupBuyOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description Paid, pending or late */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SubmitGroupBuyOrderResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    publishGroupBuy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `gb_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open group-buy */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Feed position of the write */
+                    "X-Event-Position"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreateGroupBuyResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    settlementGroupBuy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `gb_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settlement plan (200 when answering the one under way) */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Feed position of the write */
+                    "X-Event-Position"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PreparePoolEscrowSettlementResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitGroupBuySettlement: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required on every POST /v1 request (400 `idempotency_key_required` without it). Retry-safe, even across a server crash: the key is kept with the events the request wrote, in one transaction. The same key and request within 24 h replays the first answer (Idempotent-Replayed: true); another request with the key is a 409 (idempotency_key_reused). Per user, and per mode with an API key (per IP when anonymous); 8 to 128 characters of letters, digits, _ . : - */
+                "idempotency-key": string;
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). This route needs a tenant: 404 `tenant_not_found` when none resolves. */
+                "x-service-tenant"?: string;
+            };
+            path: {
+                /** @description An id of the form `gb_<32 hex digits>` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "settlementId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                 *       "signedXdrs": [
+                 *         "example"
+                 *       ],
+                 *       "txHashes": [
+                 *         "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitGroupBuySettlementRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan with each round’s outcome */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    /** @description Feed position of the write */
+                    "X-Event-Position"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SubmitGroupBuySettlementResponse"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: lacking a capability, a role or an account type */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (the ledger, the database) did not answer: retry shortly */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createKnex, deleteKeysWithPrefix, dropDatabase, ensureDatabase, listDatabases, migrate } from '@cagnotte/infra';
 
 const root = resolve(__dirname, '../..');
-const folders = ['event-schemas', 'domain', 'read-models', 'infra', 'command-api', 'query-api', 'projectors', 'scripts'];
+const folders = ['event-schemas', 'domain', 'read-models', 'infra', 'command-api', 'query-api', 'projectors', 'scripts', 'sdk'];
 
 const findSpecs = (dir: string, out: string[] = []): string[] => {
   for (const name of readdirSync(dir)) {

@@ -63,6 +63,18 @@ const codesOf = async (submit: () => Promise<unknown>): Promise<unknown> => {
   return 'accepted';
 };
 
+/** A decimal amount in stroops (7 decimals), to compare balances exactly. */
+const stroops = (amount: string): bigint => {
+  const [whole, frac = ''] = amount.split('.');
+  return BigInt(whole!) * 10_000_000n + BigInt(frac.padEnd(7, '0'));
+};
+/** What the buyer's /v1 account says is theirs in escrow (pools and deals), in stroops. */
+const buyerInEscrow = async (ctx: Ctx): Promise<bigint> => {
+  const r = await get(ctx, `/v1/accounts/${acct(ctx.buyer)}`);
+  assert.is(r.status, 200, r.text);
+  return stroops(r.body.data.balances[0].inEscrow);
+};
+
 /** Creates and funds a deal: the buyer signs the deposit and submits it to the ledger, the service verifies it. */
 const fundedDeal = async (ctx: Ctx, body: Record<string, unknown>) => {
   const created = await post(ctx, '/v1/deals', { buyer: acct(ctx.buyer), seller: acct(ctx.seller), currency: 'EUR', ...body });
@@ -147,6 +159,12 @@ test('a three-way split: funded, delivered, accepted, released; each party paid 
   const accepted = await post(ctx, `/v1/deals/${deal.id}/accept`, {}, ctx.buyer);
   assert.is(accepted.body.data.status, 'accepted', accepted.text);
 
+  // The buyer's account counts the funded deposit as in escrow until the release.
+  const heldBefore = await eventually(async () => {
+    const held = await buyerInEscrow(ctx);
+    return held >= 1_000_000_001n ? held : null;
+  }, 'the deposit counted in the buyer’s inEscrow');
+
   // The release the seller cosigns: without their signature the ledger refuses it.
   const prepared = await post(ctx, `/v1/deals/${deal.id}/release`, {}, ctx.seller);
   assert.is(prepared.status, 201, prepared.text);
@@ -166,6 +184,7 @@ test('a three-way split: funded, delivered, accepted, released; each party paid 
   assert.is(before.buyer - (await eurc(ctx, buyer)), 1_000_000_001n);
   assert.is(await eurc(ctx, platform), before.platform, 'the platform kept nothing (deals carry no fee)');
   assert.is((await ctx.api.services.ledger.loadAccount(deal.escrow.account)) ?? null, null, 'the escrow account was merged back');
+  await eventually(async () => ((await buyerInEscrow(ctx)) === heldBefore - 1_000_000_001n ? true : null), 'the released deposit no longer in the buyer’s inEscrow');
 
   // The read side: the same deal, expanded; the list; the events.
   const read = await eventually(async () => {

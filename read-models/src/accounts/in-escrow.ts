@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { RESERVATION_TABLES, factsOfRow, type ReservationRow } from '../reservations/tables';
 import { isSettledBalance } from '../reservations/escrow-facts';
 import { toMinor } from '../reservations/amounts';
+import { DEALS_TABLE } from '../deals/reader';
 
 /**
  * What an account has paid into escrows and is still there (neither released nor refunded), in stroops, summed over
@@ -22,7 +23,16 @@ export const poolDepositsInEscrow: InEscrowSource = async (knex, userId) => {
   return sum;
 };
 
-export const IN_ESCROW_SOURCES: InEscrowSource[] = [poolDepositsInEscrow];
+/** Deals: the buyer's funded deposit, until the deal is released or refunded. */
+export const dealDepositsInEscrow: InEscrowSource = async (knex, userId) => {
+  const rows = (await knex(DEALS_TABLE)
+    .where({ buyer_id: userId })
+    .whereIn('status', ['funded', 'delivered', 'accepted', 'disputed'])
+    .select(knex.raw("doc->'funding'->>'amount' AS amount"))) as Array<{ amount: string | null }>;
+  return rows.reduce((sum, r) => (r.amount ? sum + toMinor(r.amount) : sum), 0n);
+};
+
+export const IN_ESCROW_SOURCES: InEscrowSource[] = [poolDepositsInEscrow, dealDepositsInEscrow];
 
 export const inEscrowOf = async (knex: Knex, userId: string, sources: readonly InEscrowSource[] = IN_ESCROW_SOURCES): Promise<bigint> => {
   const parts = await Promise.all(sources.map((s) => s(knex, userId)));

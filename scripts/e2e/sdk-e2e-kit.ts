@@ -84,3 +84,10 @@ export const awaitEvents = async (receiver: Receiver, path: string, secret: stri
   await receiver.until(() => types.every((t) => mine().some((e) => e.type === t)), `${types.join(', ')} for ${id} on ${path}`, timeoutMs);
   return mine().map((e) => e.type);
 };
+
+/** Waits until the receiver's path got (verified) events of every type in `types` that name `id` anywhere (as subject or in data). */
+export const awaitEventsAbout = async (receiver: Receiver, path: string, secret: string, id: string, types: string[], timeoutMs = 30_000): Promise<VerifiedEvent[]> => {
+  const mine = () => verifiedOn(receiver, path, secret).filter((e) => JSON.stringify(e).includes(id));
+  await receiver.until(() => types.every((t) => mine().some((e) => e.type === t)), `${types.join(', ')} about ${id} on ${path}`, timeoutMs);
+  return mine();
+};

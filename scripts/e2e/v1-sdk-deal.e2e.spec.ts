@@ -140,6 +140,11 @@ test('a three-way split (8,000 / 1,500 / 500 bps): funded, delivered, accepted, 
   assert.equal([...new Set(types)], ['deal.created', 'deal.funded', 'deal.delivered', 'deal.accepted', 'deal.released'], 'in the order they happened');
   const releasedEvent = verifiedOn(ctx.receiver, '/deals', ctx.secret).find((e) => e.type === 'deal.released' && e.data.deal === deal.id)!;
   assert.match(releasedEvent.id, /^evt_/);
+  // The same deliveries verify with the tenant's public key (the v1a ed25519 signatures), and not with another secret.
+  const { publicKey } = await client.webhooks.signingKey();
+  assert.match(publicKey, /^whpk_/);
+  assert.equal(verifiedOn(ctx.receiver, '/deals', publicKey).map((e) => e.id), verifiedOn(ctx.receiver, '/deals', ctx.secret).map((e) => e.id));
+  assert.throws(() => verifiedOn(ctx.receiver, '/deals', `whsec_${Buffer.from('not the secret').toString('base64')}`), /no signature matches/);
 });
 
 test('a refunded deal: disputed, the seller cosigns the refund, the buyer gets everything back to the stroop; the events delivered and verified', async (ctx) => {

@@ -113,7 +113,7 @@ Audit('each pool event is kept as stored (not upcast), with its hash links and t
   const [created, , placed, paid] = events;
   assert.is(created.schema_version, 1);
   assert.is(created.data.config.legacyKey, 'free-form, before config was closed', 'the stored data, as its hash covers it');
-  assert.is(created.current_version, 3);
+  assert.is(created.current_version, 4, 'PoolCreated v4 (livemode) is the current version');
   assert.not.ok('legacyKey' in created.current_data.config, 'the upcast data, as the folds take it');
   assert.equal([placed.reservation_id, paid.reservation_id, created.reservation_id], [h.reservationId, h.reservationId, null]);
   assert.ok(events.every((r) => r.pool_id === h.poolId && r.tenant_id === h.tenantId));

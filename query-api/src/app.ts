@@ -44,6 +44,7 @@ import { makeRequestQueryRoutes } from './requests/routes';
 import { makeAccountV1QueryRoutes } from './accounts/routes';
 import { makeTransferQueryRoutes } from './transfers/routes';
 import { makeApiKeyQueryRoutes } from './api-keys/routes';
+import { makeLedgerQueryRoutes } from './ledger/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -83,6 +84,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...(services.config.APP_ENV === 'production' ? [] : makeInboxQueryRoutes({ inbox: new WebhookInboxReader(services.knex) })),
     makeEventTypesRoute(),
     ...makeApiKeyQueryRoutes({ keys: new ApiKeyStore(services.knex) }),
+    ...makeLedgerQueryRoutes({ ledger: services.ledger }),
     ...makeFeedRoutes({
       feed: new PublicFeedReader(services.knex),
       principals: new SessionEventPrincipals(services.knex, services.config.APP_ENV === 'production'),

@@ -627,7 +627,7 @@ Fuzz('oversized bodies are a 413 in the envelope', async ({ ctx }) => {
 Fuzz('unknown routes are a 404 in the envelope', async ({ ctx }) => {
   const c = ctx!;
   const checker = makeChecker(c.secrets);
-  for (const path of ['/api/does-not-exist', '/', '/api', '/api/', '/api/pools/x/y/z', '/v1/group-buys', '/API/POOLS']) {
+  for (const path of ['/api/does-not-exist', '/', '/api', '/api/', '/api/pools/x/y/z', '/v1/nothing-here', '/API/POOLS']) {
     for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH']) {
       for (const auth of [undefined, c.organiser.token]) {
         const r: RawRequest = { method, path, headers: auth ? { authorization: `Bearer ${auth}` } : {} };

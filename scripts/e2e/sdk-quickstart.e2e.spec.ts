@@ -4,7 +4,6 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startApi, type TestApi } from './harness';
-import { stablecoinOf } from './sdk-e2e-kit';
 
 /**
  * The README's deal quickstart (sdk/examples/deal-quickstart.ts) run as a reader runs it, `npx tsx …` in a process
@@ -38,8 +37,7 @@ const run = async (env: Record<string, string>): Promise<{ code: number; out: st
 };
 
 test('given a running service and a test API key, the quickstart exits 0 and prints the released deal, the seller paid in full', async (ctx) => {
-  const { code, issuer } = stablecoinOf(ctx.api.services);
-  const result = await run({ CAGNOTTE_URL: ctx.api.url, CAGNOTTE_API_KEY: ctx.apiKey, CAGNOTTE_ASSET: `${code}:${issuer}` });
+  const result = await run({ CAGNOTTE_URL: ctx.api.url, CAGNOTTE_API_KEY: ctx.apiKey });
   assert.is(result.code, 0, `${result.out}\n${result.err}`);
   const released = /^released (deal_[0-9a-f]{32}) released$/m.exec(result.out);
   assert.ok(released, result.out);
@@ -51,8 +49,7 @@ test('given a running service and a test API key, the quickstart exits 0 and pri
 });
 
 test('given a wrong API key, the quickstart exits 1 with the refusal’s status and code', async (ctx) => {
-  const { code, issuer } = stablecoinOf(ctx.api.services);
-  const result = await run({ CAGNOTTE_URL: ctx.api.url, CAGNOTTE_API_KEY: 'sk_test_nope', CAGNOTTE_ASSET: `${code}:${issuer}` });
+  const result = await run({ CAGNOTTE_URL: ctx.api.url, CAGNOTTE_API_KEY: 'sk_test_nope' });
   assert.is(result.code, 1, result.out);
   assert.match(result.err, /^refused: 401 /m);
 });

@@ -2,9 +2,8 @@
  * From an API key to a released deal, on the sandbox network: the escrow between your buyer and your seller, where
  * the money sits on the ledger (not with you, not with Cagnotte) until the seller is paid.
  *
- *   CAGNOTTE_URL=http://127.0.0.1:3000 CAGNOTTE_API_KEY=sk_test_… CAGNOTTE_ASSET=EURC:G… npx tsx sdk/examples/deal-quickstart.ts
+ *   CAGNOTTE_URL=http://127.0.0.1:3000 CAGNOTTE_API_KEY=sk_test_… npx tsx sdk/examples/deal-quickstart.ts
  *
- * CAGNOTTE_ASSET is the sandbox's stablecoin (code:issuer, as the dashboard shows it): the wallets made here trust it.
  * Each step is one SDK call; what a party signs, it signs with its own key, here held by this script because the
  * sandbox made the wallets. In production each party's wallet signs on its side and you only pass the XDR along.
  * CI type-checks this file (the root tsconfig includes sdk/examples) and runs it (scripts/e2e/sdk-quickstart.e2e.spec.ts).
@@ -31,9 +30,8 @@ const customer = async (client: CagnotteClient, name: string, asset: { code: str
 
 const main = async () => {
   const client = createClient({ baseUrl: required('CAGNOTTE_URL'), apiKey: required('CAGNOTTE_API_KEY') });
-  const [code, issuer] = required('CAGNOTTE_ASSET').split(':');
-  if (!code || !issuer) throw new Error('CAGNOTTE_ASSET is code:issuer, e.g. EURC:GB…');
-  const asset = { code, issuer };
+  // The sandbox's stablecoin, which the wallets made here trust (GET /v1/ledger: public).
+  const { asset } = await client.ledger.retrieve();
 
   // 1. Your two customers: a buyer with money, a seller.
   const buyer = await customer(client, 'Bea', asset, true);

@@ -114,6 +114,10 @@ export const createClient = (options: ClientOptions) => {
       list: op.list('/v1/events'),
       types: op.get('/v1/events/types'),
     },
+    /** The network passphrase, Horizon and the stablecoin (public). */
+    ledger: {
+      retrieve: op.get('/v1/ledger'),
+    },
     sandbox: {
       /** sandbox.createWallet with this client's root, credential and tenant. */
       createWallet: (o: Omit<CreateWalletOptions, 'baseUrl'> = {}) =>

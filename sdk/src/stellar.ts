@@ -35,8 +35,7 @@ export interface CreateWalletOptions {
   /** Friendbot's stablecoin after the trustline (default true): the wallet holds 1,000 units. */
   fund?: boolean;
   /**
-   * The stablecoin. Without it, read from GET /api/auth/me (`wallet.asset`, `wallet.assetIssuer`) with the
-   * credential below.
+   * The stablecoin. Without it, read from GET /v1/ledger (public: no credential needed).
    */
   asset?: { code: string; issuer: string };
   apiKey?: string;
@@ -75,8 +74,11 @@ export const createWallet = async (options: CreateWalletOptions): Promise<Sandbo
   const networkPassphrase = root.network_passphrase;
   let asset = options.asset;
   if (!asset) {
-    const me = await api<{ wallet: { asset: string; assetIssuer: string } }>('GET', '/api/auth/me');
-    asset = { code: me.wallet.asset, issuer: me.wallet.assetIssuer };
+    // Public: the stablecoin is known before any credential (an API key or a session) exists.
+    const res = await doFetch(`${baseUrl}/v1/ledger`);
+    const json = (await res.json().catch(() => null)) as { success?: boolean; data?: { asset: { code: string; issuer: string } } } | null;
+    if (!res.ok || !json?.success || !json.data) throw new Error(`sandbox.createWallet: GET /v1/ledger answered ${res.status}`);
+    asset = json.data.asset;
   }
 
   const keypair = Keypair.random();

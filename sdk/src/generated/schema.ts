@@ -722,6 +722,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ledger: network, Horizon and the stablecoin
+         * @description The network passphrase to sign for, the Horizon URL, the stablecoin (code and issuer) a wallet must trust, and the platform’s account.
+         */
+        get: operations["getLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/requests": {
         parameters: {
             query?: never;
@@ -2355,6 +2375,23 @@ export interface components {
             /** @enum {string} */
             algorithm: "ed25519";
             publicKey: string;
+        };
+        LedgerInfo: {
+            /** @description The euro stablecoin: a wallet holds it through a trustline to this asset */
+            asset: {
+                code: string;
+                issuer: string;
+            };
+            /** @description The Horizon API the service talks to (in the sandbox: its own, at /sandbox/horizon) */
+            horizonUrl: string;
+            /** @description `sandbox`, `testnet` or `public` */
+            network: string;
+            /** @description What every transaction is signed for */
+            networkPassphrase: string;
+            /** @enum {string} */
+            object: "ledger";
+            /** @description The platform’s account, which receives its fees */
+            platformAccount: string;
         };
         LinkAccountWalletRequest: {
             publicKey: string;
@@ -8313,6 +8350,60 @@ export interface operations {
             };
             /** @description A dependency (the ledger, the database) did not answer: retry shortly */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLedger: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Tenant slug. When absent: the signed-in user's tenant (an API key's own tenant), else the default tenant. A slug that names no tenant is a 404 `tenant_not_found`; on a route that acts in the signed-in user's own tenant, another tenant's slug finds nothing there (404). */
+                "x-service-tenant"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ledger the service runs on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LedgerInfo"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Validation error, malformed JSON, or a transition not allowed in the current state */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, in another tenant, owned by someone else, the feature is switched off, or X-Service-Tenant names no tenant (tenant_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

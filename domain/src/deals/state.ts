@@ -1,4 +1,5 @@
 import type { DealItem, DealPayout, DealReleaseRule, DealSplitLine, DomainEvent } from '@cagnotte/event-schemas';
+import { DEAL_EVENT_TYPES } from '@cagnotte/event-schemas';
 import { assertNever } from '../errors';
 import type { DisputeClock } from '../escrow/dispute-rules';
 
@@ -176,17 +177,5 @@ export const evolveDeal = (state: Deal, event: DealEvent): Deal => {
   }
 };
 
-export const DEAL_EVENT_TYPE_SET: ReadonlySet<string> = new Set<DealEvent['type']>([
-  'DealCreated',
-  'DealEscrowOpened',
-  'DealFunded',
-  'DealDelivered',
-  'DealAccepted',
-  'DealDisputed',
-  'DealDisputeWithdrawn',
-  'DealSettlementPrepared',
-  'DealReleased',
-  'DealRefunded',
-  'DealCancelled',
-]);
+export const DEAL_EVENT_TYPE_SET: ReadonlySet<string> = DEAL_EVENT_TYPES;
 export const isDealEvent = (e: DomainEvent): e is DealEvent => DEAL_EVENT_TYPE_SET.has(e.type);

@@ -1,22 +1,11 @@
 import type { DealItem, DealPayout, DealReleaseRule, DealSplitLine, DomainEvent } from '@cagnotte/event-schemas';
+import { DEAL_EVENT_TYPES } from '@cagnotte/event-schemas';
 
 // The deals read model's document: a deal's stream folded into what its view shows (GET /v1/deals/{id}, and every
 // command's answer through the same fold). Pure and replay-safe: an event at or below `revision` changes nothing.
 
 export type DealEventOf = Extract<DomainEvent, { type: `Deal${string}` }>;
-export const DEAL_DOC_EVENTS: ReadonlySet<string> = new Set([
-  'DealCreated',
-  'DealEscrowOpened',
-  'DealFunded',
-  'DealDelivered',
-  'DealAccepted',
-  'DealDisputed',
-  'DealDisputeWithdrawn',
-  'DealSettlementPrepared',
-  'DealReleased',
-  'DealRefunded',
-  'DealCancelled',
-]);
+export const DEAL_DOC_EVENTS: ReadonlySet<string> = DEAL_EVENT_TYPES;
 export const isDealDocEvent = (e: { type: string }): e is DealEventOf => DEAL_DOC_EVENTS.has(e.type);
 
 export type DealDocStatus = 'created' | 'funded' | 'delivered' | 'accepted' | 'disputed' | 'released' | 'refunded' | 'cancelled';

@@ -151,8 +151,8 @@ export class ApiKeyStore implements ApiKeyAuthenticator {
       .first('id', 'tenant_id', 'owner_id', 'livemode', 'scopes', 'last_used_at');
     if (!row) throw new UnauthorizedError('Invalid API key: unknown, revoked or expired', 'api_key_invalid');
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_EVERY_MS) {
-      // Bookkeeping, not a gate: a failure here never refuses the request.
-      void this.knex('api_keys').where({ id: row.id }).update({ last_used_at: this.knex.fn.now() }).catch(() => undefined);
+      // At most once a minute per key. Awaited: a database that cannot take it is an outage (503), not a silent gap.
+      await this.knex('api_keys').where({ id: row.id }).update({ last_used_at: this.knex.fn.now() });
     }
     return { id: row.id, tenantId: row.tenant_id, ownerId: row.owner_id, livemode: row.livemode, scopes: row.scopes };
   }

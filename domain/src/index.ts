@@ -36,3 +36,4 @@ export * from './fees/index';
 export * from './transfers/transfer';
 export * from './deals/index';
 export * from './escrow/dispute-rules';
+export * from './relais/pool-state';

@@ -17,6 +17,7 @@ export * from './requests/events';
 export * from './mandates/texts';
 export * from './accounts/events';
 export * from './transfers/events';
+export * from './relais';
 export * from './registry';
 export * from './ids';
 export * from './audit';

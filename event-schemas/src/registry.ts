@@ -15,6 +15,7 @@ import { dealEvents } from './deals/events';
 import { paymentRequestEvents } from './requests/events';
 import { accountPartnerEvents } from './accounts/events';
 import { transferEvents } from './transfers/events';
+import { poolRelaisEvents, relaisHostEvents } from './relais/events';
 
 /** An event as stored: type, the schema version it was written with, data and metadata. */
 export interface RawEvent {
@@ -73,6 +74,8 @@ export const allEventDefinitions = [
   ...paymentRequestEvents,
   ...accountPartnerEvents,
   ...transferEvents,
+  ...relaisHostEvents,
+  ...poolRelaisEvents,
 ] as const;
 /** The union of every current event, discriminated on `type`. */
 export type DomainEvent = EventOf<(typeof allEventDefinitions)[number]>;

@@ -1,3 +1,4 @@
+import { evolvePoolRelais, initialPoolRelais, type PoolRelaisState } from '../relais/pool-state';
 import type {
   AccountType,
   EventData,
@@ -51,6 +52,8 @@ export type Pool =
       settlement: SettlementBook;
       /** The organiser accepted the COMMISSION mandate for this (brokered, paid) pool. */
       commissionMandate: boolean;
+      /** Its parcels: unavailable points, shipments, collections (domain/src/relais). */
+      relais: PoolRelaisState;
       createdAt: string;
       updatedAt: string;
     };
@@ -385,6 +388,7 @@ const created = (data: EventData<'PoolCreated'>): ExistingPool => {
     cancelledAt: null,
     settlement: emptySettlementBook(),
     commissionMandate: false,
+    relais: initialPoolRelais(),
     createdAt,
     updatedAt: createdAt,
   };
@@ -467,6 +471,12 @@ export const evolvePool = (state: Pool, event: PoolEvent): Pool => {
     case 'EscrowStrayPaymentRecorded':
     case 'EscrowStrayPaymentReturned':
       return evolveEscrowFeature(state, event);
+    case 'PickupPointUnavailable':
+    case 'ReservationPickupPointChanged':
+    case 'PoolShipmentCreated':
+    case 'PoolShipmentStatusChanged':
+    case 'RelaisParcelCollected':
+      return { ...state, relais: evolvePoolRelais(state.relais, state.holdings, event) };
     default:
       return unknownEvent(event, state);
   }

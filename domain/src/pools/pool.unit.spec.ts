@@ -770,6 +770,7 @@ evolve('PoolCreated folds to a DRAFT pool with its fields', () => {
     cancelledAt: null,
     settlement: { byId: new Map(), strays: new Map(), currentId: null, mergedAt: null, released: 0n, refunded: 0n },
     commissionMandate: false,
+    relais: { unavailable: new Map(), shipments: new Map(), collected: new Map() },
     createdAt: T0,
     updatedAt: T0,
   });

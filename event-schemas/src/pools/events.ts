@@ -62,6 +62,11 @@ export const PoolConfig = z
   .object({
     units: z.array(PoolUnit).max(200).optional(),
     relais: z.array(RelaisPoint).max(500).optional(),
+    /**
+     * GROUPS: the weight of one buyer's parcel, in grams. Every directory point of `relais` must take it
+     * (`maxWeightG`); a shipment's weight defaults to it times its parcels.
+     */
+    parcelWeightG: z.number().int().min(1).max(1_000_000).optional(),
     sellerPhone: z.string().max(40).optional(),
     notes: z.string().max(5000).optional(),
     links: z.array(z.string().url().max(2000)).max(50).optional(),

@@ -9,12 +9,13 @@ import {
   type ReservationEvent,
 } from '../reservations/events';
 import { escrowFeatureEvents, type EscrowFeatureEvent } from '../escrow/events';
+import { poolRelaisEvents, type PoolRelaisEvent } from '../relais/events';
 
 /** Every event a pool stream (`pool-<id>`) holds, in the order they were published. */
-export const poolStreamEvents = [...poolEvents, ...reservationEvents, ...escrowEvents, ...listingEvents, ...escrowFeatureEvents] as const;
+export const poolStreamEvents = [...poolEvents, ...reservationEvents, ...escrowEvents, ...listingEvents, ...escrowFeatureEvents, ...poolRelaisEvents] as const;
 
 /** The events a pool stream holds: what the pool aggregate decides and folds, and the pools read model folds. */
-export type PoolEvent = PoolLifecycleEvent | ReservationEvent | PoolEscrowEvent | PoolListingEvent | EscrowFeatureEvent;
+export type PoolEvent = PoolLifecycleEvent | ReservationEvent | PoolEscrowEvent | PoolListingEvent | EscrowFeatureEvent | PoolRelaisEvent;
 export type PoolEventType = PoolEvent['type'];
 
 const POOL_EVENT_TYPES: ReadonlySet<string> = new Set(poolStreamEvents.map((d) => d.type));

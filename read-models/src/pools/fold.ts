@@ -117,6 +117,12 @@ const evolve = (doc: PoolDocument, event: PoolEvent): PoolDocument => {
     case 'EscrowStrayPaymentRecorded':
     case 'EscrowStrayPaymentReturned':
     case 'PoolCommissionMandateAccepted':
+    // Parcels have the relais read model (../relais).
+    case 'PickupPointUnavailable':
+    case 'ReservationPickupPointChanged':
+    case 'PoolShipmentCreated':
+    case 'PoolShipmentStatusChanged':
+    case 'RelaisParcelCollected':
     case 'ReservationPlaced':
     case 'ReservationSigned':
     case 'ReservationPaid':

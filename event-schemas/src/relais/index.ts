@@ -1,2 +1,3 @@
 export * from './point';
 export * from './events';
+export * from './adapter';

@@ -29,6 +29,7 @@ import { makeTransferRoutes } from './transfers/routes';
 import { makeDealRoutes } from './deals/routes';
 import { makeDealSettlementRoutes } from './deals/settlement-routes';
 import type { DealDeps } from './deals/runtime';
+import { makeRelaisCommandRoutes, relaisDepsOf } from './relais/routes';
 
 export interface CommandApiDeps {
   services: Services;
@@ -85,6 +86,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
       releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS,
       production: config.APP_ENV === 'production',
     }),
+    ...makeRelaisCommandRoutes(relaisDepsOf(deps.services, facts, clock)),
   ];
 };
 

@@ -45,6 +45,7 @@ import { makeAccountV1QueryRoutes } from './accounts/routes';
 import { makeTransferQueryRoutes } from './transfers/routes';
 import { makeApiKeyQueryRoutes } from './api-keys/routes';
 import { makeLedgerQueryRoutes } from './ledger/routes';
+import { makeRelaisQueryRoutes } from './relais/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
 export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
@@ -85,6 +86,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     makeEventTypesRoute(),
     ...makeApiKeyQueryRoutes({ keys: new ApiKeyStore(services.knex) }),
     ...makeLedgerQueryRoutes({ ledger: services.ledger }),
+    ...makeRelaisQueryRoutes(services),
     ...makeFeedRoutes({
       feed: new PublicFeedReader(services.knex),
       principals: new SessionEventPrincipals(services.knex, services.config.APP_ENV === 'production'),

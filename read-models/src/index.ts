@@ -14,3 +14,4 @@ export * from './webhooks';
 export * from './accounts';
 export * from './transfers';
 export * from './deals';
+export * from './relais/community';

@@ -38,3 +38,14 @@ export interface HostBooking {
   parcels: number;
   weightG: number;
 }
+
+/**
+ * What every relais command needs: the services (store, knex, jobs, config, logger, self url), the facts cache, the
+ * clock, and the pick-up point directory. `makeRelaisRoutes` (./routes.ts) builds it once.
+ */
+export interface RelaisDeps {
+  services: Services;
+  facts: import('../shared/facts').CommandFacts;
+  clock: () => Date;
+  directory: RelaisDirectoryPort;
+}

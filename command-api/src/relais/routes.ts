@@ -1,0 +1,22 @@
+import type { RouteDef, Services } from '@cagnotte/infra';
+import type { CommandFacts } from '../shared/facts';
+import { relaisDirectoryOf } from './directory';
+import type { RelaisDeps } from './ports';
+
+// Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
+
+export const relaisDepsOf = (services: Services, facts: CommandFacts, clock: () => Date): RelaisDeps => ({
+  services,
+  facts,
+  clock,
+  get directory() {
+    return relaisDirectoryOf(services);
+  },
+});
+
+export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
+  void deps;
+  return [
+    // each part's routes
+  ];
+};

@@ -1,0 +1,10 @@
+import type { RouteDef, Services } from '@cagnotte/infra';
+
+// Relais on the query side (docs/relais.md): each part adds its routes below.
+
+export const makeRelaisQueryRoutes = (services: Services): RouteDef[] => {
+  void services;
+  return [
+    // each part's routes
+  ];
+};

@@ -1,7 +1,8 @@
-import type { RouteDef, Services } from '@cagnotte/infra';
+import { relaisSandboxEnabled, type RouteDef, type Services } from '@cagnotte/infra';
 import type { CommandFacts } from '../shared/facts';
 import { relaisDirectoryOf } from './directory';
 import type { RelaisDeps } from './ports';
+import { makeSandboxPointRoutes } from './sandbox-points';
 
 // Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
 
@@ -18,5 +19,6 @@ export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   void deps;
   return [
     // each part's routes
+    ...(deps.services.config.APP_ENV !== 'production' && relaisSandboxEnabled(deps.services.config) ? makeSandboxPointRoutes(deps) : []),
   ];
 };

@@ -20,7 +20,13 @@ export const PointsQuery = z
     networks: z
       .preprocess(
         (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.split(',').map((s) => s.trim())) : v),
-        z.array(RelaisNetwork).min(1).max(RelaisNetwork.options.length).optional(),
+        z
+          .array(z.string())
+          .min(1)
+          .max(RelaisNetwork.options.length)
+          .refine((names) => names.every((n) => RelaisNetwork.safeParse(n).success), { message: `each network is one of ${RelaisNetwork.options.join(', ')}` })
+          .transform((names) => names as RelaisNetwork[])
+          .optional(),
       )
       .describe(`Comma-separated networks to ask (${RelaisNetwork.options.join(', ')}); default every network enabled here`)
       .meta({ example: 'sandbox,community' }),

@@ -67,7 +67,12 @@ export class RelaisDirectory implements RelaisDirectoryPort {
   private async cacheGet(key: string): Promise<unknown> {
     if (!this.o.redis) return undefined;
     const raw = await this.o.redis.get(key).catch(() => null);
-    return raw === null ? undefined : (JSON.parse(raw) as unknown);
+    if (raw === null) return undefined;
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return undefined; // an unreadable entry is a miss
+    }
   }
 
   private cacheSet(key: string, value: unknown, ttl: number): void {

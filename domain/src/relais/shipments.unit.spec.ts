@@ -128,7 +128,7 @@ const collectedEvent = (reservationId = R2, buyer = bob, now = at(T_ARRIVE, 3600
   data: { poolId: POOL_ID, shipmentId: S2, reservationId, buyerId: buyer.userId, pointId: CMY, hostId: HOST, collectedAt: now },
 });
 const delivered = (now = T_ARRIVE, note = 'Every parcel reached its pick-up point (sandbox)'): PoolEvent => ({
-  ...deliveredEvent(now, at(now, 7 * DAY)),
+  type: 'PoolDelivered',
   data: { poolId: POOL_ID, note, inspectionEndsAt: at(now, 7 * DAY), deliveredAt: now },
 });
 

@@ -33,7 +33,13 @@ const applyShipmentEvent = async (trx: Knex.Transaction, event: ProjectedEvent, 
       await trx(table(T.shipments)).insert(jsonRow(row)).onConflict('shipment_id').ignore();
       const parcels = collectionRowsOf(row);
       // A parcel shipped again (its first shipment returned) is the new shipment's.
-      if (parcels.length) await trx(table(T.collections)).insert(parcels.map(collectionValues)).onConflict('reservation_id').merge();
+      if (parcels.length) {
+        await trx(table(T.collections))
+          .insert(parcels.map(collectionValues))
+          .onConflict('reservation_id')
+          .merge()
+          .where(`${table(T.collections)}.revision`, '<', trx.raw('excluded.revision'));
+      }
       return;
     }
     case 'PoolShipmentStatusChanged': {

@@ -51,7 +51,6 @@ export async function up(knex: Knex): Promise<void> {
       shipment_id uuid NOT NULL,
       point_id text NOT NULL,
       host_id uuid NOT NULL,
-      buyer_id uuid NOT NULL,
       status text NOT NULL,
       ready_at timestamptz NULL,
       collected_at timestamptz NULL,

@@ -1,8 +1,7 @@
 import { NotFoundError, decideShipment, type ShipmentCommand, type ShipmentState } from '@cagnotte/domain';
 import type { RelaisNetwork } from '@cagnotte/event-schemas';
-import type { RouteAnswer } from '@cagnotte/infra';
 import type { ShipmentView } from '@cagnotte/read-models';
-import { poolAggregate, type PoolCommandState, type PoolOutcome } from '../pools/aggregate';
+import { poolAggregate, type PoolCommandState } from '../pools/aggregate';
 import { systemMetadata } from '../escrow/runtime';
 import { poolStream } from '../shared/context';
 import { executeCommand, type ExecuteRuntime } from '../shared/execute-command';
@@ -71,7 +70,6 @@ export const runSystemShipmentCommand = (
   tenantId: string,
   actorId: string,
   command: (now: string) => ShipmentCommand,
-  respond?: (o: PoolOutcome) => RouteAnswer,
 ) => {
   const now = deps.clock().toISOString();
   return executeCommand(runtimeOf(deps), {
@@ -80,7 +78,6 @@ export const runSystemShipmentCommand = (
     // A pool of another tenant than the lookup says is none (it never is: the lookup row was written with the pool's).
     decide: ({ pool }: PoolCommandState) => decideShipment(command(now), pool.status !== 'none' && pool.tenantId !== tenantId ? { status: 'none' } : pool),
     metadata: systemMetadata(actorId, tenantId, now),
-    ...(respond ? { respond } : {}),
   });
 };
 

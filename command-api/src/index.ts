@@ -33,3 +33,8 @@ export * from './webhooks/ports';
 export * from './webhooks/inbox';
 export * from './webhooks/dispatcher';
 export * from './webhooks/deliveries';
+export { CommandFacts } from './shared/facts';
+export * from './relais/ports';
+export * from './relais/shipments';
+export * from './relais/shipment-routes';
+export * from './relais/collection-codes';

@@ -3,6 +3,7 @@ import type { CommandFacts } from '../shared/facts';
 import { relaisDirectoryOf } from './directory';
 import type { RelaisDeps } from './ports';
 import { makeSandboxPointRoutes } from './sandbox-points';
+import { makeShipmentCommandRoutes } from './shipment-routes';
 
 // Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
 
@@ -20,5 +21,6 @@ export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   return [
     // each part's routes
     ...(deps.services.config.APP_ENV !== 'production' && relaisSandboxEnabled(deps.services.config) ? makeSandboxPointRoutes(deps) : []),
+    ...makeShipmentCommandRoutes(deps),
   ];
 };

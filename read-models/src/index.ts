@@ -15,3 +15,4 @@ export * from './accounts';
 export * from './transfers';
 export * from './deals';
 export * from './relais/community';
+export * from './relais/hosts';

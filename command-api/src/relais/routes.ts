@@ -2,6 +2,7 @@ import type { RouteDef, Services } from '@cagnotte/infra';
 import type { CommandFacts } from '../shared/facts';
 import { relaisDirectoryOf } from './directory';
 import type { RelaisDeps } from './ports';
+import { makeHostCommandRoutes } from './hosts';
 
 // Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
 
@@ -18,5 +19,6 @@ export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   void deps;
   return [
     // each part's routes
+    ...makeHostCommandRoutes(deps),
   ];
 };

@@ -26,7 +26,10 @@ export type Host =
       tenantId: string;
       userId: string;
       profile: HostProfile;
+      appliedAt: string;
       approvedAt: string | null;
+      /** The last application, review, profile or status event's time. */
+      updatedAt: string;
       /** By shipment id: a booking is made once per shipment (a second ask answers nothing new). */
       bookings: ReadonlyMap<string, HostBookingRecord>;
     };
@@ -69,18 +72,18 @@ export const initialHost = (): Host => ({ status: 'none' });
 export const evolveHost = (state: Host, event: RelaisHostEvent): Host => {
   if (event.type === 'RelaisHostApplied') {
     const d = event.data;
-    return { status: 'pending', hostId: d.hostId, tenantId: d.tenantId, userId: d.userId, profile: d.profile, approvedAt: null, bookings: new Map() };
+    return { status: 'pending', hostId: d.hostId, tenantId: d.tenantId, userId: d.userId, profile: d.profile, appliedAt: d.appliedAt, approvedAt: null, updatedAt: d.appliedAt, bookings: new Map() };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'RelaisHostApproved':
-      return { ...state, status: 'active', approvedAt: event.data.approvedAt };
+      return { ...state, status: 'active', approvedAt: event.data.approvedAt, updatedAt: event.data.approvedAt };
     case 'RelaisHostRejected':
-      return { ...state, status: 'rejected' };
+      return { ...state, status: 'rejected', updatedAt: event.data.rejectedAt };
     case 'RelaisHostProfileUpdated':
-      return { ...state, profile: { ...state.profile, ...event.data.changes } };
+      return { ...state, profile: { ...state.profile, ...event.data.changes }, updatedAt: event.data.updatedAt };
     case 'RelaisHostStatusChanged':
-      return { ...state, status: event.data.status };
+      return { ...state, status: event.data.status, updatedAt: event.data.changedAt };
     case 'RelaisHostParcelsBooked': {
       const d = event.data;
       return { ...state, bookings: new Map(state.bookings).set(d.shipmentId, { shipmentId: d.shipmentId, poolId: d.poolId, date: d.date, parcels: d.parcels, released: false }) };

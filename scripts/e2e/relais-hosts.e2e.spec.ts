@@ -159,6 +159,12 @@ test('given a second application, when the operator lists and approves it with t
   const seen = await as(ctx, ctx.organiser)('GET', `/api/relais/hosts/${id}`);
   assert.is(seen.status, 200, seen.text);
   assert.is(seen.body.data.status, 'active');
+
+  // The read model is disposable: rebuilt from the streams, it answers the same.
+  const before = (await as(ctx, ctx.organiser)('GET', '/api/relais/hosts')).body.data.items;
+  assert.is(before.length, 2);
+  await ctx.api.runner.rebuild('relais-hosts');
+  assert.equal((await as(ctx, ctx.organiser)('GET', '/api/relais/hosts')).body.data.items, before);
 });
 
 test.run();

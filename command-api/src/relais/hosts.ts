@@ -111,6 +111,7 @@ export const makeHostCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   const apply = defineRoute({
     method: 'post',
     path: '/api/relais/hosts',
+    operationId: 'applyRelaisHost',
     summary: 'Apply to host parcels (community pick-up point)',
     description:
       'A member of the tenant offers to take parcels for the buyers of pools: their address, position, opening hours, closures and capacity (parcels per day, heaviest parcel). Needs the current RELAIS mandate (POST /api/mandates {kind: "RELAIS"}), else 403 `relais_mandate_required`. The host starts `pending`: it is a pick-up point (`community:<hostId>`) once an organiser of the tenant approves it.',
@@ -142,6 +143,7 @@ export const makeHostCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   const update = defineRoute({
     method: 'patch',
     path: '/api/relais/hosts/{hostId}',
+    operationId: 'updateRelaisHost',
     summary: 'Change a host’s profile',
     description:
       'The host only (404 to anyone else). Only what differs is recorded. A closure (or hours) that now closes a day with parcels booked makes the point unavailable to the pools that reference it (their buyers choose again).',
@@ -151,6 +153,7 @@ export const makeHostCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
     idempotent: true,
     params: HostParams,
     body: UpdateBody,
+    example: { capacity: { parcelsPerDay: 8, maxWeightG: 10000 }, closures: [{ from: '2026-12-24', to: '2026-12-26', reason: 'Christmas' }] },
     success: { status: 200, description: 'The host', schema: RelaisHost },
     errors: [400, 401, 404],
     handler: async (ctx) => {
@@ -168,6 +171,7 @@ export const makeHostCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   const approve = defineRoute({
     method: 'post',
     path: '/api/relais/hosts/{hostId}/approve',
+    operationId: 'approveRelaisHost',
     summary: 'Approve a host’s application',
     description: 'An organiser of the host’s tenant (403 `organise_capability_required` for a member who is not one; another tenant’s host is a 404). Approving an approved host answers it unchanged.',
     tags: ['Relais'],
@@ -186,6 +190,7 @@ export const makeHostCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   const reject = defineRoute({
     method: 'post',
     path: '/api/relais/hosts/{hostId}/reject',
+    operationId: 'rejectRelaisHost',
     summary: 'Reject a host’s application',
     description: 'An organiser of the host’s tenant, while the application is pending (400 `host_not_pending` after: an approved host retires itself).',
     tags: ['Relais'],
@@ -205,6 +210,7 @@ export const makeHostCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   const status = defineRoute({
     method: 'post',
     path: '/api/relais/hosts/{hostId}/status',
+    operationId: 'changeRelaisHostStatus',
     summary: 'Pause, reopen or retire a host',
     description:
       'The host only. `temporarily_closed` pauses it, `active` opens it again, `retired` is final (400 `host_retired` for any change after). Pausing or retiring makes the point unavailable to the pools that reference it (their buyers choose again).',

@@ -43,6 +43,7 @@ export const makeHostQueryRoutes = ({ hosts, accounts, awaitProjections }: HostQ
     defineRoute({
       method: 'get',
       path: '/api/relais/hosts',
+      operationId: 'listRelaisHosts',
       summary: 'List community hosts',
       description: 'An organiser of the tenant: every host of the tenant (filter `status`), oldest application first. Any other member: their own host(s).',
       tags: ['Relais'],
@@ -62,6 +63,7 @@ export const makeHostQueryRoutes = ({ hosts, accounts, awaitProjections }: HostQ
     defineRoute({
       method: 'get',
       path: '/api/relais/hosts/{hostId}',
+      operationId: 'getRelaisHost',
       summary: 'Retrieve a community host',
       description: 'The host itself, or an organiser of its tenant; 404 to anyone else.',
       tags: ['Relais'],
@@ -75,6 +77,7 @@ export const makeHostQueryRoutes = ({ hosts, accounts, awaitProjections }: HostQ
     defineRoute({
       method: 'get',
       path: '/api/relais/hosts/{hostId}/bookings',
+      operationId: 'listRelaisHostBookings',
       summary: 'A community host’s booked days',
       description: 'The days from `from` (default today) to `to` (default 30 days later, at most 366 days after `from`) that hold parcels: per day the parcels booked, the capacity and what is left, and the shipments booked. The host, or an organiser of its tenant.',
       tags: ['Relais'],

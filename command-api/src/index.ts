@@ -34,3 +34,4 @@ export * from './webhooks/inbox';
 export * from './webhooks/dispatcher';
 export * from './webhooks/deliveries';
 export * from './relais/hosts';
+export * from './relais/host-bookings';

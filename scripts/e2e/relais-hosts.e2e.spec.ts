@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { bookHostParcels } from '@cagnotte/command-api';
 import { CommunityHostsAdapter } from '@cagnotte/read-models';
-import { runCli, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
+import { eventually, runCli, startApi, type ApiResponse, type TestApi, type TestUser } from './harness';
 
 /**
  * Community hosts through HTTP, as a partner front-end and an operator drive them: a member without the RELAIS mandate
@@ -130,6 +131,23 @@ test('given an approved host, when it changes its profile, pauses and reopens, t
   const days = await as(ctx, ctx.host)('GET', `/api/relais/hosts/${hostId}/bookings?from=2026-12-01&to=2026-12-31`);
   assert.is(days.status, 200, days.text);
   assert.equal(days.body.data.days, [], 'nothing booked yet');
+
+  // A shipment (part D) books parcels on the host's next Monday: the host reads the day's usage.
+  const monday = new Date();
+  monday.setUTCDate(monday.getUTCDate() + ((8 - monday.getUTCDay()) % 7 || 7));
+  const date = monday.toISOString().slice(0, 10);
+  const relaisDeps = { services: ctx.api.services, facts: { written: () => {} }, clock: () => new Date() } as unknown as Parameters<typeof bookHostParcels>[0];
+  const shipmentId = randomUUID();
+  const poolId = randomUUID();
+  await bookHostParcels(relaisDeps, { hostId, shipmentId, poolId, date, parcels: 4, weightG: 2000 });
+  const usage = await eventually(async () => {
+    const r = await as(ctx, ctx.organiser)('GET', `/api/relais/hosts/${hostId}/bookings?from=${date}&to=${date}`);
+    return r.body.data?.days?.length ? r.body.data.days : null;
+  }, 'the booking in the read model');
+  assert.equal(usage, [{ date, parcels: 4, capacity: 10, remaining: 6, bookings: [{ shipmentId, poolId, parcels: 4, bookedAt: usage[0].bookings[0].bookedAt }] }]);
+  // Closing that day (a closure over a booked day) is recorded; the pools are told by part C (reportPointUnavailable).
+  const closing = await as(ctx, ctx.host)('PATCH', `/api/relais/hosts/${hostId}`, { closures: [{ from: date, to: date, reason: 'away' }] });
+  assert.is(closing.status, 200, closing.text);
   assert.is((await as(ctx, ctx.host)('GET', `/api/relais/hosts/${hostId}/bookings?from=2026-12-31&to=2026-12-01`)).status, 400);
   assert.is((await as(ctx, ctx.member)('GET', `/api/relais/hosts/${hostId}/bookings`)).status, 404);
 });

@@ -38,3 +38,5 @@ export * from './relais/ports';
 export * from './relais/shipments';
 export * from './relais/shipment-routes';
 export * from './relais/collection-codes';
+export * from './relais/hosts';
+export * from './relais/host-bookings';

@@ -38,3 +38,4 @@ export * from './deals/index';
 export * from './escrow/dispute-rules';
 export * from './relais/pool-state';
 export * from './relais/shipments';
+export * from './relais/host';

@@ -16,6 +16,7 @@ export * from './requests/timers';
 export * from './accounts/projection';
 export * from './transfers/projection';
 export * from './relais/shipments';
+export * from './relais/hosts';
 import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
@@ -36,6 +37,7 @@ import { makeRequestTimersProjection } from './requests/timers';
 import { v1AccountsProjection } from './accounts/projection';
 import { transfersProjection } from './transfers/projection';
 import { relaisShipmentsProjection } from './relais/shipments';
+import { relaisHostsProjection } from './relais/hosts';
 import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
@@ -62,10 +64,12 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   transfersProjection,
   dealsProjection,
   relaisShipmentsProjection,
+  relaisHostsProjection,
   publicEventsProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'requests', 'request-timers', 'v1-accounts', 'transfers', 'deals', 'relais-shipments', 'public-events'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'requests', 'request-timers', 'v1-accounts', 'transfers', 'deals', 'relais-shipments', 'relais-hosts', 'public-events'];
+
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

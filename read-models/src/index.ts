@@ -18,3 +18,4 @@ export * from './relais/community';
 export * from './relais/shipments';
 export * from './relais/shipments-reader';
 export * from './relais/collection-code';
+export * from './relais/hosts';

@@ -26,6 +26,7 @@ import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
 import { auditCommands } from './audit-cli';
 import { apiKeyCommands } from './api-keys-cli';
 import { eventsCommands } from './events-cli';
+import { relaisHostCommands } from './relais-hosts-cli';
 import { USAGE } from './cli/usage';
 
 class UsageError extends Error {}
@@ -88,6 +89,7 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
   ...auditCommands({ usage: (m) => new UsageError(m), print, meta, catchUp: (s, until) => runner(s).catchUp(until) }),
   ...apiKeyCommands({ usage: (m) => new UsageError(m), print, meta, catchUp: (s, until) => runner(s).catchUp(until) }),
   ...eventsCommands({ usage: (m) => new UsageError(m) }),
+  ...relaisHostCommands({ usage: (m) => new UsageError(m), print, meta, catchUp: (s, until) => runner(s).catchUp(until) }),
   'tenant create': async (s, args) => {
     const { values, positionals } = parseArgs({
       args,

@@ -4,6 +4,7 @@ import { relaisDirectoryOf } from './directory';
 import type { RelaisDeps } from './ports';
 import { makeSandboxPointRoutes } from './sandbox-points';
 import { makeShipmentCommandRoutes } from './shipment-routes';
+import { makeHostCommandRoutes } from './hosts';
 
 // Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
 
@@ -22,5 +23,6 @@ export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
     // each part's routes
     ...(deps.services.config.APP_ENV !== 'production' && relaisSandboxEnabled(deps.services.config) ? makeSandboxPointRoutes(deps) : []),
     ...makeShipmentCommandRoutes(deps),
+    ...makeHostCommandRoutes(deps),
   ];
 };

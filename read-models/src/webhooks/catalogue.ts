@@ -67,6 +67,16 @@ export const INTERNAL_ONLY: Readonly<Partial<Record<DomainEventType, string>>> =
   DealEscrowOpened: 'the deal’s escrow account opened on the ledger for the buyer’s deposit (deal.funded follows when it is paid)',
   DealDisputeWithdrawn: 'always decided with DealAccepted, which gives deal.accepted',
   DealSettlementPrepared: 'transactions handed to the seller to cosign (deal.released or deal.refunded follows when they land)',
+  // Community hosts (docs/relais.md): a member's home address, hours and capacity. The feed's organiser reader sees only
+  // the events of resources they own, and a host is no organiser's: the tenant's organisers read hosts through
+  // GET /api/relais/hosts; what a host's change does to pools is public as relais.point.unavailable (part C).
+  RelaisHostApplied: 'community host: a member’s home address and profile (personal data); organisers list hosts through GET /api/relais/hosts',
+  RelaisHostApproved: 'community host review: read through GET /api/relais/hosts (no public host resource yet)',
+  RelaisHostRejected: 'community host review, with the reviewer’s reason about a person',
+  RelaisHostProfileUpdated: 'community host: a member’s home address, hours and closures (personal data)',
+  RelaisHostStatusChanged: 'community host: its effect on pools is public as relais.point.unavailable',
+  RelaisHostParcelsBooked: 'a host’s capacity bookkeeping (the shipment itself is public as relais.shipment.updated)',
+  RelaisHostBookingReleased: 'a host’s capacity bookkeeping (a shipment that was not created)',
 };
 
 type Of<T extends DomainEventType> = Extract<DomainEvent, { type: T }>['data'];

@@ -18,6 +18,11 @@ export const API_KEYS_USAGE = `  tenant verify <slug> [--note <text>]      mark 
   api-keys roll <key_…> [--grace-hours <h>]   a new secret (printed once); the old one works <h> more hours (default 0)
   api-keys revoke <key_…>            refused from the next request on`;
 
+export const RELAIS_HOSTS_USAGE = `  relais hosts list [--tenant <slug>] [--status pending|active|temporarily_closed|retired|rejected]
+                                     the community hosts (every tenant's unless --tenant), as JSON lines
+  relais hosts approve <hostId>      approve a pending application (as the operator): the host becomes a pick-up point
+  relais hosts reject <hostId> [--reason <text>]   reject a pending application`;
+
 export const USAGE = `Usage: pnpm cli <command>
 
   tenant create <slug> [--name <name>] [--white-label on|off] [--origin <url>]...
@@ -58,5 +63,6 @@ export const USAGE = `Usage: pnpm cli <command>
                                      reconcile; progress on stderr)
 ${AUDIT_USAGE}
 ${API_KEYS_USAGE}
+${RELAIS_HOSTS_USAGE}
 
 Each command prints JSON. Exit code 0 on success, 1 on a refused command, 2 on bad usage.`;

@@ -33,3 +33,4 @@ export * from './webhooks/ports';
 export * from './webhooks/inbox';
 export * from './webhooks/dispatcher';
 export * from './webhooks/deliveries';
+export * from './relais/pool-points';

@@ -138,6 +138,8 @@ const ConfigSchema = z
       .string()
       .refine((v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32, 'WEBHOOK_ENCRYPTION_KEY must be the base64 of 32 bytes (openssl rand -base64 32)')
       .optional(),
+    /** How often the pools' directory pick-up points are checked again (docs/relais.md): the unusable ones are reported. */
+    RELAIS_POINT_CHECK_MINUTES: int(30, 1, 24 * 60),
   })
   .superRefine((c, ctx) => {
     if (c.APP_ENV === 'production' && !c.JWT_SECRET) {

@@ -1,3 +1,4 @@
+import type { RelaisDirectoryPort } from '@cagnotte/event-schemas';
 import type { RouteDef, Services } from '@cagnotte/infra';
 import type { CommandFacts } from '../shared/facts';
 import { relaisDirectoryOf } from './directory';
@@ -5,12 +6,12 @@ import type { RelaisDeps } from './ports';
 
 // Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
 
-export const relaisDepsOf = (services: Services, facts: CommandFacts, clock: () => Date): RelaisDeps => ({
+export const relaisDepsOf = (services: Services, facts: CommandFacts, clock: () => Date, directory?: RelaisDirectoryPort): RelaisDeps => ({
   services,
   facts,
   clock,
   get directory() {
-    return relaisDirectoryOf(services);
+    return directory ?? relaisDirectoryOf(services);
   },
 });
 

@@ -3,6 +3,7 @@ import type { RouteDef, Services } from '@cagnotte/infra';
 import type { CommandFacts } from '../shared/facts';
 import { relaisDirectoryOf } from './directory';
 import type { RelaisDeps } from './ports';
+import { makePoolPointRoutes } from './pool-point-routes';
 
 // Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
 
@@ -19,5 +20,6 @@ export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   void deps;
   return [
     // each part's routes
+    ...makePoolPointRoutes(deps),
   ];
 };

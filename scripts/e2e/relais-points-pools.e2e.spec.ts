@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TenantReadModel } from '@cagnotte/read-models';
-import { reportPointUnavailable } from '@cagnotte/command-api';
+import { checkPoolPoints, reportPointUnavailable } from '@cagnotte/command-api';
 import { InMemoryRelaisDirectory, relaisPointFixture } from '@cagnotte/command-api/src/relais/directory.testing';
 import { relaisDepsOf } from '@cagnotte/command-api/src/relais/routes';
 import { CommandFacts } from '@cagnotte/command-api/src/shared/facts';
@@ -27,6 +27,9 @@ const A = 'sandbox:SBX-001';
 const B = 'sandbox:SBX-002';
 /** Only the buyer's test's pool references it (every pool referencing a point hears of it, drafts included). */
 const C = 'sandbox:SBX-003';
+/** Only the periodic check's pool references these. */
+const D = 'sandbox:SBX-004';
+const E = 'sandbox:SBX-005';
 
 const test = suite<Ctx>('relais: pool points through HTTP');
 
@@ -34,6 +37,8 @@ test.before(async (ctx) => {
   ctx.directory = new InMemoryRelaisDirectory([
     relaisPointFixture(A),
     relaisPointFixture(C),
+    relaisPointFixture(D),
+    relaisPointFixture(E),
     relaisPointFixture(B, { address: { line1: '3 place du Marché', line2: 'Bâtiment B', postalCode: '69001', city: 'Lyon', country: 'FR' } }),
     relaisPointFixture('sandbox:SBX-RETIRED', { status: 'retired' }),
     relaisPointFixture('sandbox:SBX-HOLIDAY', { status: 'temporarily_closed' }),
@@ -193,6 +198,34 @@ test('given pools with inline points only, then the directory is never asked, an
   assert.equal(placed.body.data.pickupPoint, { id: 'r1', status: 'ok', reason: null, action: null });
   assert.is(ctx.directory.resolved.length, before, 'no directory call');
   assert.equal(await reportPointUnavailable(ctx.relais, { pointId: 'sandbox:SBX-404', reason: 'not_found', detail: null }), { pools: 0 });
+});
+
+test('given an open pool whose points changed at the carrier, when the periodic check runs, then the unusable ones are reported (a closure covering today, gone) and a network down is skipped', async (ctx) => {
+  const poolId = await openPool(ctx, pool([D, E, { id: 'r1', name: 'Épicerie' }]));
+  await ctx.api.runner.catchUp();
+  const today = new Date().toISOString().slice(0, 10);
+  ctx.directory.set(relaisPointFixture(D, { closures: [{ from: today, to: today, reason: 'inventaire' }] }));
+  ctx.directory.points.delete(E);
+  const outcome = await checkPoolPoints(ctx.relais);
+  assert.ok(outcome.reported >= 2, JSON.stringify(outcome));
+  await ctx.api.runner.catchUp();
+  const read = await as(ctx, ctx.organiser).get(`/api/pools/${poolId}`);
+  assert.equal(
+    read.body.data.pickupPoints.map((p: { id: string; available: boolean; unavailableReason: unknown }) => [p.id, p.available, p.unavailableReason]),
+    [
+      [D, false, 'closed_on_date'],
+      [E, false, 'not_found'],
+      ['r1', true, null],
+    ],
+  );
+  ctx.directory.failing.add('sandbox');
+  try {
+    const down = await checkPoolPoints(ctx.relais);
+    assert.is(down.reported, 0);
+    assert.ok(down.skipped > 0, JSON.stringify(down));
+  } finally {
+    ctx.directory.failing.delete('sandbox');
+  }
 });
 
 test.run();

@@ -111,7 +111,8 @@ const evolve = (doc: PoolDocument, event: PoolEvent): PoolDocument => {
       return { ...doc, unavailablePoints: { ...doc.unavailablePoints, [pointId]: { reason, detail, at: detectedAt } } };
     }
     // The reservations have their own read model (../reservations), the escrow's settlement its own (../escrow); the
-    // listing's bookkeeping changes nothing shown here.
+    // listing's bookkeeping changes nothing shown here. Parcels have the relais read model (../relais); a buyer's
+    // point is the reservations read model's.
     case 'ReservationReceiptConfirmed':
     case 'ReservationAutoAccepted':
     case 'DisputeOpened':
@@ -124,7 +125,6 @@ const evolve = (doc: PoolDocument, event: PoolEvent): PoolDocument => {
     case 'EscrowStrayPaymentRecorded':
     case 'EscrowStrayPaymentReturned':
     case 'PoolCommissionMandateAccepted':
-    // Parcels have the relais read model (../relais); a buyer's point is the reservations read model's.
     case 'ReservationPickupPointChanged':
     case 'PoolShipmentCreated':
     case 'PoolShipmentStatusChanged':

@@ -30,6 +30,8 @@ import { makeDealRoutes } from './deals/routes';
 import { makeDealSettlementRoutes } from './deals/settlement-routes';
 import type { DealDeps } from './deals/runtime';
 import { makeRelaisCommandRoutes, relaisDepsOf } from './relais/routes';
+import { relaisDirectoryOf } from './relais/directory';
+import type { RelaisDirectoryPort } from '@cagnotte/event-schemas';
 
 export interface CommandApiDeps {
   services: Services;
@@ -38,6 +40,8 @@ export interface CommandApiDeps {
   webhookDelivery?: WebhookDeliveryScheduler;
   /** DNS for the webhook URL guard (specs); the system resolver otherwise. */
   webhookResolver?: Resolver;
+  /** The pick-up point directory (specs inject a double); the process's own (relaisDirectoryOf) by default. */
+  relaisDirectory?: RelaisDirectoryPort;
 }
 
 /** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
@@ -56,7 +60,8 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
   // What every command needs: the write path, and where a session's last write is remembered (read-your-writes).
   const runtime = { store, pgPool, commandQueue, recentWrites, facts };
   const onAccounts = { ...runtime, waiter, clock, readYourWritesMs: config.READ_YOUR_WRITES_TIMEOUT_MS };
-  const onPools = { ...runtime, clock, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs, production: config.APP_ENV === 'production' };
+  const relaisDirectory = () => deps.relaisDirectory ?? relaisDirectoryOf(deps.services);
+  const onPools = { ...runtime, clock, accounts, escrow, reclaimAfterDays: config.ESCROW_RECLAIM_AFTER_DAYS, jobs, production: config.APP_ENV === 'production', relaisDirectory };
   return [
     ...makeAuthCommandRoutes({ knex, tenants, store, tokens, sessions, config }),
     ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, logger, config }),
@@ -86,7 +91,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
       releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS,
       production: config.APP_ENV === 'production',
     }),
-    ...makeRelaisCommandRoutes(relaisDepsOf(deps.services, facts, clock)),
+    ...makeRelaisCommandRoutes(relaisDepsOf(deps.services, facts, clock, deps.relaisDirectory)),
   ];
 };
 

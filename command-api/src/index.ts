@@ -40,3 +40,4 @@ export * from './relais/shipment-routes';
 export * from './relais/collection-codes';
 export * from './relais/hosts';
 export * from './relais/host-bookings';
+export * from './relais/pool-points';

@@ -5,6 +5,7 @@ import { startListingRefunds } from './pools/listing';
 import { escrowJobDeps, startEscrowJobs } from './escrow/jobs';
 import { invoicingJobDeps, startInvoicingJobs } from './invoicing/jobs';
 import { startRequestJobs } from './requests/jobs';
+import { startRelaisJobs } from './relais/pool-points';
 import { makeDeliveryScheduler, startWebhooks } from './webhooks/dispatcher';
 import { TenantReadModel } from '@cagnotte/read-models';
 
@@ -16,6 +17,7 @@ void boot('command-api', async (services) => {
   const stopEscrowJobs = startEscrowJobs(escrowJobDeps(services));
   const stopInvoicing = startInvoicingJobs(invoicingJobDeps(services));
   const stopRequests = startRequestJobs(services);
+  const stopRelais = startRelaisJobs(services);
   // Webhook delivery (docs/webhooks.md): the dispatcher of the public feed, the delivery workers and their sweeper.
   const stopWebhooks = startWebhooks(services);
   return {
@@ -32,6 +34,7 @@ void boot('command-api', async (services) => {
       await stopEscrowJobs();
       await stopInvoicing();
       await stopRequests();
+      await stopRelais();
       await stopWebhooks();
     },
   };

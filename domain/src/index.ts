@@ -39,3 +39,4 @@ export * from './escrow/dispute-rules';
 export * from './relais/pool-state';
 export * from './relais/shipments';
 export * from './relais/host';
+export * from './relais/pool-points';

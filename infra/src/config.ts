@@ -162,6 +162,8 @@ const ConfigSchema = z
     /** InPost (ShipX points API): enabled when the token is set. */
     INPOST_TOKEN: z.string().min(1).max(2000).optional(),
     INPOST_API_URL: z.string().url().default('https://api-shipx-pl.easypack24.net'),
+    /** How often the pools' directory pick-up points are checked again (docs/relais.md): the unusable ones are reported. */
+    RELAIS_POINT_CHECK_MINUTES: int(30, 1, 24 * 60),
   })
   .superRefine((c, ctx) => {
     if (c.APP_ENV === 'production' && !c.JWT_SECRET) {

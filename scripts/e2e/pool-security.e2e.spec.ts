@@ -162,7 +162,9 @@ test('every field a pool can hold, field by field: anonymous, member, owner and 
     ['config.minimumUnits', 13, ALL],
     ['config.release', c.release, ALL],
     ['units', c.units, ['card']],
-    ['pickupPoints', [{ ...c.relais[0] }], ALL],
+    // Whether a point still takes parcels (docs/relais.md) is on the pool, not on its card.
+    ['pickupPoints.0.available', true, READERS],
+    ['pickupPoints.0.unavailableReason', null, READERS],
     ['publishedAt', owner.body.data.publishedAt, ALL],
     ['createdAt', owner.body.data.createdAt, ALL],
     ['updatedAt', owner.body.data.updatedAt, READERS],
@@ -187,6 +189,9 @@ test('every field a pool can hold, field by field: anonymous, member, owner and 
   assert.equal(member.body.data.members.map((m: Record<string, unknown>) => [m.userId, m.displayName, m.role]), [[undefined, 'VIEW-organiser-name', 'organiser']]);
   assert.equal(owner.body.data.members.map((m: Record<string, unknown>) => [m.userId, m.displayName, m.role]), [[ctx.business.id, 'VIEW-organiser-name', 'organiser']]);
   assert.equal(card.members, [{ displayName: 'VIEW-organiser-name' }]);
+  for (const view of ALL) {
+    assert.equal(at(views[view].data, 'pickupPoints'), [{ ...c.relais[0], ...(view === 'card' ? {} : { available: true, unavailableReason: null }) }], `${view}: pickupPoints`);
+  }
   // No view has a key beyond its allowlist.
   const groupBuyKeys = [
     'archivedAt', 'cancelledAt', 'closing', 'config', 'country', 'createdAt', 'currency', 'deadline', 'description', 'id', 'marketplaceVisibility', 'members',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTenant, escrowJobDeps, invoicingJobDeps, startEscrowJobs, startInvoicingJobs, startListingRefunds, startRequestJobs, startReservationExpiry, startWebhooks } from '@cagnotte/command-api';
+import { createTenant, escrowJobDeps, invoicingJobDeps, startEscrowJobs, startInvoicingJobs, startListingRefunds, startRelaisJobs, startRequestJobs, startReservationExpiry, startWebhooks } from '@cagnotte/command-api';
 import { ConflictError } from '@cagnotte/domain';
 import { EscrowLedger, boot, startAnchoring, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
 import { createEmbedded } from './api';
@@ -33,6 +33,7 @@ void boot('cagnotte', async (services) => {
   const stopEscrowJobs = startEscrowJobs(escrowJobDeps(services));
   const stopInvoicing = startInvoicingJobs(invoicingJobDeps(services));
   const stopRequests = startRequestJobs(services);
+  const stopRelais = startRelaisJobs(services);
   const stopWebhooks = startWebhooks(services);
   return {
     app,
@@ -42,6 +43,7 @@ void boot('cagnotte', async (services) => {
       await stopEscrowJobs();
       await stopInvoicing();
       await stopRequests();
+      await stopRelais();
       await stopWebhooks();
       await stopAnchoring();
       await stopMail();

@@ -37,7 +37,7 @@ const holdingsOf = (pool: Pool, viewerId: string, now: Date) => {
     if (holdsAt(r, at) && (!first.has(r.buyerId) || Date.parse(r.placedAt) < first.get(r.buyerId)!.joined_at.getTime())) {
       first.set(r.buyerId, { pool_id: pool.id, user_id: r.buyerId, display_name: r.buyerName, joined_at: new Date(r.placedAt) });
     }
-    if (r.buyerId === viewerId) mine.push(reservationView(factsOf(pool.id, r), now, pool));
+    if (r.buyerId === viewerId) mine.push(reservationView(factsOf(pool.id, r, pool.relais), now, pool));
   }
   mine.sort((a, b) => Date.parse(a.placedAt) - Date.parse(b.placedAt) || a.id.localeCompare(b.id));
   return { buyers: [...first.values()], mine };

@@ -1,3 +1,4 @@
+import type { RelaisDirectoryPort } from '@cagnotte/event-schemas';
 import type { JobQueue } from '@cagnotte/infra';
 import type { ExecuteRuntime } from '../shared/execute-command';
 import type { CommandFacts } from '../shared/facts';
@@ -16,6 +17,11 @@ export interface PoolCommandDeps extends ExecuteRuntime, SellerDeps {
   jobs: JobQueue;
   /** The deployment's mode (APP_ENV=production is live): what a pool created with a session records as `livemode`. */
   production: boolean;
+  /**
+   * The pick-up point directory, asked only when a config names directory points (`<network>:<pointId>`); a getter,
+   * so a process without one serves every other pool. Absent: such a config is a 503 relais_unavailable.
+   */
+  relaisDirectory?: () => RelaisDirectoryPort;
 }
 
 /** The ledger side of publishing (infra/src/ledger/escrow.ts), as the pool commands need it. */

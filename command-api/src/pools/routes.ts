@@ -7,7 +7,6 @@ import {
   IsoDate,
   MarketplaceVisibility,
   Percent,
-  PoolConfig,
   PoolStatus,
   PoolType,
   StellarAccountId,
@@ -23,6 +22,7 @@ import { poolAggregate, poolInTenant, type PoolCommandState, type PoolOutcome } 
 import { documentOf, poolAnswer } from './answers';
 import { resolveSeller } from './seller';
 import type { PoolCommandDeps } from './deps';
+import { PoolConfigInput, resolvePoolConfig } from '../relais/pool-config';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Inputs
@@ -43,7 +43,7 @@ export const PoolCreateInput = z
     country: CountryCode.default('FR'),
     currency: z.literal('EUR').default('EUR'),
     marketplaceVisibility: MarketplaceVisibility.default('PRIVATE'),
-    config: PoolConfig.default({}),
+    config: PoolConfigInput.default({}),
     sellerId: Id.nullable().default(null),
     payoutAccount: StellarAccountId.nullable().default(null),
     organiserCommissionPercent: PercentInput.nullable().default(null).describe('BUSINESS accounts only'),
@@ -71,7 +71,7 @@ export const PoolUpdateInput = z
     country: CountryCode.optional(),
     currency: z.literal('EUR').optional(),
     marketplaceVisibility: MarketplaceVisibility.optional().describe('Once published, only PRIVATE; LISTED/FEATURED go through the listing operation'),
-    config: PoolConfig.optional(),
+    config: PoolConfigInput.optional(),
     sellerId: Id.nullable().optional(),
     payoutAccount: StellarAccountId.nullable().optional(),
     organiserCommissionPercent: PercentInput.nullable().optional(),
@@ -109,9 +109,11 @@ export const createPool = async (
   const auth = ctx.auth!;
   const tenant = requireOwnTenant(auth, ctx.tenant);
   const { acceptCommissionMandate, sellerIdentifier, sellerMerchantSlug, ...fields } = body;
-  const [actor, sellerId] = await Promise.all([
+  const [actor, sellerId, config] = await Promise.all([
     deps.facts.actor(auth),
     resolveSeller(deps, tenant.id, auth.userId, { sellerId: fields.sellerId, sellerIdentifier, sellerMerchantSlug }),
+    // Directory pick-up points are resolved (fresh) before deciding: the event keeps a snapshot of each.
+    resolvePoolConfig(deps.relaisDirectory, tenant.id, fields.config),
   ]);
   const poolId = randomUUID();
   const now = deps.clock().toISOString();
@@ -119,7 +121,7 @@ export const createPool = async (
     poolId,
     tenantId: tenant.id,
     poolType: fields.type,
-    fields: { ...omitType(fields), sellerId: sellerId ?? null },
+    fields: { ...omitType(fields), config, sellerId: sellerId ?? null },
     commissionMandate: acceptCommissionMandate ? commissionMandate() : null,
     livemode: o.livemode,
   };
@@ -169,7 +171,7 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
       path: merchant ? '/api/merchant/pools' : '/api/pools',
       summary: merchant ? 'Create a pool (merchant path: seller resolved from sellerIdentifier or sellerMerchantSlug)' : 'Create a pool',
       description:
-        'Needs the organise capability. Pools start as DRAFT. `config` is closed: an unknown key is a 400 naming it. `sellerId` must be a user of the tenant (else 400 on `sellerId`); on the merchant path `sellerIdentifier` must find a user of the tenant and `sellerMerchantSlug` an ACTIVE merchant of the tenant that the caller owns (else 400 on that field). A value shaped like a Stellar secret key anywhere is refused (400 `secret_key_refused`). 503 `service_unavailable` when a lookup cannot reach the database. Answers the GroupBuy as of its own revision, once the read model shows it (read-your-writes).',
+        'Needs the organise capability. Pools start as DRAFT. `config` is closed: an unknown key is a 400 naming it. `sellerId` must be a user of the tenant (else 400 on `sellerId`); on the merchant path `sellerIdentifier` must find a user of the tenant and `sellerMerchantSlug` an ACTIVE merchant of the tenant that the caller owns (else 400 on that field). A value shaped like a Stellar secret key anywhere is refused (400 `secret_key_refused`). 503 `service_unavailable` when a lookup cannot reach the database. `config.relais` entries with a directory id (`<network>:<pointId>`, alone or as `{id}`) are resolved fresh from the pick-up point directory and stored as a snapshot of the point (name, address, position, opening hours); an unknown, retired or temporarily closed point, or one whose `maxWeightG` is under `config.parcelWeightG`, is a 400 `pickup_point_refused` on `config.relais.<i>.id`; a network that cannot answer is a 503 `relais_unavailable`. Other ids are your own inline points (a `name` is required), stored as sent and not checked. Answers the GroupBuy as of its own revision, once the read model shows it (read-your-writes).',
       tags: ['Pool CRUD'],
       auth: 'required',
       tenant: 'optional',
@@ -187,7 +189,7 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
       path: merchant ? '/api/merchant/pools/{id}' : '/api/pools/{id}',
       summary: 'Update a pool',
       description:
-        'Owner only. While DRAFT every field, the money spine included (seller, payout, commission, relais). Once published only marketplaceVisibility (to PRIVATE) and country. LISTED/FEATURED are refused here. PATCH never changes the status: a `status` other than the current one is a 400 `status_not_patchable` (publish with POST …/publish). `sellerId` must be a user of the tenant; `sellerMerchantSlug` a merchant of the tenant the caller owns. A value shaped like a Stellar secret key is refused (400 `secret_key_refused`). The answer carries `refund`: when the delist is eligible (the pool is OPEN, the listing fee was paid less than the tenant’s refund window ago — 72 h by default — and no buyer has paid yet) `{amount, source}` with `source` the ledger transaction of the fee refunded, and the fee is paid back on the ledger to the account it came from (a background job; the pool’s stream then records PoolListingFeeRefunded); otherwise null.',
+        'Owner only. While DRAFT every field, the money spine included (seller, payout, commission, relais). Once published only marketplaceVisibility (to PRIVATE) and country. LISTED/FEATURED are refused here. PATCH never changes the status: a `status` other than the current one is a 400 `status_not_patchable` (publish with POST …/publish). `sellerId` must be a user of the tenant; `sellerMerchantSlug` a merchant of the tenant the caller owns. A value shaped like a Stellar secret key is refused (400 `secret_key_refused`). A `config` with directory pick-up points is checked as on create (400 `pickup_point_refused`, 503 `relais_unavailable`). The answer carries `refund`: when the delist is eligible (the pool is OPEN, the listing fee was paid less than the tenant’s refund window ago — 72 h by default — and no buyer has paid yet) `{amount, source}` with `source` the ledger transaction of the fee refunded, and the fee is paid back on the ledger to the account it came from (a background job; the pool’s stream then records PoolListingFeeRefunded); otherwise null.',
       tags: ['Pool CRUD'],
       auth: 'required',
       tenant: 'optional',
@@ -200,7 +202,8 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
       handler: async (ctx) => {
         const auth = ctx.auth!;
         const { id } = ctx.params as { id: string };
-        const { sellerIdentifier, sellerMerchantSlug, ...patch } = ctx.body as PoolUpdateInput;
+        const { sellerIdentifier, sellerMerchantSlug, config: configInput, ...rest } = ctx.body as PoolUpdateInput;
+        const patch: Omit<PoolUpdateInput, 'config' | 'sellerIdentifier' | 'sellerMerchantSlug'> & Pick<PoolPatch, 'config'> = rest;
         const tenantId = ctx.tenant?.id ?? auth.tenantId;
         // Pools are created in their organiser's own tenant: under another tenant's header there is no pool of
         // the caller's, and the seller lookups below must not answer questions about another tenant's users.
@@ -208,6 +211,7 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
         if (patch.sellerId || sellerIdentifier !== undefined || sellerMerchantSlug !== undefined) {
           patch.sellerId = await resolveSeller(deps, tenantId, auth.userId, { sellerId: patch.sellerId, sellerIdentifier, sellerMerchantSlug });
         }
+        if (configInput !== undefined) patch.config = await resolvePoolConfig(deps.relaisDirectory, tenantId, configInput);
         const { actor, policy } = await deps.facts.of(auth, tenantId);
         const { delistRefundWindowHours } = policy;
         if (patch.marketplaceVisibility === 'PRIVATE') await queueDelistRefund(deps, id, delistRefundWindowHours, deps.clock());

@@ -1,3 +1,4 @@
+import type { RelaisDirectoryPort } from '@cagnotte/event-schemas';
 import { relaisSandboxEnabled, type RouteDef, type Services } from '@cagnotte/infra';
 import type { CommandFacts } from '../shared/facts';
 import { relaisDirectoryOf } from './directory';
@@ -5,15 +6,16 @@ import type { RelaisDeps } from './ports';
 import { makeSandboxPointRoutes } from './sandbox-points';
 import { makeShipmentCommandRoutes } from './shipment-routes';
 import { makeHostCommandRoutes } from './hosts';
+import { makePoolPointRoutes } from './pool-point-routes';
 
 // Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
 
-export const relaisDepsOf = (services: Services, facts: CommandFacts, clock: () => Date): RelaisDeps => ({
+export const relaisDepsOf = (services: Services, facts: CommandFacts, clock: () => Date, directory?: RelaisDirectoryPort): RelaisDeps => ({
   services,
   facts,
   clock,
   get directory() {
-    return relaisDirectoryOf(services);
+    return directory ?? relaisDirectoryOf(services);
   },
 });
 
@@ -24,5 +26,6 @@ export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
     ...(deps.services.config.APP_ENV !== 'production' && relaisSandboxEnabled(deps.services.config) ? makeSandboxPointRoutes(deps) : []),
     ...makeShipmentCommandRoutes(deps),
     ...makeHostCommandRoutes(deps),
+    ...makePoolPointRoutes(deps),
   ];
 };

@@ -1,12 +1,12 @@
-import type { Reservation } from '@cagnotte/domain';
+import type { PoolRelaisState, Reservation } from '@cagnotte/domain';
 import type { ReservationFacts } from '@cagnotte/read-models';
 
 /**
  * A reservation of the pool's fold as the read model's views render it (the same view either side serves). Render it
- * with the pool (`reservationView(factsOf(…), now, pool)`: the domain's pool has the status and closing the escrow's
+ * with the pool (`reservationView(factsOf(pool.id, r, pool.relais), now, pool)`: the domain's pool has the status and closing the escrow's
  * actions read), as the query side does with the pool's document.
  */
-export const factsOf = (poolId: string, r: Reservation): ReservationFacts => ({
+export const factsOf = (poolId: string, r: Reservation, relais?: Pick<PoolRelaisState, 'unavailable'>): ReservationFacts => ({
   id: r.id,
   poolId,
   buyerId: r.buyerId,
@@ -17,6 +17,8 @@ export const factsOf = (poolId: string, r: Reservation): ReservationFacts => ({
   amount: r.amount,
   depositFee: r.depositFee,
   relaisId: r.relaisId,
+  // Its point is unavailable while the pool says so (the reservations read model folds the same rule).
+  ...(r.relaisId !== null && relais?.unavailable.has(r.relaisId) ? { pickupPointUnavailable: { reason: relais.unavailable.get(r.relaisId)!.reason } } : {}),
   placedAt: r.placedAt,
   expiresAt: r.expiresAt,
   signed: r.signed ? { terms: r.signed.terms, escrowAccount: r.signed.escrowAccount, reclaimAfter: r.signed.reclaimAfter } : null,

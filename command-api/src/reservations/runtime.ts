@@ -30,7 +30,7 @@ export const reservationOf = (state: PoolCommandState, reservationId: string, no
   const pool = state.pool;
   const r = pool.status === 'none' ? undefined : pool.holdings.byId.get(reservationId);
   if (pool.status === 'none' || !r) throw new NotFoundError('reservation');
-  return reservationView(factsOf(pool.id, r), now, pool);
+  return reservationView(factsOf(pool.id, r, pool.relais), now, pool);
 };
 
 /**

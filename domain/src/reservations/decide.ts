@@ -4,6 +4,7 @@ import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, Valida
 import { LEDGER_AMOUNT_EXCEEDED, MAX_LEDGER_AMOUNT, formatAmount, ledgerBoundMessage, parseAmount, type Minor } from '../money';
 import type { ExistingPool, Pool } from '../pools/pool';
 import { requireBuyerIn } from './buyer';
+import { pointUnavailable } from '../relais/pool-points';
 import type { ObservedDeposit } from './deposit';
 import { decideExpire, decidePay } from './decide-deposit';
 import { holdsAt, isStale, lineFit, linesAmount, tierPrice, unitOf, type Reservation } from './holdings';
@@ -140,6 +141,8 @@ const requireRelais = (pool: ExistingPool, relaisId: string | null) => {
   }
   if (relaisId === null) throw new ValidationError({ relaisId: ['choose a pick-up point of this pool'] });
   if (!points.some((p) => p.id === relaisId)) throw new ValidationError({ relaisId: [`no pick-up point ${relaisId} in this pool`] });
+  // A point the directory no longer vouches for (docs/relais.md): its buyers are choosing again, no one new goes there.
+  if (pool.relais.unavailable.has(relaisId)) throw pointUnavailable(pool, relaisId);
 };
 
 /**

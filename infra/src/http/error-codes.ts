@@ -136,4 +136,11 @@ export const API_ERROR_CODES: Record<string, string> = {
   webhook_endpoint_limit: 'The tenant has as many webhook endpoints as allowed.',
   webhook_inbox_not_found: 'No such sandbox webhook inbox.',
   events_not_found: 'The cursor names no event of this feed.',
+  // Relais: a pool's pick-up points (docs/relais.md).
+  relais_unavailable: 'A pick-up point network did not answer; retry shortly.',
+  pickup_point_refused: 'A pick-up point of config.relais is unknown, not active, or too small for config.parcelWeightG; `errors` says which.',
+  pickup_point_unavailable: 'The pick-up point is no longer available: choose another of the pool.',
+  pickup_point_change_closed: 'The pool no longer takes a change of pick-up point.',
+  reservation_not_live: 'The reservation no longer holds (expired or cancelled).',
+  parcel_already_shipped: 'The reservation’s parcel has already been shipped.',
 };

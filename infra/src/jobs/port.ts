@@ -83,4 +83,6 @@ export const JOB_QUEUES = {
   requestExpiry: 'request-expiry',
   /** Webhook attempts (command-api/src/webhooks/delivery.ts), keyed `<endpointId>:<eventId>[:<attempt>]` (docs/webhooks.md). */
   webhookDeliveries: 'webhook-deliveries',
+  /** The periodic check of the pools' directory pick-up points (command-api/src/relais/pool-points.ts), keyed by its period. */
+  relaisPointCheck: 'relais-point-check',
 } as const;

@@ -20,6 +20,8 @@ const HANDLED = new Set<PoolEvent['type']>([
   'PoolCancelled',
   'PoolDelivered',
   'PoolSettled',
+  // A point that became unavailable: the pool's pick-up point rows say so.
+  'PickupPointUnavailable',
 ]);
 
 type ProjectedPoolEvent = Extract<ProjectedEvent, PoolEvent>;
@@ -53,6 +55,8 @@ const POINT_COLUMNS: Columns = {
   lat: 'double precision',
   lng: 'double precision',
   opening_hours: 'text',
+  available: 'boolean',
+  unavailable_reason: 'text',
 };
 
 const rowValues = ({ pool: p, revision }: PoolDoc) => ({

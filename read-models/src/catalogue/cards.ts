@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GroupBuy, PublicPoolConfig, UnitView, publicConfigView, unitView } from '../pools/view';
+import { GroupBuy, PickupPoint, PublicPoolConfig, UnitView, publicConfigView, unitView } from '../pools/view';
 import type { PoolDocument } from '../pools/fold';
 import type { MerchantDocument } from './fold';
 
@@ -35,12 +35,13 @@ export const GroupBuyCard = GroupBuy.pick({
   organiserName: true,
   targetAmount: true,
   deadline: true,
-  pickupPoints: true,
   publishedAt: true,
   createdAt: true,
 })
   .extend({
     config: PublicPoolConfig.describe('The public config only (units with their tiers, relais, minimum, pledge bounds, release terms): seller phone, notes, links and escrow are never on a card'),
+    // A card lists where to collect; whether a point still takes parcels is on the pool itself (GET /api/pools/{id}).
+    pickupPoints: z.array(PickupPoint.omit({ available: true, unavailableReason: true })),
     units: z.array(UnitView).describe('`config.units` again'),
     members: z.array(z.object({ displayName: z.string() })).describe('Member names only'),
   })

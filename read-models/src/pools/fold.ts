@@ -25,6 +25,8 @@ export interface PoolDocument {
   cancelledAt?: string | null;
   /** When the last settlement merged the escrow back (nothing left in escrow). */
   settledAt?: string | null;
+  /** Its pick-up points that can no longer take its parcels (PickupPointUnavailable), by point id; absent: none. */
+  unavailablePoints?: Record<string, { reason: string; detail: string | null; at: string }>;
   createdAt: string;
   updatedAt: string;
 }
@@ -103,8 +105,14 @@ const evolve = (doc: PoolDocument, event: PoolEvent): PoolDocument => {
       return doc.closing ? { ...doc, closing: { ...doc.closing, deliveredAt: event.data.deliveredAt, inspectionEndsAt: event.data.inspectionEndsAt }, updatedAt: event.data.deliveredAt } : doc;
     case 'PoolSettled':
       return { ...doc, status: doc.status === 'LOCKED' ? 'SETTLED' : doc.status, settledAt: event.data.settledAt, updatedAt: event.data.settledAt };
+    // A point's unavailability shows on the pool's pick-up points (the pool itself did not change: updatedAt stays).
+    case 'PickupPointUnavailable': {
+      const { pointId, reason, detail, detectedAt } = event.data;
+      return { ...doc, unavailablePoints: { ...doc.unavailablePoints, [pointId]: { reason, detail, at: detectedAt } } };
+    }
     // The reservations have their own read model (../reservations), the escrow's settlement its own (../escrow); the
-    // listing's bookkeeping changes nothing shown here.
+    // listing's bookkeeping changes nothing shown here. Parcels have the relais read model (../relais); a buyer's
+    // point is the reservations read model's.
     case 'ReservationReceiptConfirmed':
     case 'ReservationAutoAccepted':
     case 'DisputeOpened':
@@ -117,8 +125,6 @@ const evolve = (doc: PoolDocument, event: PoolEvent): PoolDocument => {
     case 'EscrowStrayPaymentRecorded':
     case 'EscrowStrayPaymentReturned':
     case 'PoolCommissionMandateAccepted':
-    // Parcels have the relais read model (../relais).
-    case 'PickupPointUnavailable':
     case 'ReservationPickupPointChanged':
     case 'PoolShipmentCreated':
     case 'PoolShipmentStatusChanged':
@@ -169,6 +175,8 @@ export const pickupPointRowsOf = (pool: PoolDocument): PickupPointRow[] =>
     lat: r.lat ?? null,
     lng: r.lng ?? null,
     opening_hours: r.openingHours ?? null,
+    available: !pool.unavailablePoints?.[r.id],
+    unavailable_reason: pool.unavailablePoints?.[r.id]?.reason ?? null,
   }));
 
 /** The member a pool starts with: its organiser, recorded by the projection at PoolCreated. */
@@ -194,6 +202,6 @@ const sameJson = (a: unknown, b: unknown): boolean => {
   return ak.length === bk.length && ak.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 };
 
-/** Whether the pick-up points must be rewritten: only when the relais a pool shows changed. */
+/** Whether the pick-up points must be rewritten: only when the relais a pool shows, or their availability, changed. */
 export const relaisChanged = (before: PoolDoc | null, after: PoolDoc): boolean =>
-  !sameJson(before ? pickupPointsOf(before.pool) : [], pickupPointsOf(after.pool));
+  !sameJson(before ? pickupPointsOf(before.pool) : [], pickupPointsOf(after.pool)) || !sameJson(before?.pool.unavailablePoints ?? {}, after.pool.unavailablePoints ?? {});

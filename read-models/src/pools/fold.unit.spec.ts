@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PoolDraftFields, PoolEvent, PoolType, RelaisPoint } from '@cagnotte/event-schemas';
-import { foldPool, pickupPointsOf, relaisChanged, type PoolDoc } from './fold';
+import { foldPool, pickupPointRowsOf, pickupPointsOf, relaisChanged, type PoolDoc } from './fold';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -251,6 +251,28 @@ changed('the same relais read back from jsonb (keys re-ordered) and re-sent by a
   const after = foldPool(before, draftUpdated({ config: { units: [{ id: 'u2', label: 'Grand panier', price: '30' }], relais: [RELAIS_A, RELAIS_B] } }), 1n)!;
   assert.equal(pickupPointsOf(after.pool), pickupPointsOf(before.pool));
   assert.is(relaisChanged(before, after), false);
+});
+
+changed('given a point of the pool that became unavailable, then its row says so (the others stay available), and the rows are rewritten', () => {
+  const before = docOf(created());
+  const unavailable: PoolEvent = {
+    type: 'PickupPointUnavailable',
+    data: { poolId: POOL_ID, pointId: RELAIS_B.id, reason: 'temporarily_closed', detail: null, reservationIds: [], detectedAt: T1 },
+  };
+  const after = foldPool(before, unavailable, 1n)!;
+  assert.is(relaisChanged(before, after), true);
+  assert.equal(
+    pickupPointRowsOf(after.pool).map((r) => [r.point_id, r.available, r.unavailable_reason]),
+    [
+      [RELAIS_A.id, true, null],
+      [RELAIS_B.id, false, 'temporarily_closed'],
+    ],
+  );
+  assert.is(after.pool.updatedAt, before.pool.updatedAt, 'the pool itself did not change');
+  assert.is(foldPool(after, unavailable, 1n), after, 'replayed: unchanged');
+  const retired = foldPool(after, { ...unavailable, data: { ...unavailable.data, reason: 'retired', detectedAt: T2 } } as PoolEvent, 2n)!;
+  assert.is(relaisChanged(after, retired), true, 'another reason');
+  assert.is(pickupPointRowsOf(retired.pool)[1]!.unavailable_reason, 'retired');
 });
 
 changed.run();

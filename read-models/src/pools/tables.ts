@@ -41,6 +41,9 @@ export interface PickupPointRow {
   lat: number | null;
   lng: number | null;
   opening_hours: string | null;
+  /** False once the point became unavailable for the pool (migration 036); `unavailable_reason` says why. */
+  available: boolean;
+  unavailable_reason: string | null;
 }
 
 /** What the visibility rules (visibility.ts) read of a row. */

@@ -124,6 +124,7 @@ v1('orders: units held count live pending and paid orders only; an order maps wi
     depositFee: '0.00',
     currency: 'EUR',
     relaisId: null,
+    pickupPoint: null,
     placedAt: T0,
     expiresAt: '2025-03-01T08:15:00.000Z',
     terms: null,

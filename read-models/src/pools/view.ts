@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MarketplaceVisibility, PoolStatus, PoolType } from '@cagnotte/event-schemas';
+import { MarketplaceVisibility, PoolStatus, PoolType, UnavailableReason } from '@cagnotte/event-schemas';
 import { organiserMemberOf, pickupPointRowsOf, type PoolDocument } from './fold';
 import type { MemberRow, PickupPointRow, PoolRow } from './tables';
 import { ReservationSchema, type ReservationView } from '../reservations/view';
@@ -27,6 +27,8 @@ export const PickupPoint = z.object({
   lat: z.number().nullable(),
   lng: z.number().nullable(),
   openingHours: z.string().nullable(),
+  available: z.boolean().describe('False once the point can no longer take the pool’s parcels (docs/relais.md): its buyers are asked to choose again, no one new may choose it'),
+  unavailableReason: UnavailableReason.nullable().describe('Why it is unavailable; null while available'),
 });
 
 /** A unit as every reader of the pool sees it: whatever decides what a buyer pays and may buy is public. */
@@ -67,6 +69,7 @@ export const PublicPoolConfig = z
     units: z.array(UnitView).optional(),
     relais: z.array(RelaisView).optional(),
     minimumUnits: z.number().int().optional().describe('GROUPS: the units paid in all below which the pool fails at its deadline'),
+    parcelWeightG: z.number().int().optional().describe('GROUPS: the weight of one buyer’s parcel, in grams (every directory pick-up point of the pool takes it)'),
     pledge: PledgeView.optional(),
     release: ReleaseConfigView.optional(),
   })
@@ -167,6 +170,7 @@ export const publicConfigView = (config: unknown): PublicPoolConfig => {
     ...(Array.isArray(c.units) ? { units: list(c.units).map(unitView) } : {}),
     ...(Array.isArray(c.relais) ? { relais: list(c.relais).map(relaisView) } : {}),
     ...(int(c.minimumUnits) ? { minimumUnits: c.minimumUnits } : {}),
+    ...(int(c.parcelWeightG) ? { parcelWeightG: c.parcelWeightG } : {}),
     ...(pledge ? { pledge } : {}),
     ...(release ? { release } : {}),
   };
@@ -200,6 +204,8 @@ const pickupPointsView = (points: PickupPointRow[]) =>
       lat: p.lat,
       lng: p.lng,
       openingHours: p.opening_hours,
+      available: p.available ?? true,
+      unavailableReason: (p.unavailable_reason ?? null) as UnavailableReason | null,
     }));
 
 /** Anonymous readers: the public fields, public config, no payout account, no members. */

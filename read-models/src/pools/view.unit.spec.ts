@@ -69,6 +69,7 @@ view('whatever config a pool is created with, its owner reads back whole, and ev
     links: ['https://example.test/farm'],
     escrow: { accountId: `G${'A'.repeat(55)}` },
     minimumUnits: 12,
+    parcelWeightG: 750,
     pledge: { min: '5.00', max: '100.00' },
     release: { after: 'RECEIPT', inspectionDays: 5 },
   };

@@ -15,7 +15,16 @@ export interface ReservationDoc {
 }
 
 /** The events of one reservation: its own, and what the escrow did with it (receipt, dispute, settlement). */
-export type ReservationFoldEvent = ReservationEvent | ReceiptEvent | DisputeEvent | Extract<PoolEvent, { type: 'ReservationSettled' }>;
+export type ReservationFoldEvent =
+  | ReservationEvent
+  | ReceiptEvent
+  | DisputeEvent
+  | Extract<PoolEvent, { type: 'ReservationSettled' }>
+  | Extract<PoolEvent, { type: 'ReservationPickupPointChanged' }>;
+
+/** A point of the pool became unavailable: an event of every reservation of the pool that chose the point. */
+export type PointUnavailableEvent = Extract<PoolEvent, { type: 'PickupPointUnavailable' }>;
+export const isPointUnavailableEvent = <E extends { type: string }>(e: E): e is Extract<E, PointUnavailableEvent> => e.type === 'PickupPointUnavailable';
 
 const RESERVATION_TYPES: ReadonlySet<string> = new Set<ReservationFoldEvent['type']>([
   'ReservationPlaced',
@@ -30,6 +39,7 @@ const RESERVATION_TYPES: ReadonlySet<string> = new Set<ReservationFoldEvent['typ
   'DisputeContested',
   'DisputeResolved',
   'ReservationSettled',
+  'ReservationPickupPointChanged',
 ]);
 
 /** Narrows a pool event (or any event of the feed) to an event of one reservation (each carries its `reservationId`). */
@@ -62,13 +72,18 @@ const evolve = (r: ReservationFacts, event: ReservationFoldEvent): ReservationFa
       const { txHash, ledger, balanceId, amount, receivedAt } = event.data;
       return { ...r, latePayments: [...r.latePayments, { txHash, ledger, balanceId, amount, receivedAt: iso(receivedAt) }] };
     }
+    // The buyer chose again: an available point of the pool (the decider refuses any other).
+    case 'ReservationPickupPointChanged': {
+      const { pickupPointUnavailable: _was, ...rest } = r;
+      return { ...rest, relaisId: event.data.to };
+    }
     default:
       return evolveEscrow(r, event);
   }
 };
 
 /** As the pool's aggregate folds them (domain/src/escrow/state.ts): a contest or an end applies to a dispute opened before. */
-const evolveEscrow = (r: ReservationFacts, event: Exclude<ReservationFoldEvent, ReservationEvent>): ReservationFacts => {
+const evolveEscrow = (r: ReservationFacts, event: Exclude<ReservationFoldEvent, ReservationEvent | { type: 'ReservationPickupPointChanged' }>): ReservationFacts => {
   switch (event.type) {
     case 'ReservationReceiptConfirmed':
       return { ...r, acceptance: { by: 'BUYER', at: iso(event.data.confirmedAt) } };
@@ -136,6 +151,17 @@ export const foldReservation = (doc: ReservationDoc | null, event: PoolEvent, re
   return { facts: evolve(doc.facts, event), tenantId: doc.tenantId, revision };
 };
 
+/**
+ * A point of the pool became unavailable: a reservation of that pool whose point it is (whatever its status: its
+ * view tells a live one to choose again) records why, as the aggregate's rule says (the pool's unavailable points).
+ * Replay-safe like foldReservation: at or below the document's revision nothing changes.
+ */
+export const foldPointUnavailable = (doc: ReservationDoc, event: PointUnavailableEvent, revision: bigint): ReservationDoc => {
+  const d = event.data;
+  if (revision <= doc.revision || doc.facts.poolId !== d.poolId || doc.facts.relaisId !== d.pointId) return doc;
+  return { facts: { ...doc.facts, pickupPointUnavailable: { reason: d.reason } }, tenantId: doc.tenantId, revision };
+};
+
 /** rm_reservations.escrow: null until the escrow did something with the reservation (old rows read the same). */
 const escrowColumnOf = ({ acceptance, dispute, settlements }: ReservationEscrowFacts): string | null =>
   acceptance === null && dispute === null && settlements.length === 0 ? null : JSON.stringify({ acceptance, dispute, settlements });
@@ -153,6 +179,7 @@ export const reservationRowValues = ({ facts: r, tenantId, revision }: Reservati
   amount: r.amount,
   deposit_fee: r.depositFee,
   relais_id: r.relaisId,
+  pickup_point_unavailable: r.pickupPointUnavailable ? JSON.stringify({ reason: r.pickupPointUnavailable.reason }) : null,
   placed_at: r.placedAt,
   expires_at: r.expiresAt,
   signed: r.signed === null ? null : JSON.stringify(r.signed),

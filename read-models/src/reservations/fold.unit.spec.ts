@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PoolEvent } from '@cagnotte/event-schemas';
-import { foldReservation, reservationRowValues, type ReservationDoc } from './fold';
+import { foldPointUnavailable, foldReservation, reservationRowValues, type ReservationDoc } from './fold';
 import { factsOfRow, type ReservationRow } from './tables';
-import { reservationView } from './view';
+import { pickupPointOf, reservationView } from './view';
 
 const Fold = suite('reservations fold');
 
@@ -135,6 +135,7 @@ Fold('given a document, when written as a row and read back, then the same facts
     signed: JSON.parse(v.signed!),
     payment: JSON.parse(v.payment!),
     late_payments: JSON.parse(v.late_payments),
+    pickup_point_unavailable: v.pickup_point_unavailable === null ? null : JSON.parse(v.pickup_point_unavailable),
     escrow: v.escrow === null ? null : JSON.parse(v.escrow),
     placed_at: new Date(v.placed_at),
     expires_at: new Date(v.expires_at),
@@ -146,3 +147,55 @@ Fold('given a document, when written as a row and read back, then the same facts
 });
 
 Fold.run();
+
+const Points = suite('reservations fold: pick-up points');
+
+const pointUnavailable = (pointId = 'r-a', reason: 'retired' | 'temporarily_closed' = 'retired'): Extract<PoolEvent, { type: 'PickupPointUnavailable' }> => ({
+  type: 'PickupPointUnavailable',
+  data: { poolId: POOL, pointId, reason, detail: null, reservationIds: [RES], detectedAt: at(3) },
+});
+const rechosen: PoolEvent = { type: 'ReservationPickupPointChanged', data: { poolId: POOL, reservationId: RES, buyerId: BUYER, from: 'r-a', to: 'r-b', changedAt: at(4) } };
+
+Points('given a reservation at a point that became unavailable, then it records why and its view asks to choose again', () => {
+  const doc = fold([placed(), signed, paid])!;
+  const marked = foldPointUnavailable(doc, pointUnavailable(), 4n);
+  assert.equal(marked.facts.pickupPointUnavailable, { reason: 'retired' });
+  assert.is(marked.revision, 4n);
+  assert.equal(reservationView(marked.facts, new Date(at(5))).pickupPoint, { id: 'r-a', status: 'unavailable', reason: 'retired', action: 'choose_again' });
+  assert.is(foldPointUnavailable(marked, pointUnavailable(), 4n), marked, 'replayed: unchanged');
+  assert.is(foldPointUnavailable(doc, pointUnavailable('r-b'), 4n), doc, 'another point: unchanged');
+  assert.is(foldPointUnavailable(doc, { ...pointUnavailable(), data: { ...pointUnavailable().data, poolId: RES } }, 4n), doc, 'another pool: unchanged');
+});
+
+Points('when the buyer chooses again, then the new point is ok and the row reads back the same', () => {
+  const marked = foldPointUnavailable(fold([placed(), signed, paid])!, pointUnavailable(), 4n);
+  const moved = foldReservation(marked, rechosen, 5n, TENANT)!;
+  assert.is(moved.facts.relaisId, 'r-b');
+  assert.not.ok('pickupPointUnavailable' in moved.facts);
+  assert.equal(reservationView(moved.facts, new Date(at(6))).pickupPoint, { id: 'r-b', status: 'ok', reason: null, action: null });
+  for (const d of [marked, moved]) {
+    const v = reservationRowValues(d);
+    const row = {
+      ...v,
+      lines: JSON.parse(v.lines),
+      signed: v.signed === null ? null : JSON.parse(v.signed),
+      payment: v.payment === null ? null : JSON.parse(v.payment),
+      late_payments: JSON.parse(v.late_payments),
+      escrow: v.escrow === null ? null : JSON.parse(v.escrow),
+      pickup_point_unavailable: v.pickup_point_unavailable === null ? null : JSON.parse(v.pickup_point_unavailable),
+      placed_at: new Date(v.placed_at),
+      expires_at: new Date(v.expires_at),
+    } as unknown as ReservationRow;
+    assert.equal(factsOfRow(row), d.facts);
+  }
+});
+
+Points('a reservation that no longer holds shows its point unavailable without asking; a pool past shipping does not ask either', () => {
+  const stale = foldPointUnavailable(fold([placed()])!, pointUnavailable(), 4n);
+  assert.equal(pickupPointOf(stale.facts, new Date(at(31))), { id: 'r-a', status: 'unavailable', reason: 'retired', action: null }, 'expired on read');
+  assert.equal(pickupPointOf(stale.facts, new Date(at(5)), { status: 'CANCELLED' }), { id: 'r-a', status: 'unavailable', reason: 'retired', action: null });
+  assert.equal(pickupPointOf(stale.facts, new Date(at(5)), { status: 'OPEN' })!.action, 'choose_again');
+  assert.is(pickupPointOf({ ...stale.facts, relaisId: null }, new Date(at(5))), null, 'no point chosen');
+});
+
+Points.run();

@@ -18,6 +18,8 @@ export interface ReservationRow {
   /** Migration 023 (absent in rows read before it: none). */
   deposit_fee?: string;
   relais_id: string | null;
+  /** Why its point became unavailable (migration 036); null (or absent before it) while the point takes its parcel. */
+  pickup_point_unavailable?: { reason: NonNullable<ReservationFacts['pickupPointUnavailable']>['reason'] } | null;
   placed_at: Date | string;
   expires_at: Date | string;
   signed: ReservationFacts['signed'];
@@ -43,6 +45,7 @@ export const factsOfRow = (row: ReservationRow): ReservationFacts => ({
   amount: row.amount,
   depositFee: row.deposit_fee ?? '0.00',
   relaisId: row.relais_id,
+  ...(row.pickup_point_unavailable ? { pickupPointUnavailable: { reason: row.pickup_point_unavailable.reason } } : {}),
   placedAt: iso(row.placed_at),
   expiresAt: iso(row.expires_at),
   signed: row.signed,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UnavailableReason } from '@cagnotte/event-schemas';
 import {
   ReservationAcceptance,
   ReservationDispute,
@@ -44,6 +45,19 @@ const LateRefund = z
   })
   .describe('LateRefund');
 
+/** The reservation's pick-up point as the buyer must act on it (docs/relais.md). */
+export const ReservationPickupPoint = z
+  .object({
+    id: z.string(),
+    status: z.enum(['ok', 'unavailable']).describe('`unavailable`: the point can no longer take the pool’s parcels'),
+    reason: UnavailableReason.nullable().describe('Why it is unavailable; null when ok'),
+    action: z
+      .enum(['choose_again'])
+      .nullable()
+      .describe('`choose_again`: the reservation holds and its point is unavailable: POST …/reservations/{reservationId}/pickup-point with another available point of the pool'),
+  })
+  .describe('ReservationPickupPoint');
+
 export const ReservationSchema = z
   .object({
     id: z.string().uuid(),
@@ -59,6 +73,7 @@ export const ReservationSchema = z
       .describe('The tenant’s escrow-deposit fee included in `amount` ("0.00" when none): the platform’s when the deposit is released, the buyer’s again when it is refunded'),
     currency: z.literal('EUR'),
     relaisId: z.string().nullable(),
+    pickupPoint: ReservationPickupPoint.nullable().describe('The chosen pick-up point and whether it still takes the parcel; null when the pool has none'),
     placedAt: z.string(),
     expiresAt: z.string(),
     terms: z.object({ version: z.string(), hash: z.string() }).nullable().describe('The terms accepted at signing'),
@@ -93,6 +108,8 @@ export interface ReservationFacts extends ReservationEscrowFacts {
   amount: string;
   depositFee: string;
   relaisId: string | null;
+  /** Why its point can no longer take the pool's parcels (PickupPointUnavailable); absent or null: it can. */
+  pickupPointUnavailable?: { reason: UnavailableReason } | null;
   placedAt: string;
   expiresAt: string;
   /** `source`: the buyer's account the deposit comes from (where a reclaim is signed); never shown in the view. */
@@ -139,6 +156,22 @@ const disputeView = (d: ReservationDispute): ReservationDispute => ({
   resolvedAt: d.resolvedAt,
 });
 
+/** Pools whose buyers may still move their parcel to another point (ChangePickupPoint). */
+const RECHOICE_POOL_STATUSES: ReadonlySet<string> = new Set(['OPEN', 'LOCKED']);
+
+/**
+ * The reservation's point: unavailable once the pool recorded it so; the buyer is asked to choose again while the
+ * reservation holds (and, when the pool is known, while it still takes a change).
+ */
+export const pickupPointOf = (r: ReservationFacts, now: Date, pool?: ReservationPoolFacts): z.infer<typeof ReservationPickupPoint> | null => {
+  if (r.relaisId === null) return null;
+  const unavailable = r.pickupPointUnavailable ?? null;
+  if (!unavailable) return { id: r.relaisId, status: 'ok', reason: null, action: null };
+  const status = effectiveStatus(r, now);
+  const live = (status === 'PENDING' || status === 'PAID') && (!pool || RECHOICE_POOL_STATUSES.has(pool.status));
+  return { id: r.relaisId, status: 'unavailable', reason: unavailable.reason, action: live ? 'choose_again' : null };
+};
+
 /** The reservation as it is served at `now`; `pool` (its status and closing) adds the escrow's actions. */
 export const reservationView = (r: ReservationFacts, now: Date, pool?: ReservationPoolFacts): ReservationView => ({
   id: r.id,
@@ -152,6 +185,7 @@ export const reservationView = (r: ReservationFacts, now: Date, pool?: Reservati
   depositFee: r.depositFee,
   currency: 'EUR',
   relaisId: r.relaisId,
+  pickupPoint: pickupPointOf(r, now, pool),
   placedAt: r.placedAt,
   expiresAt: r.expiresAt,
   terms: r.signed?.terms ?? null,

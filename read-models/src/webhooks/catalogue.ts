@@ -436,6 +436,11 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
     }),
   RelaisParcelCollected: (d) =>
     one('relais.parcel.collected', d.reservationId, { ...reservationRef(d), shipmentId: d.shipmentId, pointId: d.pointId, hostId: d.hostId, collectedAt: d.collectedAt }),
+  // Relais (docs/relais.md): to the pool's organiser and tenant, like the pool's and its reservations' events.
+  PickupPointUnavailable: (d) =>
+    one('relais.point.unavailable', d.poolId, { poolId: d.poolId, pointId: d.pointId, reason: d.reason, reservationIds: [...d.reservationIds], detectedAt: d.detectedAt }),
+  ReservationPickupPointChanged: (d) =>
+    one('relais.pickup_point.changed', d.reservationId, { ...reservationRef(d), from: d.from, to: d.to, changedAt: d.changedAt }),
   TransferCancelled: (d) => one('transfer.canceled', trId(d.transferId), { transferId: trId(d.transferId), livemode: d.livemode, status: 'canceled', canceledAt: d.cancelledAt }),
 };
 

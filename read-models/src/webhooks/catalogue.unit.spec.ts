@@ -340,6 +340,19 @@ test('given a pool’s shipment created, moved forward and a parcel collected, w
   assert.equal(out[2]!.data, { ...p, reservationId: R1, buyerId: B1, shipmentId: SHIPMENT, pointId: `community:${HOST}`, hostId: HOST, collectedAt: at(22) });
 });
 
+test('given a pool point that became unavailable and a buyer who chose again, then relais.point.unavailable (the pool) and relais.pickup_point.changed (the reservation) go to the organiser', () => {
+  const unavailable: DomainEvent = {
+    type: 'PickupPointUnavailable',
+    data: { ...p, pointId: 'sandbox:SBX-001', reason: 'retired', detail: 'gone', reservationIds: [R1, R2], detectedAt: at(4) },
+  };
+  const changed: DomainEvent = { type: 'ReservationPickupPointChanged', data: { ...p, reservationId: R1, buyerId: B1, from: 'sandbox:SBX-001', to: 'r1', changedAt: at(5) } };
+  const out = project([recorded(flow.created(), 0), recorded(unavailable, 1, `pool-${POOL}`, null), recorded(changed, 2)]);
+  assert.equal(types(out), ['pool.created', 'relais.point.unavailable', 'relais.pickup_point.changed']);
+  for (const d of out) assert.equal([d.tenantId, d.ownerId], [TENANT, ORGANISER], d.type);
+  assert.equal([out[1]!.subject, out[1]!.data], [POOL, { poolId: POOL, pointId: 'sandbox:SBX-001', reason: 'retired', reservationIds: [R1, R2], detectedAt: at(4) }], 'the detail stays internal');
+  assert.equal([out[2]!.subject, out[2]!.data], [R1, { reservationId: R1, poolId: POOL, buyerId: B1, from: 'sandbox:SBX-001', to: 'r1', changedAt: at(5) }]);
+});
+
 const completeness = suite('public event catalogue: completeness');
 
 completeness('given the registry, when every internal type is looked up, then each is mapped or internal-only (with a reason), never both', () => {

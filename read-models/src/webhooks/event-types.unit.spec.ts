@@ -16,7 +16,9 @@ test('given a typo, an unknown prefix or a malformed glob, then each is refused 
 
 test('every name is a dot type, listed once', () => {
   assert.is(new Set(PUBLIC_EVENT_TYPE_NAMES).size, PUBLIC_EVENT_TYPE_NAMES.length);
-  for (const t of PUBLIC_EVENT_TYPE_NAMES) assert.match(t, /^[a-z][a-z_]*\.[a-z_]+$/);
+  // `<resource>.<event>`, or `<feature>.<resource>.<event>` (relais.point.unavailable): a `<prefix>.*` glob takes the first segment.
+  for (const t of PUBLIC_EVENT_TYPE_NAMES) assert.match(t, /^[a-z][a-z_]*(\.[a-z_]+){1,2}$/);
+  assert.is(enabledEventProblem('relais.*', ['relais.point.unavailable']), null);
 });
 
 test.run();

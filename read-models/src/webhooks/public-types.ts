@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DisputeReason, InvoiceKind, InvoiceSubject, ListingTier, MarketplaceVisibility, PayoutRole, PoolStatus, PoolType } from '@cagnotte/event-schemas';
+import { DisputeReason, InvoiceKind, InvoiceSubject, ListingTier, MarketplaceVisibility, PayoutRole, PoolStatus, PoolType, UnavailableReason } from '@cagnotte/event-schemas';
 
 /*
  * The public event catalogue: the partner-facing vocabulary (docs/webhooks.md), derived from the internal events and
@@ -360,6 +360,20 @@ const RelaisParcelCollectedData = z.object({
   hostId: Uuid.nullable().describe('The community host who handed the parcel over'),
   collectedAt: Time,
 });
+// Relais: a pool's pick-up points (docs/relais.md).
+const RelaisPointUnavailableData = z.object({
+  ...poolRef,
+  pointId: z.string().describe('The point (`<network>:<pointId>`, or the organiser’s own inline id)'),
+  reason: UnavailableReason,
+  reservationIds: z.array(Uuid).describe('The live reservations (PENDING or PAID, not shipped) that chose it: their buyers must choose again'),
+  detectedAt: Time,
+});
+const RelaisPickupPointChangedData = z.object({
+  ...reservationRef,
+  from: z.string().nullable().describe('The point it had'),
+  to: z.string().describe('The point the buyer chose'),
+  changedAt: Time,
+});
 
 /** What a type's `subject` is: the id of the resource the event is about. */
 export type PublicSubject =
@@ -448,6 +462,8 @@ export const PUBLIC_EVENT_CATALOGUE = {
   'group_buy.settled': def('pool', 'Nothing is left in escrow: paid out and refunded. The twin of pool.settled.', GroupBuySettledData),
   'relais.shipment.updated': def('shipment', 'A shipment of a pool\'s parcels to a pick-up point was created or moved forward in its tracking.', RelaisShipmentUpdatedData),
   'relais.parcel.collected': def('reservation', 'A buyer collected their parcel at a community host with their one-time code.', RelaisParcelCollectedData),
+  'relais.point.unavailable': def('pool', 'A pick-up point of the pool can no longer take its parcels: the buyers listed must choose another point.', RelaisPointUnavailableData),
+  'relais.pickup_point.changed': def('reservation', 'A buyer chose another pick-up point of the pool for a reservation.', RelaisPickupPointChangedData),
 } as const;
 
 export type PublicEventType = keyof typeof PUBLIC_EVENT_CATALOGUE;

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ConflictError, NotFoundError, UnavailableError, ValidationError, decideShipment, type ShipmentCommand } from '@cagnotte/domain';
-import { CalendarDate, PickupPointId, parsePickupPointId, type DomainEvent, type LabelOutcome, type PoolEvent } from '@cagnotte/event-schemas';
+import { ConflictError, NotFoundError, UnavailableError, ValidationError, decideShipment, hostAggregate, type ShipmentCommand } from '@cagnotte/domain';
+import { CalendarDate, PickupPointId, parsePickupPointId, type LabelOutcome, type PoolEvent } from '@cagnotte/event-schemas';
 import { defineRoute, type RouteDef } from '@cagnotte/infra';
 import { ShipmentView } from '@cagnotte/read-models';
 import { poolAggregate } from '../pools/aggregate';
@@ -9,7 +9,8 @@ import { escrowMeta, loadPoolIn } from '../escrow/runtime';
 import { tenantOf } from '../reservations/runtime';
 import { poolStream } from '../shared/context';
 import { POSITION_HEADER, executeCommand, fromRequest, type CommandCtx } from '../shared/execute-command';
-import { readEvents } from '../shared/run-command';
+import { loadState } from '../shared/run-command';
+import { relaisHostStream } from './hosts';
 import { parcelOfCode, recordWrongCode, requireAttemptsLeft } from './collection-codes';
 import { bookHostParcels, releaseHostBooking } from './host-bookings';
 import { reportPointUnavailable } from './pool-points';
@@ -44,10 +45,11 @@ const HostParams = z.object({ hostId: z.string().uuid() });
  * Who a community host is: the account and tenant of its application, from the host's own stream. The one place these
  * routes learn it (swap it for the host aggregate's fold once merged: its RelaisHostApplied says the same).
  */
+/** A host as its own stream folds it: one that was never approved hands nothing over. */
 export const relaisHostOf = async (deps: RelaisDeps, hostId: string): Promise<{ hostId: string; tenantId: string; userId: string } | null> => {
-  const events = (await readEvents(deps.services.store, `relais-host-${hostId}`)) as DomainEvent[];
-  const applied = events.find((e): e is Extract<DomainEvent, { type: 'RelaisHostApplied' }> => e.type === 'RelaisHostApplied');
-  return applied ? { hostId, tenantId: applied.data.tenantId, userId: applied.data.userId } : null;
+  const host = await loadState(deps.services.store, relaisHostStream(hostId), hostAggregate);
+  if (host.status === 'none' || host.approvedAt === null) return null;
+  return { hostId, tenantId: host.tenantId, userId: host.userId };
 };
 
 /** The caller's own host (another's, another tenant's, or none: 404). */

@@ -19,8 +19,8 @@ export class RelaisShipmentsReadModel {
   }
 
   /**
-   * The host and their account, or null. The one place the shipments' routes learn who a host is: swap it for the hosts
-   * read model (rm_relais_hosts) once it serves every host.
+   * The host and their account, or null: from this projection's own copy (rm_relais_parcel_hosts, written from
+   * RelaisHostApplied), so the shipments' reads wait for one projection only, not for relais-hosts as well.
    */
   async host(hostId: string): Promise<ParcelHost | null> {
     const row = (await this.knex(T.hosts).where({ host_id: hostId }).first()) as { host_id: string; tenant_id: string; user_id: string } | undefined;

@@ -53,3 +53,4 @@ export * from './webhooks/signer';
 export * from './webhooks/ssrf';
 export * from './webhooks/feed-waker';
 export * from './ledger/wallet-balances';
+export * from './relais/tracking';

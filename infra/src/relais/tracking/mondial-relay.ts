@@ -14,6 +14,7 @@ import { foldLabel, invalidPayload, parisWallClockToIso, parseShape, TRACKING_NU
  */
 export const MONDIAL_RELAY_LABEL_RULES: ReadonlyArray<{ words: string[]; status: ShipmentStatus }> = [
   { words: ['RETOUR'], status: 'returned' },
+  { words: ['RETOURNE'], status: 'returned' },
   { words: ['DISPONIBLE'], status: 'available_for_pickup' },
   { words: ['LIVRE'], status: 'delivered' },
   { words: ['RECUPERE'], status: 'delivered' },

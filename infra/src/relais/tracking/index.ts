@@ -7,6 +7,7 @@ import type { TrackingPayloadParser } from './payload';
 import { parseSandboxPush } from './sandbox';
 
 export * from './signature';
+export * from './secrets';
 export { COLISSIMO_EVENT_CODES } from './colissimo';
 export { CHRONOPOST_EVENT_CODES } from './chronopost';
 export { INPOST_STATUSES } from './inpost';

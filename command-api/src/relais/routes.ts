@@ -2,6 +2,8 @@ import type { RouteDef, Services } from '@cagnotte/infra';
 import type { CommandFacts } from '../shared/facts';
 import { relaisDirectoryOf } from './directory';
 import type { RelaisDeps } from './ports';
+import { makeCarrierWebhookRoutes } from './carrier-webhooks';
+import { makeSandboxShipmentRoutes } from './sandbox-shipments';
 
 // Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
 
@@ -15,8 +17,9 @@ export const relaisDepsOf = (services: Services, facts: CommandFacts, clock: () 
 });
 
 export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
-  void deps;
   return [
     // each part's routes
+    ...makeCarrierWebhookRoutes(deps),
+    ...makeSandboxShipmentRoutes(deps),
   ];
 };

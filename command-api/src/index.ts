@@ -33,3 +33,7 @@ export * from './webhooks/ports';
 export * from './webhooks/inbox';
 export * from './webhooks/dispatcher';
 export * from './webhooks/deliveries';
+export * from './relais/routes';
+export * from './relais/carrier-webhooks';
+export * from './relais/sandbox-shipments';
+export { CommandFacts } from './shared/facts';

@@ -37,3 +37,4 @@ export * from './transfers/transfer';
 export * from './deals/index';
 export * from './escrow/dispute-rules';
 export * from './relais/pool-state';
+export * from './relais/shipments';

@@ -149,6 +149,30 @@ const ConfigSchema = z
       .string()
       .refine((v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32, 'WEBHOOK_ENCRYPTION_KEY must be the base64 of 32 bytes (openssl rand -base64 32)')
       .optional(),
+    /** Pick-up points (docs/relais.md): the sandbox carrier's fixture points; unset: on outside production, off in production. */
+    RELAIS_SANDBOX_CARRIER: bool.optional(),
+    /** How long the directory waits for one network before it answers without it (`sources[].status: timeout`). */
+    RELAIS_NETWORK_TIMEOUT_MS: int(1500, 50, 60_000),
+    /** How long a network's answer for one (country, postal code) stays in the Redis cache. */
+    RELAIS_CACHE_TTL_SECONDS: int(900, 0, 86_400),
+    /** Latency the sandbox carrier adds to every call (to feel a real network). */
+    RELAIS_SANDBOX_LATENCY_MS: int(0, 0, 60_000),
+    RATE_LIMIT_RELAIS_PER_MINUTE: int(120, 1, 1_000_000),
+    /** Mondial Relay (SOAP WSI4_PointRelais_Recherche): enabled when both are set. */
+    MONDIAL_RELAY_ENSEIGNE: z.string().min(2).max(10).optional(),
+    MONDIAL_RELAY_PRIVATE_KEY: z.string().min(1).max(100).optional(),
+    MONDIAL_RELAY_API_URL: z.string().url().default('https://api.mondialrelay.com/Web_Services.asmx'),
+    /** Colissimo (PointRetraitServiceWS 2.0): enabled when both are set. */
+    COLISSIMO_ACCOUNT: z.string().min(1).max(20).optional(),
+    COLISSIMO_PASSWORD: z.string().min(1).max(200).optional(),
+    COLISSIMO_API_URL: z.string().url().default('https://ws.colissimo.fr/pointretrait-ws-cxf/PointRetraitServiceWS/2.0'),
+    /** Chronopost (PointRelaisServiceWS): enabled when both are set. */
+    CHRONOPOST_ACCOUNT: z.string().min(1).max(20).optional(),
+    CHRONOPOST_PASSWORD: z.string().min(1).max(200).optional(),
+    CHRONOPOST_API_URL: z.string().url().default('https://ws.chronopost.fr/recherchebt-ws-cxf/PointRelaisServiceWS'),
+    /** InPost (ShipX points API): enabled when the token is set. */
+    INPOST_TOKEN: z.string().min(1).max(2000).optional(),
+    INPOST_API_URL: z.string().url().default('https://api-shipx-pl.easypack24.net'),
   })
   .superRefine((c, ctx) => {
     if (c.APP_ENV === 'production' && !c.JWT_SECRET) {

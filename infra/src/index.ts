@@ -53,4 +53,5 @@ export * from './webhooks/signer';
 export * from './webhooks/ssrf';
 export * from './webhooks/feed-waker';
 export * from './ledger/wallet-balances';
+export * from './relais';
 export * from './relais/tracking';

@@ -15,6 +15,7 @@ export * from './requests/projection';
 export * from './requests/timers';
 export * from './accounts/projection';
 export * from './transfers/projection';
+export * from './relais/shipments';
 import type { Services } from '@cagnotte/infra';
 import { SEARCH_TABLES } from '@cagnotte/read-models';
 import { poolsProjection } from './pools/projection';
@@ -34,6 +35,7 @@ import { requestsProjection } from './requests/projection';
 import { makeRequestTimersProjection } from './requests/timers';
 import { v1AccountsProjection } from './accounts/projection';
 import { transfersProjection } from './transfers/projection';
+import { relaisShipmentsProjection } from './relais/shipments';
 import { ProjectorRunner, type Projection } from './runtime';
 
 /** Every projection the service runs, in the order a catch-up applies them. */
@@ -59,10 +61,11 @@ export const makeProjections = (services: Pick<Services, 'searchIndex' | 'embedd
   v1AccountsProjection,
   transfersProjection,
   dealsProjection,
+  relaisShipmentsProjection,
   publicEventsProjection,
 ];
 
-export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'requests', 'request-timers', 'v1-accounts', 'transfers', 'deals', 'public-events'];
+export const PROJECTION_NAMES = ['identity', 'merchants', 'leads', 'pools', 'reservations', 'escrow', 'search', 'escrow-timers', 'audit', 'invoice-issuer', 'invoices', 'requests', 'request-timers', 'v1-accounts', 'transfers', 'deals', 'relais-shipments', 'public-events'];
 
 export const createProjectorRunner = (services: Services, options: { batchSize?: number } = {}): ProjectorRunner =>
   new ProjectorRunner({

@@ -15,3 +15,6 @@ export * from './accounts';
 export * from './transfers';
 export * from './deals';
 export * from './relais/community';
+export * from './relais/shipments';
+export * from './relais/shipments-reader';
+export * from './relais/collection-code';

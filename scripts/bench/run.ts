@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [-- --only appends|projector|http|search|reservations|settlement|publish|webhooks|soak]`: the event store, the pools projector, the public
+ * `pnpm bench [-- --only appends|projector|http|search|reservations|settlement|publish|webhooks|soak|relais]`: the event store, the pools projector, the public
  * pool read and catalogue search, reservations, the escrow's settlement on the sandbox ledger, concurrent publishes (the platform's transactions in turn),
  * events out (webhook deliveries, commit-to-delivery delay, feed long-polls), each beside a baseline measured in the same run, on a database of its own (BENCH_DATABASE_URL,
  * default cagnotte_bench, dropped and recreated for every part). Prints the machine, the figures and a
@@ -12,12 +12,12 @@ import { benchDatabaseUrl, describeMachine, fmtMs, table, verdict, type SummaryR
 
 process.env.LOG_LEVEL = 'silent';
 
-const PARTS = ['appends', 'projector', 'http', 'search', 'reservations', 'settlement', 'publish', 'webhooks', 'soak'] as const;
+const PARTS = ['appends', 'projector', 'http', 'search', 'reservations', 'settlement', 'publish', 'webhooks', 'soak', 'relais'] as const;
 /** The soak (projectors' exactly-once stress, minutes) runs only when named. */
 const DEFAULT_PARTS = PARTS.filter((p) => p !== 'soak');
 type Part = (typeof PARTS)[number];
 
-const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search|reservations|settlement|publish|webhooks|soak[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--deposits N] [--publishes N] [--endpoints N] [--idle-events N] [--consumers N] [--append-rate N] [--keep-db]
+const USAGE = `usage: pnpm bench [-- --only appends|projector|http|search|reservations|settlement|publish|webhooks|soak|relais[,…]] [--seconds N] [--events N] [--rate N] [--open-seconds N] [--closed-seconds N] [--concurrency N] [--listings N] [--queries N] [--deposits N] [--publishes N] [--endpoints N] [--idle-events N] [--consumers N] [--append-rate N] [--relais-latency N] [--keep-db]
   webhooks: --events public events (default 5000) × --endpoints (3) delivered to a local receiver; --idle-events (200) one at a time for the commit-to-delivery delay; --consumers (100) long-polls of GET /v1/events while --append-rate (20/s) events are appended for --seconds (10)`;
 
 /** `--name value` and `--name=value`; a bare `--` (as pnpm may pass it) is ignored. */
@@ -63,6 +63,8 @@ const parseArgs = (argv: string[]) => {
     idleEvents: num('idle-events', 200, 10, 10_000),
     consumers: num('consumers', 100, 1, 190),
     appendRate: num('append-rate', 20, 1, 1_000),
+    /** The sandbox carrier's latency in the relais part (RELAIS_SANDBOX_LATENCY_MS). */
+    relaisLatency: num('relais-latency', 120, 0, 5_000),
     keepDb: values['keep-db'] === 'true',
   };
 };
@@ -81,7 +83,7 @@ const main = async () => {
   console.log(`Timer jitter of an idle Node process (1 ms timer, 1 s): p50 ${fmtMs(j.p50)}, p99 ${fmtMs(j.p99)}, max ${fmtMs(j.max)}`);
   console.log(`Database ${new URL(url).pathname.slice(1)} on ${new URL(url).host}, recreated for each part; PostgreSQL and the load generator share this machine.`);
 
-  const rows: Array<Omit<SummaryRow, 'part'> & { part: SummaryRow['part'] | 'search' | 'settlement' | 'publish' }> = [];
+  const rows: Array<Omit<SummaryRow, 'part'> & { part: SummaryRow['part'] | 'search' | 'settlement' | 'publish' | 'relais' }> = [];
   const details: Record<string, unknown> = {};
   const timings: Record<string, number> = {};
   for (const part of args.parts) {
@@ -130,6 +132,11 @@ const main = async () => {
       });
       rows.push(...r.rows);
       details.webhooks = r.details;
+    } else if (part === 'relais') {
+      const { runRelais } = await import('./relais');
+      const r = await runRelais({ url, requests: Math.round(args.queries), latencyMs: args.relaisLatency });
+      rows.push(...r.rows);
+      details.relais = r.details;
     } else if (part === 'search') {
       const { runSearch } = await import('./search');
       const r = await runSearch({ url, listings: args.listings, queries: args.queries });

@@ -1,7 +1,15 @@
 import type { RelaisDirectoryPort } from '@cagnotte/event-schemas';
-import type { Services } from '@cagnotte/infra';
+import { createRelaisDirectory, type Services } from '@cagnotte/infra';
+import { CommunityHostsAdapter } from '@cagnotte/read-models';
 
-/** The pick-up point directory of this process (part A builds it: the carriers' adapters and the community network). */
-export const relaisDirectoryOf = (_services: Services): RelaisDirectoryPort => {
-  throw new Error('relais directory: not built yet');
+const built = new WeakMap<Services, RelaisDirectoryPort>();
+
+/** The pick-up point directory of this process: the configured carriers, the sandbox carrier and the community network, built once per Services. */
+export const relaisDirectoryOf = (services: Services): RelaisDirectoryPort => {
+  let directory = built.get(services);
+  if (!directory) {
+    directory = createRelaisDirectory(services, [new CommunityHostsAdapter(services.knex)]);
+    built.set(services, directory);
+  }
+  return directory;
 };

@@ -1,7 +1,9 @@
-import type { RouteDef, Services } from '@cagnotte/infra';
+import { relaisSandboxEnabled, type RouteDef, type Services } from '@cagnotte/infra';
 import type { CommandFacts } from '../shared/facts';
 import { relaisDirectoryOf } from './directory';
 import type { RelaisDeps } from './ports';
+import { makeSandboxPointRoutes } from './sandbox-points';
+import { makeShipmentCommandRoutes } from './shipment-routes';
 import { makeCarrierWebhookRoutes } from './carrier-webhooks';
 import { makeSandboxShipmentRoutes } from './sandbox-shipments';
 
@@ -19,6 +21,8 @@ export const relaisDepsOf = (services: Services, facts: CommandFacts, clock: () 
 export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   return [
     // each part's routes
+    ...(deps.services.config.APP_ENV !== 'production' && relaisSandboxEnabled(deps.services.config) ? makeSandboxPointRoutes(deps) : []),
+    ...makeShipmentCommandRoutes(deps),
     ...makeCarrierWebhookRoutes(deps),
     ...makeSandboxShipmentRoutes(deps),
   ];

@@ -68,7 +68,7 @@ const ownReservation = (pool: ExistingPool, reservationId: string, meta: EscrowM
   return r;
 };
 
-const isSettled = (r: Reservation) => r.payment !== null && r.settled.has(r.payment.balanceId);
+export const isSettled = (r: Reservation) => r.payment !== null && r.settled.has(r.payment.balanceId);
 
 /**
  * Units and amount of the PAID reservations: what decides a pool's outcome (held PENDING units lapse at closing). The
@@ -150,12 +150,18 @@ const decideClose = (pool: ExistingPool, command: Extract<EscrowCommand, { type:
   ];
 };
 
+/** Whether the pool is LOCKED and its release waits for receipt: where receipts, delivery and disputes apply. */
+export const inReceiptPhase = (pool: ExistingPool): boolean => pool.status === 'LOCKED' && pool.closing !== null && pool.closing.release.after === 'RECEIPT';
+
 /** A LOCKED pool whose release waits for receipt: where receipts, delivery and disputes apply. */
-const requireReceiptPhase = (pool: ExistingPool) => {
+export const requireReceiptPhase = (pool: ExistingPool) => {
   if (pool.status !== 'LOCKED' || !pool.closing) throw new IllegalStateError('pool_not_locked', 'This applies to a pool that closed successfully and is not settled yet');
   if (pool.closing.release.after !== 'RECEIPT') throw new IllegalStateError('release_at_close', 'This pool releases its funds at closing: there is no receipt or inspection period');
   return pool.closing;
 };
+
+/** Whether a reservation is paid and its deposit still in escrow. */
+export const isHeld = (r: Reservation): boolean => r.status === 'PAID' && r.payment !== null && !isSettled(r);
 
 /** A paid reservation whose deposit is still in escrow. */
 const requireHeld = (r: Reservation) => {
@@ -182,6 +188,23 @@ const amountOrNull = (text: string): bigint | null => {
 };
 
 const isOpenDispute = (r: Reservation) => isOpen(r.dispute);
+
+/** The pool's delivery (the inspection period starts `now`): once, on a pool in its receipt phase not delivered yet; else nothing. */
+export const deliveryOf = (pool: ExistingPool, note: string | null, now: string): PoolEvent[] => {
+  if (!inReceiptPhase(pool) || pool.closing!.deliveredAt) return [];
+  return [{ type: 'PoolDelivered', data: { poolId: pool.id, note, inspectionEndsAt: plusDays(now, pool.closing!.release.inspectionDays), deliveredAt: now } }];
+};
+
+/**
+ * Whether a receipt may still be confirmed on `r` without a word from anyone: the pool in its receipt phase, the
+ * reservation held, neither accepted nor disputed (ConfirmReceipt refuses the disputed ones out loud).
+ */
+export const receiptConfirmable = (pool: ExistingPool, r: Reservation): boolean => inReceiptPhase(pool) && isHeld(r) && !r.acceptance && !r.dispute;
+
+export const receiptConfirmedEvent = (pool: ExistingPool, r: Reservation, now: string): PoolEvent => ({
+  type: 'ReservationReceiptConfirmed',
+  data: { poolId: pool.id, reservationId: r.id, buyerId: r.buyerId, confirmedAt: now },
+});
 
 const requireNotLapsed = (r: Reservation, now: string) => notLapsed(r.dispute!, now);
 
@@ -271,11 +294,9 @@ export const decideEscrow = (command: EscrowCommand, state: Pool): PoolEvent[] =
       if (pool.status !== 'DRAFT' && pool.status !== 'OPEN') throw new IllegalStateError('pool_not_cancellable', `A ${pool.status} pool cannot be cancelled`);
       return [...expireAllPending(pool, now), { type: 'PoolCancelled', data: { poolId: pool.id, reason: command.data.reason, cancelledAt: now } }];
     }
-    case 'MarkDelivered': {
-      const closing = requireReceiptPhase(pool);
-      if (closing.deliveredAt) return [];
-      return [{ type: 'PoolDelivered', data: { poolId: pool.id, note: command.data.note, inspectionEndsAt: plusDays(now, closing.release.inspectionDays), deliveredAt: now } }];
-    }
+    case 'MarkDelivered':
+      requireReceiptPhase(pool);
+      return deliveryOf(pool, command.data.note, now);
     case 'ConfirmReceipt': {
       const r = ownReservation(pool, command.data.reservationId, meta);
       requireReceiptPhase(pool);
@@ -283,7 +304,7 @@ export const decideEscrow = (command: EscrowCommand, state: Pool): PoolEvent[] =
       if (r.acceptance) return [];
       if (isOpenDispute(r)) throw new IllegalStateError('dispute_open', 'Withdraw your dispute to accept the reservation');
       if (r.dispute) throw new IllegalStateError('dispute_resolved', 'The dispute already decided this reservation');
-      return [{ type: 'ReservationReceiptConfirmed', data: { poolId: pool.id, reservationId: r.id, buyerId: r.buyerId, confirmedAt: now } }];
+      return [receiptConfirmedEvent(pool, r, now)];
     }
     case 'EndInspection': {
       if (pool.status !== 'LOCKED' || !pool.closing?.inspectionEndsAt || !reached(pool.closing.inspectionEndsAt, now)) return [];

@@ -403,6 +403,29 @@ const MAPPERS: { [T in DomainEventType]?: Mapper<T> } = {
       failureCode: d.failureCode,
       failedAt: d.failedAt,
     }),
+  PoolShipmentCreated: (d) =>
+    one('relais.shipment.updated', d.shipmentId, {
+      poolId: d.poolId,
+      shipmentId: d.shipmentId,
+      trackingNumber: d.trackingNumber,
+      network: d.network,
+      pointId: d.pointId,
+      status: 'label_created',
+      previous: null,
+      occurredAt: d.createdAt,
+    }),
+  PoolShipmentStatusChanged: (d) =>
+    one('relais.shipment.updated', d.shipmentId, {
+      poolId: d.poolId,
+      shipmentId: d.shipmentId,
+      trackingNumber: d.trackingNumber,
+      network: d.network,
+      status: d.status,
+      previous: d.previous,
+      occurredAt: d.occurredAt,
+    }),
+  RelaisParcelCollected: (d) =>
+    one('relais.parcel.collected', d.reservationId, { ...reservationRef(d), shipmentId: d.shipmentId, pointId: d.pointId, hostId: d.hostId, collectedAt: d.collectedAt }),
   TransferCancelled: (d) => one('transfer.canceled', trId(d.transferId), { transferId: trId(d.transferId), livemode: d.livemode, status: 'canceled', canceledAt: d.cancelledAt }),
 };
 

@@ -308,10 +308,36 @@ test('given every public draft of the flow, when its subject is read, then it is
     'stray payment operation': (d) => d.operationId,
     'reservation, or stray payment operation': (d) => d.reservationId ?? d.operationId,
     'payment request': (d) => d.request,
+    shipment: (d) => d.shipmentId,
   };
   for (const d of projectAll(wholeFlow()) as PublicEventDraft[]) {
     assert.is(d.subject, keyOf[PUBLIC_EVENT_CATALOGUE[d.type].subject]!(d.data as Record<string, unknown>), d.type);
   }
+});
+
+test('given a pool’s shipment created, moved forward and a parcel collected, when mapped, then relais.shipment.updated names the shipment as subject (with the status before) and relais.parcel.collected the reservation, for the pool’s organiser', () => {
+  const SHIPMENT = '5a000000-0000-4000-8000-000000000001';
+  const HOST = '40000000-0000-4000-8000-000000000001';
+  const events: DomainEvent[] = [
+    {
+      type: 'PoolShipmentCreated',
+      data: { ...p, shipmentId: SHIPMENT, pointId: `community:${HOST}`, network: 'community', trackingNumber: 'CMY000000000001', reservationIds: [R1], parcels: 1, weightG: 500, expectedOn: '2026-03-13', createdAt: at(20) },
+    },
+    {
+      type: 'PoolShipmentStatusChanged',
+      data: { ...p, shipmentId: SHIPMENT, trackingNumber: 'CMY000000000001', network: 'community', status: 'available_for_pickup', previous: 'label_created', carrierStatus: null, source: 'host', occurredAt: at(21), recordedAt: at(21) },
+    },
+    { type: 'RelaisParcelCollected', data: { ...p, shipmentId: SHIPMENT, reservationId: R1, buyerId: B1, pointId: `community:${HOST}`, hostId: HOST, collectedAt: at(22) } },
+  ];
+  const out = project([recorded(flow.created(), 0), ...events.map((e, i) => recorded(e, i + 1, `pool-${POOL}`, null))]).slice(1);
+  assert.equal(out.map((d) => [d.type, d.subject, d.ownerId, d.tenantId]), [
+    ['relais.shipment.updated', SHIPMENT, ORGANISER, TENANT],
+    ['relais.shipment.updated', SHIPMENT, ORGANISER, TENANT],
+    ['relais.parcel.collected', R1, ORGANISER, TENANT],
+  ]);
+  assert.equal(out[0]!.data, { ...p, shipmentId: SHIPMENT, trackingNumber: 'CMY000000000001', network: 'community', pointId: `community:${HOST}`, status: 'label_created', previous: null, occurredAt: at(20) });
+  assert.equal([(out[1]!.data as { status: string }).status, (out[1]!.data as { previous: string }).previous], ['available_for_pickup', 'label_created']);
+  assert.equal(out[2]!.data, { ...p, reservationId: R1, buyerId: B1, shipmentId: SHIPMENT, pointId: `community:${HOST}`, hostId: HOST, collectedAt: at(22) });
 });
 
 const completeness = suite('public event catalogue: completeness');

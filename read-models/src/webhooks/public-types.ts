@@ -343,8 +343,27 @@ const GroupBuySettledData = z.object({
   settledAt: Time,
 });
 
+const RelaisShipmentUpdatedData = z.object({
+  ...poolRef,
+  shipmentId: Uuid,
+  trackingNumber: z.string(),
+  network: z.string().describe('The pick-up point network: mondial_relay, colissimo, chronopost, inpost, community, sandbox'),
+  pointId: z.string().optional().describe('The pick-up point (`<network>:<pointId>`); on the shipment\'s creation'),
+  status: z.string().describe('label_created, in_transit, out_for_delivery, available_for_pickup, delivered, returned, failed (forward only)'),
+  previous: z.string().nullable().describe('The status before; null on the shipment\'s creation'),
+  occurredAt: Time,
+});
+const RelaisParcelCollectedData = z.object({
+  ...reservationRef,
+  shipmentId: Uuid,
+  pointId: z.string(),
+  hostId: Uuid.nullable().describe('The community host who handed the parcel over'),
+  collectedAt: Time,
+});
+
 /** What a type's `subject` is: the id of the resource the event is about. */
 export type PublicSubject =
+  | 'shipment'
   | 'pool'
   | 'reservation'
   | 'dispute'
@@ -427,6 +446,8 @@ export const PUBLIC_EVENT_CATALOGUE = {
   'group_buy.closed': def('pool', 'The group-buy closed (deadline or organiser): the prices are final. The twin of pool.closed.', GroupBuyClosedData),
   'group_buy.cancelled': def('pool', 'The organiser cancelled the group-buy: every paid order is owed back. The twin of pool.cancelled.', GroupBuyCancelledData),
   'group_buy.settled': def('pool', 'Nothing is left in escrow: paid out and refunded. The twin of pool.settled.', GroupBuySettledData),
+  'relais.shipment.updated': def('shipment', 'A shipment of a pool\'s parcels to a pick-up point was created or moved forward in its tracking.', RelaisShipmentUpdatedData),
+  'relais.parcel.collected': def('reservation', 'A buyer collected their parcel at a community host with their one-time code.', RelaisParcelCollectedData),
 } as const;
 
 export type PublicEventType = keyof typeof PUBLIC_EVENT_CATALOGUE;

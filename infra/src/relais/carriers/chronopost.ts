@@ -1,0 +1,99 @@
+import type { CarrierAdapter, Closure, OpeningSlot, PickupPoint, PickupPointKind, PointQuery } from '@cagnotte/event-schemas';
+import { CarrierError, ISO_DAYS, calendarDate, callCarrier, children, decimal, findFirst, frenchDate, hoursOf, parseXml, slotsFromRanges, soapEnvelope, textOf, throwOnFault, trimmedJoin, type XmlNode } from './wire';
+
+// Chronopost: SOAP `recherchePointChronopost` and `rechercheDetailPointChronopost` of PointRelaisServiceWS
+// (https://ws.chronopost.fr/recherchebt-ws-cxf/PointRelaisServiceWS). Points are `listePointRelais`; their id is
+// `identifiant` (older answers of the service named it `identifiantChronopostPointA2PAS`, read as well).
+
+const NAMESPACE = 'http://cxf.rechercheBt.soap.chronopost.fr/';
+
+/** `typeDePoint`: P a Pickup relay shop, C a locker (consigne), B/BP a post office. */
+const kindOf = (type: string): PickupPointKind => (type === 'C' ? 'locker' : type === 'B' || type === 'BP' ? 'post_office' : 'relay');
+
+export const mapChronopostPoint = (p: XmlNode, fetchedAt: string): PickupPoint => {
+  const byDay: Partial<Record<(typeof ISO_DAYS)[number], OpeningSlot[]>> = {};
+  for (const day of children(p, 'listeHoraireOuverture')) {
+    const d = textOf(day, 'jour') as (typeof ISO_DAYS)[number];
+    if (ISO_DAYS.includes(d)) byDay[d] = slotsFromRanges(textOf(day, 'horairesAsString'));
+  }
+  const closures: Closure[] = children(p, 'listePeriodeFermeture')
+    .map((c) => ({ from: calendarDate(textOf(c, 'calendarDeDebut')), to: calendarDate(textOf(c, 'calendarDeFin')) }))
+    .filter((c): c is Closure => !!c.from && !!c.to && c.from <= c.to);
+  const id = textOf(p, 'identifiant') || textOf(p, 'identifiantChronopostPointA2PAS');
+  const weight = Number(textOf(p, 'poidsMaxi'));
+  const distance = Number(textOf(p, 'distanceEnMetre'));
+  const line2 = trimmedJoin(textOf(p, 'adresse2'), textOf(p, 'adresse3'));
+  return {
+    id: `chronopost:${id}`,
+    network: 'chronopost',
+    kind: kindOf(textOf(p, 'typeDePoint')),
+    name: textOf(p, 'nom') || textOf(p, 'nomEnseigne') || `Chronopost ${id}`,
+    address: { line1: textOf(p, 'adresse1'), ...(line2 ? { line2 } : {}), postalCode: textOf(p, 'codePostal'), city: textOf(p, 'localite'), country: (textOf(p, 'codePays') || 'FR').toUpperCase() },
+    geo: { lat: decimal(textOf(p, 'coordGeolocalisationLatitude')), lng: decimal(textOf(p, 'coordGeolocalisationLongitude')) },
+    ...(textOf(p, 'distanceEnMetre') !== '' && Number.isFinite(distance) ? { distanceM: Math.round(distance) } : {}),
+    openingHours: hoursOf(byDay),
+    closures,
+    ...(Number.isInteger(weight) && weight > 0 ? { maxWeightG: weight } : {}),
+    status: textOf(p, 'actif') === 'false' ? 'temporarily_closed' : 'active',
+    fetchedAt,
+  };
+};
+
+export interface ChronopostOptions {
+  account: string;
+  password: string;
+  url: string;
+  now?: () => Date;
+}
+
+export class ChronopostAdapter implements CarrierAdapter {
+  readonly network = 'chronopost' as const;
+  constructor(private readonly o: ChronopostOptions) {}
+
+  private async call(operation: string, params: Array<[string, string]>, signal: AbortSignal): Promise<PickupPoint[] | null> {
+    const { text: body } = await callCarrier(
+      this.network,
+      this.o.url,
+      { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' }, body: soapEnvelope(operation, NAMESPACE, [['accountNumber', this.o.account], ['password', this.o.password], ...params], false) },
+      signal,
+    );
+    const doc = parseXml(this.network, body);
+    throwOnFault(this.network, doc);
+    const ret = findFirst(doc, 'return');
+    if (ret === undefined) throw new CarrierError(this.network, `no return in the ${operation} answer`);
+    const code = textOf(ret, 'errorCode');
+    if (code !== '0') throw new CarrierError(this.network, `errorCode ${code}: ${textOf(ret, 'errorMessage')}`);
+    const fetchedAt = (this.o.now?.() ?? new Date()).toISOString();
+    return children(ret, 'listePointRelais').map((p) => mapChronopostPoint(p, fetchedAt));
+  }
+
+  private shippingDate = () => frenchDate(new Date((this.o.now?.() ?? new Date()).getTime() + 86_400_000));
+
+  async search(q: PointQuery, signal: AbortSignal): Promise<PickupPoint[]> {
+    return (
+      (await this.call(
+        'recherchePointChronopost',
+        [
+          ['address', ''],
+          ['zipCode', q.postalCode ?? ''],
+          ['city', ''],
+          ['countryCode', q.country],
+          ['type', 'P'],
+          ['productCode', '86'],
+          ['service', 'T'],
+          ['weight', String(q.weightG ?? 1000)],
+          ['shippingDate', this.shippingDate()],
+          ['maxPointChronopost', String(Math.min(25, q.limit))],
+          ['maxDistanceSearch', String(Math.round(q.radiusKm))],
+          ['holidayTolerant', '1'],
+        ],
+        signal,
+      )) ?? []
+    );
+  }
+
+  async get(pointId: string, _tenantId: string | null, signal: AbortSignal): Promise<PickupPoint | null> {
+    const points = await this.call('rechercheDetailPointChronopost', [['identifiant', pointId], ['countryCode', 'FR'], ['language', 'FR'], ['version', '2.0']], signal);
+    return points?.find((p) => p.id === `chronopost:${pointId}`) ?? null;
+  }
+}

@@ -1,0 +1,102 @@
+import type { CarrierAdapter, Closure, PickupPoint, PickupPointKind, PointQuery } from '@cagnotte/event-schemas';
+import { CarrierError, ISO_DAYS, calendarDate, callCarrier, child, children, decimal, findFirst, frenchDate, hoursOf, parseXml, slotsFromRanges, soapEnvelope, textOf, throwOnFault, trimmedJoin, type XmlNode } from './wire';
+
+// Colissimo: SOAP `findRDVPointRetraitAcheminement` and `findPointRetraitAcheminementByID` of PointRetraitServiceWS 2.0
+// (https://ws.colissimo.fr/pointretrait-ws-cxf/PointRetraitServiceWS/2.0). Points are `listePointRetraitAcheminement`.
+
+const NAMESPACE = 'http://v2.pointretrait.geopost.com/';
+/** 300/301: no point matches (none near, or no point with that id): an empty answer, not a failure. */
+const NO_POINT = new Set(['300', '301']);
+const DAYS = ['Lundi', 'Mardi', 'Mercredi', 'Jeudi', 'Vendredi', 'Samedi', 'Dimanche'] as const;
+
+/** `typeDePoint`: A2P a relay shop, BPR/BDP/ACP/CDI/CIT a post office, CMT/PCS/BAL a locker. */
+const kindOf = (type: string): PickupPointKind => {
+  if (/^(BPR|BDP|ACP|CDI|CIT)$/.test(type)) return 'post_office';
+  if (/^(CMT|PCS|BAL)$/.test(type)) return 'locker';
+  return 'relay';
+};
+
+export const mapColissimoPoint = (p: XmlNode, fetchedAt: string): PickupPoint => {
+  const closures: Closure[] = children(p, 'listeConges')
+    .map((c) => ({ from: calendarDate(textOf(c, 'calendarDeDebut')), to: calendarDate(textOf(c, 'calendarDeFin')) }))
+    .filter((c): c is Closure => !!c.from && !!c.to && c.from <= c.to);
+  const weight = Number(textOf(p, 'poidsMaxi'));
+  const distance = Number(textOf(p, 'distanceEnMetre'));
+  const line2 = trimmedJoin(textOf(p, 'adresse2'), textOf(p, 'adresse3'));
+  return {
+    id: `colissimo:${textOf(p, 'identifiant')}`,
+    network: 'colissimo',
+    kind: kindOf(textOf(p, 'typeDePoint')),
+    name: textOf(p, 'nom') || `Colissimo ${textOf(p, 'identifiant')}`,
+    address: { line1: textOf(p, 'adresse1'), ...(line2 ? { line2 } : {}), postalCode: textOf(p, 'codePostal'), city: textOf(p, 'localite'), country: textOf(p, 'codePays').toUpperCase() },
+    geo: { lat: decimal(textOf(p, 'coordGeolocalisationLatitude')), lng: decimal(textOf(p, 'coordGeolocalisationLongitude')) },
+    ...(textOf(p, 'distanceEnMetre') !== '' && Number.isFinite(distance) ? { distanceM: Math.round(distance) } : {}),
+    openingHours: hoursOf(Object.fromEntries(ISO_DAYS.map((d, i) => [d, slotsFromRanges(textOf(p, `horairesOuverture${DAYS[i]}`))]))),
+    closures,
+    ...(Number.isInteger(weight) && weight > 0 ? { maxWeightG: weight } : {}),
+    // `congesTotal`: closed until further notice.
+    status: textOf(p, 'congesTotal') === 'true' ? 'temporarily_closed' : 'active',
+    fetchedAt,
+  };
+};
+
+export interface ColissimoOptions {
+  account: string;
+  password: string;
+  url: string;
+  now?: () => Date;
+}
+
+export class ColissimoAdapter implements CarrierAdapter {
+  readonly network = 'colissimo' as const;
+  constructor(private readonly o: ColissimoOptions) {}
+
+  private async call(operation: string, params: Array<[string, string]>, signal: AbortSignal): Promise<XmlNode> {
+    const { text: body } = await callCarrier(
+      this.network,
+      this.o.url,
+      { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' }, body: soapEnvelope(operation, NAMESPACE, [['accountNumber', this.o.account], ['password', this.o.password], ...params], false) },
+      signal,
+    );
+    const doc = parseXml(this.network, body);
+    throwOnFault(this.network, doc);
+    const ret = findFirst(doc, 'return');
+    if (ret === undefined) throw new CarrierError(this.network, `no return in the ${operation} answer`);
+    return ret;
+  }
+
+  private shippingDate = () => frenchDate(new Date((this.o.now?.() ?? new Date()).getTime() + 86_400_000));
+
+  async search(q: PointQuery, signal: AbortSignal): Promise<PickupPoint[]> {
+    const ret = await this.call(
+      'findRDVPointRetraitAcheminement',
+      [
+        ['address', ''],
+        ['zipCode', q.postalCode ?? ''],
+        ['city', ''],
+        ['countryCode', q.country],
+        ['weight', String(q.weightG ?? 1000)],
+        ['shippingDate', this.shippingDate()],
+        ['filterRelay', '1'],
+        ['requestId', ''],
+        ['lang', 'FR'],
+        ['optionInter', q.country === 'FR' ? '0' : '1'],
+      ],
+      signal,
+    );
+    const code = textOf(ret, 'errorCode');
+    if (NO_POINT.has(code)) return [];
+    if (code !== '0') throw new CarrierError(this.network, `errorCode ${code}: ${textOf(ret, 'errorMessage')}`);
+    const fetchedAt = (this.o.now?.() ?? new Date()).toISOString();
+    return children(ret, 'listePointRetraitAcheminement').map((p) => mapColissimoPoint(p, fetchedAt));
+  }
+
+  async get(pointId: string, _tenantId: string | null, signal: AbortSignal): Promise<PickupPoint | null> {
+    const ret = await this.call('findPointRetraitAcheminementByID', [['id', pointId], ['date', this.shippingDate()], ['weight', '1000'], ['filterRelay', '1'], ['reseau', ''], ['langue', 'FR']], signal);
+    const code = textOf(ret, 'errorCode');
+    if (NO_POINT.has(code)) return null;
+    if (code !== '0') throw new CarrierError(this.network, `errorCode ${code}: ${textOf(ret, 'errorMessage')}`);
+    const p = child(ret, 'pointRetraitAcheminement');
+    return p === undefined ? null : mapColissimoPoint(p, (this.o.now?.() ?? new Date()).toISOString());
+  }
+}

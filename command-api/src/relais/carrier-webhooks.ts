@@ -7,6 +7,7 @@ import {
   defineRoute,
   isCarrierNetwork,
   parseTrackingPayload,
+  relaisSandboxEnabled,
   relaisWebhookSecret,
   reportedNetworkOf,
   verifyRelaisSignature,
@@ -46,9 +47,12 @@ const Answer = z.object({
 });
 export type CarrierWebhookAnswer = z.infer<typeof Answer>;
 
-/** The network's secret, or a 404: unknown networks, networks without a secret, and the sandbox carrier in production. */
+/** Whether the sandbox carrier's tracking (its webhook, the advance route) is served: sandbox deployments with the sandbox carrier on. */
+export const sandboxTrackingServed = (config: Config): boolean => config.APP_ENV !== 'production' && relaisSandboxEnabled(config);
+
+/** The network's secret, or a 404: unknown networks, networks without a secret, and the sandbox carrier where it is off. */
 const secretOf = (config: Config, network: string): { network: CarrierNetwork; secret: string } => {
-  if (!isCarrierNetwork(network) || (network === 'sandbox' && config.APP_ENV === 'production')) throw new NotFoundError('relais_webhook');
+  if (!isCarrierNetwork(network) || (network === 'sandbox' && !sandboxTrackingServed(config))) throw new NotFoundError('relais_webhook');
   const secret = relaisWebhookSecret(config, network);
   if (!secret) throw new NotFoundError('relais_webhook');
   return { network, secret };

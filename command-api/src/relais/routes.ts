@@ -5,7 +5,7 @@ import type { RelaisDeps } from './ports';
 import { makeSandboxPointRoutes } from './sandbox-points';
 import { makeShipmentCommandRoutes } from './shipment-routes';
 import { makeCarrierWebhookRoutes } from './carrier-webhooks';
-import { makeSandboxShipmentRoutes } from './sandbox-shipments';
+import { advanceMagicAfterCreate, makeSandboxShipmentRoutes } from './sandbox-shipments';
 
 // Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
 
@@ -22,7 +22,7 @@ export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
   return [
     // each part's routes
     ...(deps.services.config.APP_ENV !== 'production' && relaisSandboxEnabled(deps.services.config) ? makeSandboxPointRoutes(deps) : []),
-    ...makeShipmentCommandRoutes(deps),
+    ...makeShipmentCommandRoutes(deps, { afterCreate: advanceMagicAfterCreate }),
     ...makeCarrierWebhookRoutes(deps),
     ...makeSandboxShipmentRoutes(deps),
   ];

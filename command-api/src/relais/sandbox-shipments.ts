@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '@cagnotte/domain';
 import { SHIPMENT_STATUS_RANK, ShipmentStatus } from '@cagnotte/event-schemas';
 import { TRACKING_NUMBER, defineRoute, relaisWebhookSecret, sandboxCodeOf, signRelaisPayload, RELAIS_SIGNATURE_HEADER, type RouteDef, type SandboxPush } from '@cagnotte/infra';
-import { CARRIER_EVENTS_TABLE } from './carrier-webhooks';
+import { CARRIER_EVENTS_TABLE, sandboxTrackingServed } from './carrier-webhooks';
 import type { RelaisDeps } from './ports';
 
 // The sandbox carrier's tracking (docs/relais.md, "Sandbox"): a partner walks a delivery end to end without a carrier.
@@ -111,11 +111,25 @@ export const autoAdvanceMagic = async (deps: RelaisDeps, shipment: { trackingNum
   return road ? pushToSelf(deps, { network: 'sandbox', trackingNumber: shipment.trackingNumber }, road) : null;
 };
 
+/**
+ * The shipments route's `afterCreate` (part D): a sandbox shipment with a magic tracking number is advanced at once.
+ * The shipment exists whatever happens here, so a failed push is logged, never the creation's answer.
+ */
+export const advanceMagicAfterCreate = async (deps: RelaisDeps, shipment: { network: string; trackingNumber: string }): Promise<void> => {
+  if (shipment.network !== 'sandbox' || !sandboxTrackingServed(deps.services.config)) return;
+  try {
+    const answer = await autoAdvanceMagic(deps, shipment);
+    if (answer && answer.webhook.status !== 200) deps.services.logger.warn({ tracking: shipment.trackingNumber, status: answer.webhook.status }, 'sandbox magic tracking number: the webhook refused the push');
+  } catch (error) {
+    deps.services.logger.warn({ tracking: shipment.trackingNumber, err: (error as Error).message }, 'sandbox magic tracking number: the push failed');
+  }
+};
+
 const Body = z.object({ status: z.union([AdvanceStatus, z.literal('auto')]).optional() }).strict();
 
-/** Sandbox deployments only (nothing in production). */
+/** Sandbox deployments with the sandbox carrier on only (nothing in production). */
 export const makeSandboxShipmentRoutes = (deps: RelaisDeps): RouteDef[] =>
-  deps.services.config.APP_ENV === 'production'
+  !sandboxTrackingServed(deps.services.config)
     ? []
     : [
         defineRoute({

@@ -3,7 +3,7 @@
  * and sandbox-shipments.ts served by the same HTTP kit as the API (body parser, limits, envelope, rate limits), on the
  * test database. The shipment side (part D's recordShipmentStatus) is a double here, injected through the route
  * factory: it keeps each known parcel's status forward only, as the pool's decider does, and records every call.
- * Part D's lookup table (migration 037) is created here when this branch runs without it.
+ * The last test drives the embedded service itself (startApi: the real recordShipmentStatus and lookup).
  */
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
@@ -22,7 +22,7 @@ import { createApiServer, createServices, loadConfig, relaisWebhookSecret, signR
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import { TenantReadModel } from '@cagnotte/read-models';
 import type { ShipmentStatusReport } from '../../command-api/src/relais/ports';
-import { call, listen } from './harness';
+import { call, listen, startApi } from './harness';
 
 const INPOST_SECRET = `inpost-${randomUUID()}-${randomUUID()}`;
 
@@ -62,11 +62,6 @@ test.before(async (ctx) => {
   const { server, url } = await listen(app);
   ctx.url = url;
   ctx.services = services;
-  // Part D's lookup (migration 037), as that migration makes it.
-  await services.knex.raw(`
-    CREATE TABLE IF NOT EXISTS relais_shipment_lookup (
-      network text NOT NULL, tracking_number text NOT NULL, pool_id uuid NOT NULL, shipment_id uuid NOT NULL, tenant_id uuid NOT NULL,
-      point_id text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (network, tracking_number))`);
   onTestTeardown(async () => {
     await new Promise<void>((r) => server.close(() => r()));
     server.closeAllConnections?.();
@@ -283,6 +278,21 @@ test('magic tracking numbers: auto walks every status up to the magic one, in or
   await lookupRow(ctx, 'sandbox', plain);
   const notMagic = await call(ctx.url, 'POST', `/sandbox/relais/shipments/${plain}/advance`, { body: { status: 'auto' } });
   assert.is(notMagic.status, 400, notMagic.text);
+});
+
+test('the embedded service serves both routes with the real shipment side: an unknown parcel is stored as unknown_tracking, its advance a 404', async (ctx) => {
+  const api = await startApi();
+  const tracking = uniqueTracking('SBX');
+  const secret = relaisWebhookSecret(api.services.config, 'sandbox')!;
+  const body = JSON.stringify({ shipment: { tracking_number: tracking, events: [{ code: 'IN_TRANSIT', at: '2026-11-27T09:00:00Z' }] } });
+  const res = await api.call('POST', '/api/relais/webhooks/sandbox', { rawBody: body, headers: signed(secret, body) });
+  assert.is(res.status, 200, res.text);
+  assert.equal(res.body.data, { received: 1, applied: 0, duplicates: 0, unknown: 1, duplicate: false });
+  assert.equal((await rowsOf(ctx, tracking)).map((r) => [r.network, r.status, r.outcome]), [['sandbox', 'in_transit', 'unknown_tracking']]);
+  const forged = await api.call('POST', '/api/relais/webhooks/sandbox', { rawBody: body, headers: signed(INPOST_SECRET, body) });
+  assert.is(forged.status, 401, forged.text);
+  assert.is((await api.call('POST', `/sandbox/relais/shipments/${tracking}/advance`, { body: {} })).status, 404);
+  assert.is((await api.call('POST', '/api/relais/webhooks/inpost', { rawBody: '{}', headers: signed(INPOST_SECRET, '{}') })).status, 404, 'no InPost secret in this deployment');
 });
 
 test.run();

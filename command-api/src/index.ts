@@ -41,3 +41,6 @@ export * from './relais/collection-codes';
 export * from './relais/hosts';
 export * from './relais/host-bookings';
 export * from './relais/pool-points';
+export * from './relais/routes';
+export * from './relais/carrier-webhooks';
+export * from './relais/sandbox-shipments';

@@ -24,6 +24,17 @@ const ConfigSchema = z
     EMBEDDINGS_MODEL: z.string().min(1).max(200).optional(),
     RATE_LIMIT_CATALOGUE_PER_MINUTE: int(120, 1, 1_000_000),
     RATE_LIMIT_SEARCH_PER_MINUTE: int(300, 1, 1_000_000),
+    /**
+     * Inbound carrier webhooks (POST /api/relais/webhooks/{network}): each network's HMAC-SHA256 secret. A network
+     * without one answers 404. In sandbox deployments the sandbox carrier's defaults to one derived from JWT_SECRET.
+     */
+    RELAIS_WEBHOOK_SECRET_MONDIAL_RELAY: z.string().min(32, 'a relais webhook secret is at least 32 characters').optional(),
+    RELAIS_WEBHOOK_SECRET_COLISSIMO: z.string().min(32, 'a relais webhook secret is at least 32 characters').optional(),
+    RELAIS_WEBHOOK_SECRET_CHRONOPOST: z.string().min(32, 'a relais webhook secret is at least 32 characters').optional(),
+    RELAIS_WEBHOOK_SECRET_INPOST: z.string().min(32, 'a relais webhook secret is at least 32 characters').optional(),
+    RELAIS_WEBHOOK_SECRET_SANDBOX: z.string().min(32, 'a relais webhook secret is at least 32 characters').optional(),
+    /** Carrier webhook requests one IP may send per minute (carriers batch; generous). */
+    RATE_LIMIT_RELAIS_WEBHOOKS_PER_MINUTE: int(600, 1, 1_000_000),
     JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
     JWT_KEY_ID: z.string().min(1).max(64).default('k1'),
     /** Key rotation: JSON `{"<old kid>": "<old secret>"}`; tokens signed with them stay valid until they expire. */

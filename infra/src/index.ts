@@ -54,3 +54,4 @@ export * from './webhooks/ssrf';
 export * from './webhooks/feed-waker';
 export * from './ledger/wallet-balances';
 export * from './relais';
+export * from './relais/tracking';

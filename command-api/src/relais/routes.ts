@@ -7,6 +7,8 @@ import { makeSandboxPointRoutes } from './sandbox-points';
 import { makeShipmentCommandRoutes } from './shipment-routes';
 import { makeHostCommandRoutes } from './hosts';
 import { makePoolPointRoutes } from './pool-point-routes';
+import { makeCarrierWebhookRoutes } from './carrier-webhooks';
+import { advanceMagicAfterCreate, makeSandboxShipmentRoutes } from './sandbox-shipments';
 
 // Relais on the command side (docs/relais.md): each part adds its routes below, from the one RelaisDeps.
 
@@ -20,12 +22,13 @@ export const relaisDepsOf = (services: Services, facts: CommandFacts, clock: () 
 });
 
 export const makeRelaisCommandRoutes = (deps: RelaisDeps): RouteDef[] => {
-  void deps;
   return [
     // each part's routes
     ...(deps.services.config.APP_ENV !== 'production' && relaisSandboxEnabled(deps.services.config) ? makeSandboxPointRoutes(deps) : []),
-    ...makeShipmentCommandRoutes(deps),
     ...makeHostCommandRoutes(deps),
     ...makePoolPointRoutes(deps),
+    ...makeShipmentCommandRoutes(deps, { afterCreate: advanceMagicAfterCreate }),
+    ...makeCarrierWebhookRoutes(deps),
+    ...makeSandboxShipmentRoutes(deps),
   ];
 };

@@ -48,7 +48,7 @@ const keptHeaders = (req: Request): Record<string, string> => {
 };
 
 /** The body as received, at most `limit` bytes: the JSON parser's bytes, else the stream read here. */
-const readRawBody = async (req: Request, limit: number): Promise<Buffer> => {
+export const readRawBody = async (req: Request, limit: number): Promise<Buffer> => {
   const parsed = rawBodyOf(req);
   if (parsed) {
     if (parsed.length > limit) throw new PayloadTooLargeError(limit);

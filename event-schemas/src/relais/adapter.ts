@@ -19,6 +19,7 @@ export interface PointQuery {
 }
 
 export interface LabelRequest {
+  /** The point as every part names it: `<network>:<pointId>`. */
   pointId: string;
   /** The pool's id: the carrier's order reference. */
   reference: string;

@@ -139,7 +139,9 @@ export class SandboxCarrier implements CarrierAdapter {
 
   /** `SBX` + 12 digits; a requested tracking number is kept (the magic ones, docs/relais.md). Refused for a point that is not active. */
   async createLabel(request: LabelRequest, signal: AbortSignal): Promise<LabelOutcome> {
-    const point = await this.get(request.pointId, null, signal);
+    // The label names the point as everyone does, `sandbox:<pointId>`; `get` takes the id within the network.
+    const within = request.pointId.startsWith('sandbox:') ? request.pointId.slice('sandbox:'.length) : request.pointId;
+    const point = await this.get(within, null, signal);
     if (!point) return { ok: false, refused: `unknown sandbox point ${request.pointId}` };
     if (point.status !== 'active') return { ok: false, refused: `the point is ${point.status.replace('_', ' ')}` };
     if (point.maxWeightG !== undefined && request.weightG > point.maxWeightG) return { ok: false, refused: `the point takes parcels up to ${point.maxWeightG} g` };

@@ -56,7 +56,7 @@ const carrierWebhook = (ctx: Ctx, payload: unknown, signature?: string) => {
   return ctx.api.call<Envelope>('POST', '/api/relais/webhooks/sandbox', { rawBody: raw, headers: { 'x-relais-signature': sig } });
 };
 
-const shipmentsOf = async (ctx: Ctx) => (await as(ctx, ctx.organiser)('GET', `/api/pools/${ctx.poolId}/shipments`)).body.data as Array<{ id: string; status: string; pointId: string }>;
+const shipmentsOf = async (ctx: Ctx) => (await as(ctx, ctx.organiser)('GET', `/api/pools/${ctx.poolId}/shipments`)).body.data.items as Array<{ id: string; status: string; pointId: string }>;
 const statusOf = async (ctx: Ctx, shipmentId: string) => (await shipmentsOf(ctx)).find((s) => s.id === shipmentId)?.status;
 const publicTypes = async (ctx: Ctx, types: string) => {
   const res = await as(ctx, ctx.organiser)('GET', `/v1/events?types=${encodeURIComponent(types)}&limit=100`);
@@ -198,7 +198,8 @@ test('tracking: signed carrier webhooks move the relay’s shipment forward; a f
   assert.is(advanced.status, 200, advanced.text);
   await eventually(async () => (await statusOf(ctx, ctx.relayShipment.id)) === 'in_transit', 'in transit');
 
-  const forgedBody = { trackingNumber: tracking, status: 'AVAILABLE_FOR_PICKUP', occurredAt: new Date().toISOString() };
+  const push = (code: string, at: Date) => ({ shipment: { tracking_number: tracking, events: [{ code, at: at.toISOString() }] } });
+  const forgedBody = push('DELIVERED', new Date());
   const forged = await carrierWebhook(ctx, forgedBody, `sha256=${'0'.repeat(64)}`);
   assert.is(forged.status, 401, forged.text);
   const unsigned = await ctx.api.call<Envelope>('POST', '/api/relais/webhooks/sandbox', { body: forgedBody });
@@ -210,7 +211,7 @@ test('tracking: signed carrier webhooks move the relay’s shipment forward; a f
   const pool = (await as(ctx, ctx.organiser)('GET', `/api/pools/${ctx.poolId}`)).body.data;
   assert.is(pool.closing.deliveredAt, null, 'the host’s parcels have not arrived: the pool is not delivered yet');
 
-  const late = { trackingNumber: tracking, status: 'IN_TRANSIT', occurredAt: new Date(Date.now() + 60_000).toISOString() };
+  const late = push('IN_TRANSIT', new Date(Date.now() + 60_000));
   const lateAnswer = await carrierWebhook(ctx, late);
   assert.is(lateAnswer.status, 200, lateAnswer.text);
   const replay = await carrierWebhook(ctx, late);

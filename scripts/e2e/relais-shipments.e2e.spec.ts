@@ -7,6 +7,7 @@ import { createApiServer } from '@cagnotte/infra';
 import { TenantReadModel } from '@cagnotte/read-models';
 import { call, eventually, listen, startApi, type TestApi, type TestUser } from './harness';
 import { signXdr } from './wallet';
+import { InMemoryRelaisDirectory, relaisPointFixture } from '@cagnotte/command-api/src/relais/directory.testing';
 
 /**
  * Relais shipments through HTTP: a LOCKED pool with a sandbox carrier's relay and a community host; the organiser ships
@@ -44,7 +45,13 @@ const sandboxAdapter = (labels: LabelRequest[]): CarrierAdapter => ({
 });
 
 test.before(async (ctx) => {
-  ctx.api = await startApi();
+  // The pools' points are vouched for by a directory double (the real one is relais-flow.e2e's): every id is an active relay.
+  const vouching = new (class extends InMemoryRelaisDirectory {
+    override async resolve(ids: string[]) {
+      return new Map(ids.map((id) => [id, relaisPointFixture(id)]));
+    }
+  })();
+  ctx.api = await startApi({}, { relaisDirectory: vouching });
   ctx.tenant = (await ctx.api.tenant()).slug;
   ctx.organiser = await ctx.api.user(ctx.tenant, { role: 'organiser', name: 'Org Olga' });
   const services = ctx.api.services;
@@ -105,6 +112,13 @@ const host = async (ctx: Ctx, user: TestUser): Promise<string> => {
         schemaVersion: 1,
         data: { hostId, tenantId, userId: user.id, profile, mandate: { version: 'v1', hash: 'ab'.repeat(32) }, appliedAt: at },
         metadata: { tenantId, actor: { kind: 'user', id: user.id }, correlationId: randomUUID(), causationId: null, occurredAt: at },
+      },
+      {
+        id: randomUUID(),
+        type: 'RelaisHostApproved',
+        schemaVersion: 1,
+        data: { hostId, approvedBy: 'operator:e2e', approvedAt: at },
+        metadata: { tenantId, actor: { kind: 'operator', id: 'e2e' }, correlationId: randomUUID(), causationId: null, occurredAt: at },
       },
     ],
     { expectedRevision: 'no_stream' },

@@ -29,7 +29,7 @@ export const PointsQuery = z
           .optional(),
       )
       .describe(`Comma-separated networks to ask (${RelaisNetwork.options.join(', ')}); default every network enabled here`)
-      .meta({ example: 'sandbox,community' }),
+      .meta({ example: ['sandbox', 'community'] }),
     openOn: CalendarDate.optional().describe('Only points open that day (YYYY-MM-DD): no closure covers it and it has opening hours that weekday'),
     limit: z.preprocess(emptyToUndefined, decimalInt(1, 50).default(20)).describe('1 to 50, default 20'),
   })

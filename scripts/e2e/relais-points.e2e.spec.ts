@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SANDBOX_POINTS_TABLE } from '@cagnotte/infra';
+import { checkPoolPoints } from '@cagnotte/command-api';
+import { relaisDepsOf } from '@cagnotte/command-api/src/relais/routes';
+import { CommandFacts } from '@cagnotte/command-api/src/shared/facts';
+import { SANDBOX_POINTS_TABLE, overrideSandboxPoint } from '@cagnotte/infra';
+import { TenantReadModel } from '@cagnotte/read-models';
 import { eventually, startApi, type TestApi, type TestUser } from './harness';
 
 // GET /api/relais/points through HTTP, the way a partner's checkout asks for pick-up points, on the sandbox carrier
@@ -184,10 +188,10 @@ test('tenant isolation: tenant A closing a sandbox point changes nothing for ten
 
   const closed = await override(ctx, POINT, { status: 'temporarily_closed' }, ctx.tenant);
   assert.is(closed.status, 200, closed.text);
-  const availability = async (user: TestUser, poolId: string) => {
+  const availability = async (user: TestUser, poolId: string, point = POINT) => {
     const res = await as(user).get(`/api/pools/${poolId}`);
     assert.is(res.status, 200, res.text);
-    return (res.body.data.pickupPoints as Array<{ id: string; available: boolean; unavailableReason: string | null }>).find((p) => p.id === POINT)!;
+    return (res.body.data.pickupPoints as Array<{ id: string; available: boolean; unavailableReason: string | null }>).find((p) => p.id === point)!;
   };
   // Tenant A: its pool hears it (the override's report), its search and lookup no longer offer the point.
   const mine = await eventually(async () => {
@@ -211,6 +215,26 @@ test('tenant isolation: tenant A closing a sandbox point changes nothing for ten
   assert.is((await ctx.api.call('GET', `/api/relais/points/${POINT}`, { tenant: ctx.other.slug })).body.data.status, 'active');
   const poolB2 = await as(orgB).post('/api/pools', body);
   assert.is(poolB2.status, 201, `B may still pick it: ${poolB2.text}`);
+
+  // The periodic check resolves each tenant's points with that tenant's overrides and tells that tenant's pools only:
+  // an override stored without its report (as if the route's report had failed) is found by the check, in A alone.
+  assert.ok(await overrideSandboxPoint(ctx.api.services.knex, ctx.tenantId, 'SBX-001', { status: 'retired' }));
+  const { services } = ctx.api;
+  const relais = relaisDepsOf(services, new CommandFacts({ store: services.store, tenants: new TenantReadModel(services.knex), config: services.config }), () => new Date());
+  const checked = await checkPoolPoints(relais);
+  assert.ok(checked.pools >= 1, JSON.stringify(checked));
+  const retired = await eventually(async () => {
+    await ctx.api.runner.catchUp();
+    const p = await availability(orgA, poolA, 'sandbox:SBX-001');
+    return p.available ? null : p;
+  }, 'tenant A’s pool told by the periodic check');
+  assert.is(retired.unavailableReason, 'retired');
+  await ctx.api.runner.catchUp();
+  for (const poolId of [poolB, poolB2.body.data.id as string]) {
+    const theirs = await availability(orgB, poolId, 'sandbox:SBX-001');
+    assert.equal([theirs.available, theirs.unavailableReason], [true, null], 'B’s pools were not told by the check');
+    assert.is((await availability(orgB, poolId)).available, true);
+  }
 
   // B's own override is B's alone; A's stays.
   assert.is((await override(ctx, POINT, { maxWeightG: 700 }, ctx.other.slug)).body.data.status, 'active');

@@ -37,15 +37,19 @@ test.before(async (ctx) => {
   ctx.tenant = tenant.slug;
   ctx.tenantId = tenant.id;
   ctx.other = await ctx.api.tenant();
+  organisers.set(ctx.tenant, await ctx.api.user(ctx.tenant, { role: 'organiser', wallet: false, name: 'Sandbox Org' }));
+  organisers.set(ctx.other.slug, await ctx.api.user(ctx.other.slug, { role: 'organiser', wallet: false, name: 'Other Org' }));
 });
 test.after(async (ctx) => {
   await ctx.api.services.knex(SANDBOX_POINTS_TABLE).whereIn('tenant_id', [ctx.tenantId, ctx.other.id]).del();
   await ctx.api.stop();
 });
 
-/** The sandbox carrier's control, in `tenant`'s sandbox (null: no X-Service-Tenant). */
+/** Each tenant's organiser: the sandbox carrier's control is theirs. */
+const organisers = new Map<string, TestUser>();
+/** The sandbox carrier's control, in `tenant`'s sandbox, by its organiser (null: no X-Service-Tenant). */
 const override = (ctx: Ctx, id: string, body: unknown, tenant: string | null = ctx.tenant) =>
-  ctx.api.call('POST', `/sandbox/relais/points/${id}`, { body, ...(tenant ? { tenant } : {}) });
+  ctx.api.call('POST', `/sandbox/relais/points/${id}`, { body, token: (organisers.get(tenant ?? ctx.tenant) ?? organisers.get(ctx.tenant)!).token, ...(tenant ? { tenant } : {}) });
 const get = (ctx: Ctx, path: string, tenant = ctx.tenant) => ctx.api.call<{ success: boolean; data: Page; errors?: Record<string, string[]> }>('GET', path, { tenant });
 const ids = (page: Page) => page.items.map((p) => p.id);
 
@@ -153,15 +157,22 @@ test('sandbox override: POST /sandbox/relais/points/{id} changes the point in th
   assert.ok(bad.body.errors.status && Object.keys(bad.body.errors).some((k) => k.startsWith('closures')), bad.text);
 });
 
-test('sandbox override without X-Service-Tenant, or under an unknown tenant: 404 tenant_not_found, nothing stored', async (ctx) => {
+test('sandbox override without X-Service-Tenant, under an unknown tenant or another tenant’s, anonymously or by a member: refused, nothing stored', async (ctx) => {
   const before = await ctx.api.services.knex(SANDBOX_POINTS_TABLE).count<Array<{ count: string }>>('* as count');
   for (const tenant of [null, 'no-such-tenant']) {
     const res = await override(ctx, 'SBX-005', { status: 'retired' }, tenant);
     assert.is(res.status, 404, res.text);
     assert.is(res.body.code, 'tenant_not_found');
   }
-  const blank = await ctx.api.call('POST', '/sandbox/relais/points/SBX-005', { body: { status: 'retired' }, headers: { 'x-service-tenant': ' ' } });
+  const blank = await ctx.api.call('POST', '/sandbox/relais/points/SBX-005', { body: { status: 'retired' }, token: organisers.get(ctx.tenant)!.token, headers: { 'x-service-tenant': ' ' } });
   assert.is(blank.status, 404, blank.text);
+  const anonymous = await ctx.api.call('POST', '/sandbox/relais/points/SBX-005', { body: { status: 'retired' }, tenant: ctx.tenant });
+  assert.is(anonymous.status, 401, 'a signed-in organiser of the tenant only');
+  const member = await ctx.api.user(ctx.tenant, { name: 'Just a member' });
+  const notOrganiser = await ctx.api.call('POST', '/sandbox/relais/points/SBX-005', { body: { status: 'retired' }, token: member.token, tenant: ctx.tenant });
+  assert.is(notOrganiser.status, 403, notOrganiser.text);
+  const otherTenants = await ctx.api.call('POST', '/sandbox/relais/points/SBX-005', { body: { status: 'retired' }, token: organisers.get(ctx.other.slug)!.token, tenant: ctx.tenant });
+  assert.is(otherTenants.status, 404, 'another tenant’s organiser naming this tenant finds no sandbox of theirs');
   assert.equal(await ctx.api.services.knex(SANDBOX_POINTS_TABLE).count('* as count'), before);
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '@cagnotte/domain';
+import { ForbiddenError, NotFoundError } from '@cagnotte/domain';
 import { Closure, PickupPoint, PickupPointStatus, type UnavailableReason } from '@cagnotte/event-schemas';
 import { defineRoute, overrideSandboxPoint, type RouteDef } from '@cagnotte/infra';
 import { tenantOf } from '../reservations/runtime';
@@ -37,22 +37,26 @@ export const makeSandboxPointRoutes = (deps: RelaisDeps): RouteDef[] => [
     operationId: 'changeSandboxRelaisPoint',
     summary: 'Change a sandbox pick-up point',
     description:
-      'Sandbox only, no authentication; `X-Service-Tenant` is required (missing or unknown: 404 `tenant_not_found`). Sets the sandbox point’s `status`, `closures` and/or `maxWeightG` in that tenant’s sandbox only (`sandbox:SBX-001` … `SBX-005`, `SBX-HOLIDAY`, `SBX-LOCKER`, `SBX-LIGHT`, `SBX-RETIRED`; the `sandbox:` prefix is optional): the tenant’s searches and lookups see it at once, other tenants never. When the point can no longer take parcels today (retired, temporarily closed, closed today) the tenant’s pools that chose it raise PickupPointUnavailable. Answers the point as the tenant now sees it.',
+      'Sandbox only. An organiser of the tenant, signed in (401 without a session; 403 `organise_capability_required` for a member who is not one); `X-Service-Tenant` is required (missing, unknown, or not the caller’s tenant: 404 `tenant_not_found`). Sets the sandbox point’s `status`, `closures` and/or `maxWeightG` in that tenant’s sandbox only (`sandbox:SBX-001` … `SBX-005`, `SBX-HOLIDAY`, `SBX-LOCKER`, `SBX-LIGHT`, `SBX-RETIRED`; the `sandbox:` prefix is optional): the tenant’s searches and lookups see it at once, other tenants never. When the point can no longer take parcels today (retired, temporarily closed, closed today) the tenant’s pools that chose it raise PickupPointUnavailable. Answers the point as the tenant now sees it.',
     tags: ['Relais'],
-    auth: 'none',
+    auth: 'required',
     tenant: 'required',
     params: z.object({ id: z.string().min(1).max(64).meta({ example: 'sandbox:SBX-002' }) }),
     body: SandboxPointChange,
     example: { status: 'temporarily_closed' },
     rateLimit: { name: 'sandbox-relais-point', limit: 120, windowSeconds: 60 },
     success: { status: 200, description: 'The point as the sandbox carrier now answers it', schema: PickupPoint },
-    errors: [400, 404, 429],
+    errors: [400, 401, 403, 404, 429],
     handler: async (ctx) => {
       // The header itself, not the default tenant a header-less request falls back to: an override acts in one named
       // tenant's sandbox, never in another's by omission.
       const named = ctx.req.headers['x-service-tenant'];
       if (!(Array.isArray(named) ? named[0] : named)?.trim()) throw new NotFoundError('tenant');
       const tenantId = tenantOf(ctx);
+      // The tenant's own organisers only: a partner changes its own sandbox, never another's by naming its slug.
+      if (ctx.auth!.tenantId !== tenantId) throw new NotFoundError('tenant');
+      const actor = await deps.facts.actor(ctx.auth!);
+      if (actor.role !== 'organiser') throw new ForbiddenError('organise_capability_required', 'Only an organiser of the tenant changes its sandbox points');
       const pointId = (ctx.params as { id: string }).id.replace(/^sandbox:/, '');
       const change = ctx.body as SandboxPointChange;
       if (!(await overrideSandboxPoint(deps.services.knex, tenantId, pointId, change))) throw new NotFoundError('pickup_point');

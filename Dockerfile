@@ -54,5 +54,5 @@ RUN node scripts/bundle.mjs --verify
 USER 1000:1000
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
-    CMD ["node", "scripts/docker/healthcheck.cjs"]
-ENTRYPOINT ["node", "scripts/docker/role.cjs"]
+    CMD ["node", "scripts/docker/healthcheck.mjs"]
+ENTRYPOINT ["node", "scripts/docker/role.mjs"]

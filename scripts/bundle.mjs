@@ -16,7 +16,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'dist');
 const externalsFile = join(outDir, 'externals.json');
 
-/** The roles of the image (scripts/docker/role.cjs) and the source each one runs. */
+/** The roles of the image (scripts/docker/role.mjs) and the source each one runs. */
 export const ENTRIES = {
   'command-api': 'command-api/src/main.ts',
   'query-api': 'query-api/src/main.ts',

@@ -3,8 +3,9 @@
 //   command-api | query-api | projectors   the split deployment (docs/deployment.md)
 //   embedded                              everything in one process (what `pnpm start` runs)
 //   cli <verb> …                          the operator CLI (`docker compose run --rm projectors cli projections status`)
-'use strict';
-const path = require('node:path');
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const ROLES = ['command-api', 'query-api', 'projectors', 'embedded', 'cli'];
 const fromArgs = ROLES.includes(process.argv[2] ?? '');
@@ -15,4 +16,5 @@ if (!role || !ROLES.includes(role)) {
 }
 // The role's own code sees its arguments where it expects them (the CLI reads process.argv.slice(2)).
 if (fromArgs) process.argv.splice(2, 1);
-require(path.join(__dirname, '..', '..', 'dist', `${role}.cjs`));
+// The bundles are CommonJS (scripts/bundle.mjs): loaded with require, so they run as they were built.
+createRequire(import.meta.url)(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', `${role}.cjs`));

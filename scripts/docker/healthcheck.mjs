@@ -2,17 +2,19 @@
 // The image's HEALTHCHECK (Dockerfile). The APIs: the process answers HTTP on PORT (`/livez` where the build serves it,
 // else `/health`, whose 503 also means a dependency is down). The projector worker serves no HTTP: its check is that
 // PostgreSQL, where it reads events and writes read models, accepts a connection. Exit 0 healthy, 1 not.
-'use strict';
-const http = require('node:http');
-const net = require('node:net');
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { clearTimeout, setTimeout } from 'node:timers';
+import { URL } from 'node:url';
 
 const ROLES_WITH_HTTP = ['command-api', 'query-api', 'embedded'];
 const ROLES = ['command-api', 'query-api', 'projectors', 'embedded', 'cli'];
-/** ROLE, else the role named on the container's command line (`node scripts/docker/role.cjs <role>`, process 1). */
+/** ROLE, else the role named on the container's command line (`node scripts/docker/role.mjs <role>`, process 1). */
 const roleOf = () => {
   if (process.env.ROLE) return process.env.ROLE;
   try {
-    const argv = require('node:fs').readFileSync('/proc/1/cmdline', 'utf8').split('\0');
+    const argv = readFileSync('/proc/1/cmdline', 'utf8').split('\0');
     return argv.find((a) => ROLES.includes(a)) ?? 'embedded';
   } catch {
     return 'embedded';

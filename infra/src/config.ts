@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultDatabaseAddress, formatAddress } from './preflight';
 
 export const SANDBOX_JWT_SECRET = 'cagnotte-sandbox-only-secret-change-me-in-production';
 /** The sandbox's fixed key for webhook secrets at rest (sha256 of a phrase): public, so refused in production. */
@@ -12,8 +13,15 @@ const ConfigSchema = z
     APP_ENV: z.enum(['sandbox', 'production']).default('sandbox'),
     PORT: int(3000, 0, 65535),
     HOST: z.string().min(1).default('0.0.0.0'),
+    /** Unset: postgres://postgres@127.0.0.1:5432/cagnotte (PGHOST / PGPORT change the address); `pnpm start` runs an embedded PostgreSQL when nothing answers there. */
     DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/cagnotte'),
     REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+    /** In sandbox, how long a start waits for Redis to answer (with a countdown) before it gives up; production does not wait. */
+    REDIS_WAIT_SECONDS: int(60, 0, 3600),
+    /** Where `pnpm start` keeps its embedded PostgreSQL's data (relative to the project), when it runs one. */
+    EMBEDDED_POSTGRES_DIR: z.string().min(1).default('.data/postgres'),
+    /** On SIGTERM / SIGINT, how long in-flight requests, workers and projectors have to finish before the process exits 1. */
+    SHUTDOWN_TIMEOUT_MS: int(10_000, 100, 600_000),
     /** Prepended to every Redis key: several deployments (or test runs) can share one Redis without colliding. */
     REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_.-]{0,64}$/).default(''),
     DB_POOL_SIZE: int(20, 2, 500),
@@ -218,6 +226,7 @@ export class ConfigError extends Error {
 /** Reads and validates the environment once, at start. Empty strings count as unset. */
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  cleaned.DATABASE_URL ??= `postgres://postgres@${formatAddress(defaultDatabaseAddress(env))}/cagnotte`;
   const parsed = ConfigSchema.safeParse(cleaned);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`));
   return {

@@ -27,6 +27,7 @@ export * from './http/app';
 export * from './http/listen';
 export * from './http/server';
 export * from './boot';
+export * from './preflight';
 export * from './http/idempotency';
 export * from './concurrency/keyed-queue';
 export * from './search/port';

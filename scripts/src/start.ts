@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createTenant, escrowJobDeps, invoicingJobDeps, startEscrowJobs, startInvoicingJobs, startListingRefunds, startRelaisJobs, startRequestJobs, startReservationExpiry, startWebhooks } from '@cagnotte/command-api';
 import { ConflictError } from '@cagnotte/domain';
-import { EscrowLedger, boot, startAnchoring, startMailDelivery, type Position, type Services } from '@cagnotte/infra';
+import { resolve } from 'node:path';
+import { EscrowLedger, answers, boot, defaultDatabaseAddress, formatAddress, startAnchoring, startMailDelivery, type Config, type Position, type Services } from '@cagnotte/infra';
+import { startEmbeddedPostgres } from './embedded-postgres';
 import { createEmbedded } from './api';
 import { TenantReadModel } from '@cagnotte/read-models';
 
@@ -20,6 +22,25 @@ const provisionDefaultTenant = async (services: Services, catchUp: (position: Po
   } catch (e) {
     if (!(e instanceof ConflictError)) throw e; // another process created it first
   }
+};
+
+/**
+ * With DATABASE_URL unset and nothing answering on the default address, a sandbox start runs an embedded PostgreSQL
+ * (data in EMBEDDED_POSTGRES_DIR) and says so in one line; it is stopped after every connection closed. Production
+ * never does: there, a missing PostgreSQL is one line naming DATABASE_URL.
+ */
+const embeddedPostgresIfNone = async (config: Config): Promise<{ config: Config; stop?: () => Promise<void> }> => {
+  if (process.env.DATABASE_URL || config.APP_ENV !== 'sandbox') return { config };
+  const address = defaultDatabaseAddress();
+  if (await answers(address)) return { config };
+  const root = resolve(__dirname, '../..');
+  const dataDir = resolve(root, config.EMBEDDED_POSTGRES_DIR);
+  const embedded = await startEmbeddedPostgres(dataDir);
+  const shown = dataDir.startsWith(`${root}/`) ? dataDir.slice(root.length + 1) : dataDir;
+  process.stderr.write(
+    `no PostgreSQL on ${formatAddress(address)}: started an embedded one (${embedded.initialised ? 'new ' : ''}data in ${shown}, port ${embedded.port}); set DATABASE_URL to use your own\n`,
+  );
+  return { config: { ...config, DATABASE_URL: embedded.url }, stop: () => embedded.stop() };
 };
 
 /** `pnpm start`: migrate, then serve the whole API on PORT with the projectors in this process. */
@@ -50,4 +71,4 @@ void boot('cagnotte', async (services) => {
       await runner.stop();
     },
   };
-});
+}, { prepare: embeddedPostgresIfNone });

@@ -30,6 +30,7 @@ const QUIET_ROUTES = new Set(['/livez', '/readyz', '/metrics']);
  */
 const accessLine = (logger: Logger) =>
   function (this: Response) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the response the event is about: one listener for every request
     const res = this;
     const req = res.req;
     const aborted = !res.writableFinished;

@@ -76,6 +76,10 @@ const ConfigSchema = z
     PROJECTION_MAX_ATTEMPTS: int(5, 1, 1000),
     /** First retry delay of a failing projection; it doubles per attempt, up to 30 s. */
     PROJECTION_RETRY_BASE_MS: int(200, 1, 60_000),
+    /** GET /readyz: a projection further behind the feed's head than this many events is not ready (0: lag not checked). */
+    READYZ_MAX_PROJECTION_LAG: int(10_000, 0, 100_000_000),
+    /** GET /readyz: how long each dependency (PostgreSQL, Redis, the event store) has to answer. */
+    READYZ_TIMEOUT_MS: int(2_000, 50, 60_000),
     RATE_LIMIT_REGISTER_PER_MINUTE: int(10, 1, 100_000),
     RATE_LIMIT_PASSWORD_RESET_PER_MINUTE: int(5, 1, 100_000),
     RATE_LIMIT_ORGANISER_PER_MINUTE: int(20, 1, 100_000),

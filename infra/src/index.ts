@@ -56,3 +56,7 @@ export * from './webhooks/feed-waker';
 export * from './ledger/wallet-balances';
 export * from './relais';
 export * from './relais/tracking';
+export * from './http/probes';
+export * from './http/request-context';
+export * from './http/route-label';
+export * from './operational-metrics';

@@ -1,12 +1,18 @@
 import pino from 'pino';
+import { requestLogFields } from './http/request-context';
 
 export type Logger = pino.Logger;
 
-/** Structured logs; credentials, tokens and reclaim XDRs never reach them. */
-export const createLogger = (level: string, name = 'cagnotte'): Logger =>
-  pino({
+/**
+ * Structured logs; credentials, tokens and reclaim XDRs never reach them. A line logged while serving a request
+ * carries that request's `requestId`, `traceId` and `spanId` (request-context.ts), whoever logs it.
+ * `destination`: where lines go (stdout by default; a spec captures them).
+ */
+export const createLogger = (level: string, name = 'cagnotte', destination?: pino.DestinationStream): Logger => {
+  const options: pino.LoggerOptions = {
     name,
     level,
+    mixin: requestLogFields,
     redact: {
       paths: [
         'req.headers.authorization',
@@ -25,4 +31,6 @@ export const createLogger = (level: string, name = 'cagnotte'): Logger =>
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
+};

@@ -29,6 +29,7 @@ import { SandboxLedger, sandboxKeys } from '@cagnotte/sandbox-ledger';
 import { Keypair } from '@stellar/stellar-sdk';
 import pg from 'pg';
 import { FeedWaker } from './webhooks/feed-waker';
+import { OperationalMetrics, type LedgerCall } from './operational-metrics';
 
 /**
  * The adapters a process opens (infra only: no read model, no business rule). Built once per process by its
@@ -72,6 +73,8 @@ export interface Services {
    * on the first waiter). Closed first when the process stops, so that open streams end and the server can close.
    */
   feedWaker: FeedWaker;
+  /** The counters the adapters feed (ledger call latency, rate-limit refusals, idempotent replays): /metrics shows them. */
+  metrics: OperationalMetrics;
   close(): Promise<void>;
 }
 
@@ -112,7 +115,7 @@ const openEventStore = async (config: Config, pgPool: pg.Pool): Promise<EventSto
  * The ledger client: the embedded sandbox network (keys derived from its passphrase) or a configured Horizon. Its
  * source accounts take turns through `sourceLock`: a PostgresSourceLock in a service, so every process does.
  */
-export const createLedgerGateway = (config: Config, self: { url: string | null }, sourceLock?: SourceAccountLock): LedgerGateway => {
+export const createLedgerGateway = (config: Config, self: { url: string | null }, sourceLock?: SourceAccountLock, onCall?: (call: LedgerCall) => void): LedgerGateway => {
   const sandbox = config.LEDGER_MODE === 'sandbox' ? sandboxKeys(config.STELLAR_NETWORK_PASSPHRASE) : null;
   return new LedgerGateway({
     horizonUrl: () => {
@@ -128,6 +131,7 @@ export const createLedgerGateway = (config: Config, self: { url: string | null }
     platformKeypair: config.PLATFORM_SECRET ? Keypair.fromSecret(config.PLATFORM_SECRET) : sandbox!.platform,
     homeDomain: config.LEDGER_HOME_DOMAIN,
     allowHttp: config.APP_ENV !== 'production',
+    ...(onCall ? { onCall } : {}),
   }, sourceLock);
 };
 
@@ -154,7 +158,8 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const searchIndex = await openSearchIndex(config, knex, pgPool);
   const embedder = createEmbedder({ url: config.EMBEDDINGS_URL, model: config.EMBEDDINGS_MODEL });
   const self: { url: string | null } = { url: null };
-  const ledger = createLedgerGateway(config, self, new PostgresSourceLock(pgPool, config.LEDGER_TURN_TIMEOUT_MS));
+  const metrics = new OperationalMetrics();
+  const ledger = createLedgerGateway(config, self, new PostgresSourceLock(pgPool, config.LEDGER_TURN_TIMEOUT_MS), metrics.ledgerCall);
   const jobs = new BullJobQueue({
     url: config.REDIS_URL,
     keyPrefix: config.REDIS_KEY_PREFIX,
@@ -199,6 +204,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     self,
     idempotency: new IdempotencyStore(pgPool, logger),
     feedWaker,
+    metrics,
     async close() {
       await feedWaker.close();
       await jobs.close();
@@ -216,4 +222,5 @@ export const httpKit = (services: Services, tenants: TenantDirectory): HttpKit =
   rateLimiter: services.rateLimiter,
   idempotency: services.idempotency,
   defaultTenantSlug: services.config.DEFAULT_TENANT,
+  onIdempotentReplay: services.metrics.idempotentReplay,
 });

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { changeTenantSettings, createTenant, makeCommandRoutes, onboardMerchant, registerUser, verifyTenant } from '@cagnotte/command-api';
 import type { AccountType, RelaisDirectoryPort, Role } from '@cagnotte/event-schemas';
-import { createApiServer, createServices, loadConfig, serveApp, type Config, type Services } from '@cagnotte/infra';
+import { createApiServer, createServices, loadConfig, serveApp, type Config, type Logger, type Services } from '@cagnotte/infra';
 import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
 import type { ProjectorRunner } from '@cagnotte/projectors';
 import { createEmbedded } from '../src/api';
@@ -161,8 +161,8 @@ export const call = async <T = any>(base: string, method: string, path: string, 
 };
 
 /** Starts the embedded API (command + query + projectors) once per spec file; stopped by the runner at the end. */
-export const startApi = async (overrides: Partial<Config> = {}, options: { clock?: () => Date; relaisDirectory?: RelaisDirectoryPort } = {}): Promise<TestApi> => {
-  const services = await createServices(testConfig(overrides), { migrate: false });
+export const startApi = async (overrides: Partial<Config> = {}, options: { clock?: () => Date; relaisDirectory?: RelaisDirectoryPort; logger?: Logger } = {}): Promise<TestApi> => {
+  const services = await createServices(testConfig(overrides), { migrate: false, ...(options.logger ? { logger: options.logger } : {}) });
   const { app, runner } = await createEmbedded(services, options);
   const { server, url } = await listen(app);
   let stopped = false;

@@ -247,8 +247,9 @@ Split('a route of the other side is a 404 envelope on each split app', async ({ 
   const commandDoc = (await call<{ paths: Record<string, Record<string, unknown>> }>(sp.commandUrl, 'GET', '/openapi.json')).body;
   const queryDoc = (await call<{ paths: Record<string, Record<string, unknown>> }>(sp.queryUrl, 'GET', '/openapi.json')).body;
   const methods = (doc: typeof commandDoc) => Object.values(doc.paths).flatMap((m) => Object.keys(m));
-  // The one GET of the write side: SSO start is a browser navigation that mints a session (a command).
-  const commandGets = Object.entries(commandDoc.paths).filter(([, m]) => 'get' in m).map(([p]) => p);
+  // The one GET of the write side: SSO start is a browser navigation that mints a session (a command). Every
+  // process also serves the probes (/livez, /readyz).
+  const commandGets = Object.entries(commandDoc.paths).filter(([p, m]) => 'get' in m && p !== '/livez' && p !== '/readyz').map(([p]) => p);
   assert.equal(commandGets, ['/api/auth/sso/start'], 'command-api documents no other GET');
   assert.ok(methods(queryDoc).every((m) => m === 'get'), 'query-api documents a write');
   // The session is untouched by the 404 logout above.

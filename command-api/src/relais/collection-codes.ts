@@ -21,7 +21,7 @@ export const requireAttemptsLeft = async (services: Pick<Services, 'knex'>, host
   if (wrong >= ATTEMPTS_PER_WINDOW) {
     const oldest = (await services.knex(ATTEMPTS_TABLE).where({ host_id: hostId }).andWhere('attempted_at', '>', since).min({ at: 'attempted_at' }).first()) as { at: Date | null } | undefined;
     const retryAt = oldest?.at ? new Date(oldest.at).getTime() + ATTEMPT_WINDOW_MS : now.getTime() + ATTEMPT_WINDOW_MS;
-    throw new RateLimitedError(Math.max(1, Math.ceil((retryAt - now.getTime()) / 1000)));
+    throw new RateLimitedError(Math.max(1, Math.ceil((retryAt - now.getTime()) / 1000)), 'relais_collection_codes');
   }
 };
 

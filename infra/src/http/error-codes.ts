@@ -29,6 +29,7 @@ export const API_ERROR_CODES: Record<string, string> = {
   ledger_unavailable: 'The ledger did not answer; retry shortly.',
   ledger_rejected: 'The ledger refused a transaction (a signed one sent by the client, or the service’s own: retry).',
   internal_error: 'An unexpected error; the request id identifies it in the logs.',
+  not_ready: 'GET /readyz: a dependency is down or a projection is faulted or too far behind; `errors` names which.',
   // Identity and accounts.
   invalid_credentials: 'The email or password is wrong.',
   account_blocked: 'The account is blocked.',

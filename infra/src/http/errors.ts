@@ -4,10 +4,16 @@ import { AppError } from '@cagnotte/domain';
 import { errorBody, errorBody as baseErrorBody } from './envelope';
 import { isDatabaseOutage } from '../db/outage';
 import type { Logger } from '../logger';
+import { requestContextOf } from './request-context';
+import { routeLabelOf } from './route-label';
 
 export class RateLimitedError extends AppError {
   readonly kind = 'rate_limited';
-  constructor(readonly retryAfterSeconds: number) {
+  /** @param limiter names the limit refused (the `limiter` label of rate_limit_refusals_total). */
+  constructor(
+    readonly retryAfterSeconds: number,
+    readonly limiter = 'unnamed',
+  ) {
     super('rate_limited', 'Too many requests, retry later');
   }
 }
@@ -53,21 +59,33 @@ interface BodyParserError {
  * logged and answered 500 without detail.
  */
 export const errorHandler =
-  (logger: Logger): ErrorRequestHandler =>
+  (logger: Logger, onRateLimited?: (limiter: string) => void): ErrorRequestHandler =>
   (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     const requestId = requestIdOf(res);
+    // What each error line says of its request: its ids (whether or not the logger reads the request context) and route.
+    const context = requestContextOf(req);
+    const about = () => ({
+      requestId,
+      ...(context ? { traceId: context.traceId, spanId: context.spanId } : {}),
+      method: req.method,
+      route: routeLabelOf(req),
+      path: req.path.slice(0, 200),
+    });
     const errorBody = (error: string, code: string, errors?: Record<string, string[]>) => baseErrorBody(error, code, errors, requestId);
     if (err instanceof AppError) {
       const status = STATUS_BY_KIND[err.kind];
-      if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+      if (err instanceof RateLimitedError) {
+        res.setHeader('Retry-After', String(err.retryAfterSeconds));
+        onRateLimited?.(err.limiter);
+      }
       const fields = 'errors' in err ? (err as { errors?: Record<string, string[]> }).errors : undefined;
       return res.status(status).json(errorBody(err.message, err.code, fields));
     }
     // The ledger refused a transaction the service built and signed (its own, not a client's: those are answered by
     // their routes): not the client's fault, retried with a fresh transaction.
     if (err instanceof LedgerRejectedError) {
-      logger.warn({ err, method: req.method, path: req.path }, 'the ledger refused a transaction of the service');
+      logger.warn({ ...about(), err }, 'the ledger refused a transaction of the service');
       res.setHeader('Retry-After', '5');
       const codes = [err.resultCodes.transaction, ...(err.resultCodes.operations ?? [])].filter((c): c is string => !!c);
       return res.status(503).json(errorBody('The ledger refused the service’s transaction: retry shortly', 'ledger_rejected', codes.length ? { ledger: codes } : undefined));
@@ -94,10 +112,10 @@ export const errorHandler =
     if (err instanceof URIError) return res.status(400).json(errorBody('Malformed URL', 'malformed_url'));
     // The database could not be reached (on any route, not only where a lookup says so): the client's to retry.
     if (isDatabaseOutage(err)) {
-      logger.warn({ err, method: req.method, path: req.path }, 'database unreachable');
+      logger.warn({ ...about(), err }, 'database unreachable');
       res.setHeader('Retry-After', '5');
       return res.status(503).json(errorBody('The database could not be reached: retry shortly', 'service_unavailable'));
     }
-    logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    logger.error({ ...about(), err }, 'unhandled error');
     return res.status(500).json(errorBody('Internal error', 'internal_error'));
   };

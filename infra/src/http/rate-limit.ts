@@ -38,7 +38,7 @@ export class RateLimiter {
       return;
     }
     const [count, ttlMs] = result;
-    if (count > rule.limit) throw new RateLimitedError(Math.max(1, Math.ceil(ttlMs / 1000)));
+    if (count > rule.limit) throw new RateLimitedError(Math.max(1, Math.ceil(ttlMs / 1000)), rule.name);
   }
 
   /** Clears a subject's counters (tests and the operator CLI). */

@@ -7,6 +7,8 @@ import type { RateLimiter, RateLimitRule } from './rate-limit';
 import { IDEMPOTENCY_HEADER, IdempotencyKeyAnswered, IdempotencyStore, type IdempotencyClaim, type Replay } from './idempotency';
 import { gatedPublicTenant, isApprovedOrigin } from './gates';
 import { deferredInputError } from './deferred-input';
+import { requestContextOf } from './request-context';
+import { routePathOf, setRoutePath } from './route-label';
 import { looksLikeApiKey, scopeAllows, v1ScopeOf, type ApiKeyAuthenticator, type ApiKeyContext, type V1Access, type V1Resource } from './v1';
 
 export interface AuthContext {
@@ -142,6 +144,8 @@ export interface HttpKit {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   defaultTenantSlug: string;
+  /** Told of each answer replayed from the idempotency store (the route's path): the process's metrics. */
+  onIdempotentReplay?: (route: string) => void;
 }
 
 const bearer = (req: Request): string | null => {
@@ -206,10 +210,7 @@ const passGate = async (kit: HttpKit, gate: NonNullable<RouteDef['gate']>, req: 
   return gatedPublicTenant(await resolveTenant(kit, req, null));
 };
 
-const ROUTE_PATH = Symbol('route path');
-
-/** The matched route's path in express form (`/api/pools/:id`), for metrics; undefined when no route of the kit matched. */
-export const routePathOf = (req: Request): string | undefined => (req as { [ROUTE_PATH]?: string })[ROUTE_PATH];
+export { routePathOf };
 
 /**
  * An answer in the JSON envelope, serialised once and written as is: no ETag (every answer is `Cache-Control:
@@ -296,7 +297,7 @@ export const mountRoutes = (router: Router, kit: HttpKit, defs: RouteDef[]): voi
           return;
         }
         req.params = params;
-        (req as { [ROUTE_PATH]?: string })[ROUTE_PATH] = route.expressPath;
+        setRoutePath(req, route.expressPath);
         route.handle(req, res).catch(next);
         return;
       }
@@ -361,6 +362,9 @@ const routeHandler = (kit: HttpKit, def: RouteDef) => {
       }
     }
     if (def.auth === 'required' && !auth) throw new UnauthorizedError();
+    // The access log names who asked, once known (request-context.ts).
+    const logContext = requestContextOf(req);
+    if (logContext && auth) logContext.userId = auth.userId;
 
     let tenant: TenantRef | null = null;
     if (def.ignoresInput) {
@@ -376,6 +380,8 @@ const routeHandler = (kit: HttpKit, def: RouteDef) => {
       tenant = await resolveTenant(kit, req, auth);
       if (!tenant && def.tenant === 'required') throw new NotFoundError('tenant');
     }
+
+    if (logContext && tenant) logContext.tenant = tenant.slug;
 
     // A key acts in its own tenant only: another tenant named in X-Service-Tenant finds nothing.
     if (apiKey && tenant?.id !== apiKey.tenantId) throw new NotFoundError('tenant');
@@ -405,7 +411,10 @@ const routeHandler = (kit: HttpKit, def: RouteDef) => {
       def.handler({ body, query: query.data, params: params.data, auth, apiKey, tenant, ip, requestId, idempotency, req, res });
     const send = (answer: Replay, replayed: boolean) => {
       for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
-      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      if (replayed) {
+        res.setHeader('Idempotent-Replayed', 'true');
+        kit.onIdempotentReplay?.(def.path);
+      }
       sendJson(res, answer.status, answer.body);
     };
     const rawKey = req.headers[IDEMPOTENCY_HEADER];

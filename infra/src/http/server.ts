@@ -5,7 +5,9 @@ import client from 'prom-client';
 import type { z } from 'zod';
 import { createBaseApp, newRouter } from './app';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
-import { mountRoutes, routePathOf, type RouteDef, type TenantDirectory } from './route';
+import { mountRoutes, type RouteDef, type TenantDirectory } from './route';
+import { labelWithPrefix, routeLabelOf } from './route-label';
+import { probeRoutes } from './probes';
 import { rethrowDeferredInput } from './deferred-input';
 import { formatPosition } from '../event-store/port';
 import { PostgresEventStore } from '../event-store/postgres';
@@ -14,6 +16,22 @@ import { httpKit, type Services } from '../services';
 import { createSandboxHorizonRouter } from '@cagnotte/sandbox-ledger';
 
 const STARTED = Symbol('request started');
+
+/** knex's pool (tarn), as the same four numbers as pg's. */
+const knexPool = (services: Services) => {
+  type Tarn = { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number };
+  // Read at each scrape: knex makes a new pool when it is destroyed and initialised again.
+  const pool = (): Tarn | undefined => (services.knex.client as { pool?: Tarn }).pool;
+  return [
+    {
+      pool: 'knex',
+      total: () => (pool() ? pool()!.numUsed() + pool()!.numFree() : 0),
+      idle: () => pool()?.numFree() ?? 0,
+      waiting: () => pool()?.numPendingAcquires() ?? 0,
+      max: () => pool()?.max ?? 0,
+    },
+  ];
+};
 
 export interface ApiServerOptions {
   services: Services;
@@ -33,12 +51,33 @@ Tenant-scoped requests send \`X-Service-Tenant: <slug>\`. Commands answer \`X-Ev
 \`X-Min-Position\` on a read served by another process to read your own write.
 Lists take \`page\` (≥ 1, default 1) and \`limit\` (1–100, default 20) and answer \`{ items, pagination }\`.`;
 
-/** An express app serving the given routes plus /openapi.json, /docs, /health and /metrics. */
+/** An express app serving the given routes plus /livez, /readyz, /openapi.json, /docs, /health and /metrics. */
 export const createApiServer = (o: ApiServerOptions): Express => {
   const { services } = o;
-  const doc = buildOpenApiDocument(o.routes, { ...o.info, description: `${o.info.description}\n\n${API_DESCRIPTION}` }, o.components);
+  const routes = [...probeRoutes(services, o.projections), ...o.routes];
+  const doc = buildOpenApiDocument(routes, { ...o.info, description: `${o.info.description}\n\n${API_DESCRIPTION}` }, o.components);
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
+  services.metrics.registerInto(registry);
+  // Connection pools: the event store's and hot reads' pg Pool, and knex's (read models).
+  const pools = [
+    { pool: 'pg', total: () => services.pgPool.totalCount, idle: () => services.pgPool.idleCount, waiting: () => services.pgPool.waitingCount, max: () => services.pgPool.options.max ?? 0 },
+    ...knexPool(services),
+  ];
+  const poolGauge = (name: string, help: string, read: (p: (typeof pools)[number]) => number) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ['pool'],
+      registers: [registry],
+      collect() {
+        for (const p of pools) this.set({ pool: p.pool }, read(p));
+      },
+    });
+  poolGauge('db_pool_connections', 'Connections open in a database pool (idle and in use)', (p) => p.total());
+  poolGauge('db_pool_idle_connections', 'Connections open and idle in a database pool', (p) => p.idle());
+  poolGauge('db_pool_waiting_requests', 'Queries waiting for a connection of a database pool (the pool is exhausted while this is above 0)', (p) => p.waiting());
+  poolGauge('db_pool_max_connections', 'The most connections a database pool opens (DB_POOL_SIZE; knex gets half)', (p) => p.max());
   const httpDuration = new client.Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration',
@@ -60,7 +99,7 @@ export const createApiServer = (o: ApiServerOptions): Express => {
   const series = new Map<string, { observe(seconds: number): void }>();
   function observeDuration(this: express.Response) {
     const req = this.req;
-    const route = routePathOf(req) ?? (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+    const route = routeLabelOf(req);
     const status = String(this.statusCode);
     const key = `${req.method} ${route} ${status}`;
     let s = series.get(key);
@@ -179,7 +218,7 @@ export const createApiServer = (o: ApiServerOptions): Express => {
     });
   }
 
-  return createBaseApp({ logger: services.logger, bodyLimitBytes: services.config.BODY_LIMIT_BYTES, trustProxy: services.config.TRUST_PROXY }, (app) => {
+  return createBaseApp({ logger: services.logger, bodyLimitBytes: services.config.BODY_LIMIT_BYTES, trustProxy: services.config.TRUST_PROXY, onRateLimited: services.metrics.rateLimited }, (app) => {
     app.use((_req, res, next) => {
       (res as { [STARTED]?: number })[STARTED] = performance.now();
       res.once('finish', observeDuration);
@@ -197,7 +236,7 @@ export const createApiServer = (o: ApiServerOptions): Express => {
       const ledger = services.sandboxLedger;
       // Genesis runs once, on the first request to the network (idempotent across processes).
       const genesis: express.RequestHandler = (_req, _res, next) => void ledger.ensureGenesis().then(() => next(), next);
-      app.use('/sandbox/horizon', rethrowDeferredInput, genesis, createSandboxHorizonRouter(ledger, { onError: (err) => services.logger.error({ err }, 'sandbox ledger error') }));
+      app.use('/sandbox/horizon', labelWithPrefix('/sandbox/horizon'), rethrowDeferredInput, genesis, createSandboxHorizonRouter(ledger, { onError: (err) => services.logger.error({ err }, 'sandbox ledger error') }));
     }
     app.get('/openapi.json', (_req, res) => res.json(doc));
     app.use('/docs', swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: `${o.info.title} – API reference` }));
@@ -234,7 +273,7 @@ export const createApiServer = (o: ApiServerOptions): Express => {
       res.send(await registry.metrics());
     });
     const router = newRouter();
-    mountRoutes(router, httpKit(services, o.tenants), o.routes);
+    mountRoutes(router, httpKit(services, o.tenants), routes);
     app.use(router);
   });
 };

@@ -4,6 +4,7 @@ import { ValidationError, type ObservedPayment } from '@cagnotte/domain';
 import { networkOf, type LedgerNetwork } from './network';
 import { LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
 import { InProcessSourceLock, type SourceAccountLock } from './source-lock';
+import type { LedgerCall } from '../operational-metrics';
 
 export interface LedgerSettings {
   /** Resolved lazily: in sandbox mode it is only known once the HTTP server listens. */
@@ -19,6 +20,8 @@ export interface LedgerSettings {
   /** The name challenges carry as SEP-10 home domain and web-auth domain. */
   homeDomain: string;
   allowHttp: boolean;
+  /** Told of every Horizon call (its latency and outcome): the process's metrics. */
+  onCall?: (call: LedgerCall) => void;
 }
 
 export { LedgerRejectedError, LedgerUnavailableError };
@@ -47,6 +50,48 @@ export const memoHashOf = (tx: Transaction): string | null =>
 type HorizonErrorResponse = { status?: number; data?: { extras?: { result_codes?: { transaction?: string; operations?: string[] } } } };
 const responseOf = (e: unknown): HorizonErrorResponse | undefined => (e as { response?: HorizonErrorResponse } | null)?.response;
 
+/** A Horizon path as a bounded label: its ids (account ids, hashes, numbers) become `:id`, after the server's own path. */
+export const horizonEndpointOf = (url: string, base: string): string => {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return 'unknown';
+  }
+  const prefix = new URL(base).pathname.replace(/\/$/, '');
+  if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length);
+  const segments = path.split('/').filter(Boolean).slice(0, 4);
+  return segments.map((s) => (/^[a-z_]{1,40}$/.test(s) ? s : ':id')).join('/') || 'root';
+};
+
+/**
+ * Times every request of a Horizon server's HTTP client (every verb goes through its `makeRequest`), whoever builds
+ * the call: the gateway's methods and the escrow and anchor code reading `gateway.server`.
+ */
+const timedServer = (server: Horizon.Server, onCall: LedgerSettings['onCall']): Horizon.Server => {
+  if (!onCall) return server;
+  const http = server.httpClient as unknown as { makeRequest(config: { url?: string; method?: string }): Promise<unknown> };
+  const makeRequest = http.makeRequest.bind(http);
+  const base = server.serverURL.toString();
+  http.makeRequest = (config) => {
+    const started = performance.now();
+    const report = (outcome: string) =>
+      onCall({ method: (config.method ?? 'get').toUpperCase(), endpoint: horizonEndpointOf(config.url ?? '', base), outcome, seconds: (performance.now() - started) / 1000 });
+    return makeRequest(config).then(
+      (res) => {
+        report('ok');
+        return res;
+      },
+      (e: unknown) => {
+        const status = responseOf(e)?.status;
+        report(!status ? 'network_error' : status === 404 ? 'not_found' : status < 500 ? 'client_error' : 'server_error');
+        throw e;
+      },
+    );
+  };
+  return server;
+};
+
 /**
  * The one client of the Stellar ledger: any Horizon (the sandbox network, testnet, public) through the
  * SDK's Horizon.Server. It builds the unsigned payments users sign, reads transactions back and decodes
@@ -69,7 +114,7 @@ export class LedgerGateway {
 
   get server(): Horizon.Server {
     const url = this.settings.horizonUrl();
-    if (this.cached?.url !== url) this.cached = { url, server: new Horizon.Server(url, { allowHttp: this.settings.allowHttp }) };
+    if (this.cached?.url !== url) this.cached = { url, server: timedServer(new Horizon.Server(url, { allowHttp: this.settings.allowHttp }), this.settings.onCall) };
     return this.cached.server;
   }
 

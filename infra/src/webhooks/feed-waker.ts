@@ -89,7 +89,7 @@ export class FeedWaker {
   /** Takes a waiter's place for the tenant, or throws 429 when the tenant has `maxWaitersPerTenant` already. */
   enter(tenantId: string): FeedLease {
     const held = this.leases.get(tenantId) ?? 0;
-    if (held >= this.maxWaitersPerTenant) throw new RateLimitedError(1);
+    if (held >= this.maxWaitersPerTenant) throw new RateLimitedError(1, 'feed_waiters');
     this.leases.set(tenantId, held + 1);
     this.ensureListening();
     let released = false;

@@ -31,22 +31,27 @@ export const progress = (label: string, unit: string, total: number | null, stre
       : withTotal
         ? `${label}: {value}/{total} ${unit} ({percentage}%), {rate}/s, ETA {eta_formatted}, elapsed {duration_formatted}`
         : `${label}: {value} ${unit}, {rate}/s, elapsed {duration_formatted}`;
-  const bar = new SingleBar({
-    stream,
-    format: format(known !== null),
-    noTTYOutput: true,
-    notTTYSchedule: 1000,
-    fps: 5,
-    etaBuffer: 50,
-    hideCursor: tty,
-    // Its own SIGINT handler would keep the process alive: ours stops the bar (the cursor comes back) and exits 130.
-    gracefulExit: false,
-    barsize: 24,
-  });
+  // Made at the first update: the total may come with it (escrow reconcile learns how many pools there are).
+  const makeBar = () =>
+    new SingleBar({
+      stream,
+      format: format(known !== null),
+      noTTYOutput: true,
+      notTTYSchedule: 1000,
+      fps: 5,
+      etaBuffer: 50,
+      hideCursor: tty,
+      // Its own SIGINT handler would keep the process alive: ours stops the bar (the cursor comes back) and exits 130.
+      gracefulExit: false,
+      barsize: 24,
+      // In a pipe the last line is already written with its newline: no empty line after it.
+      clearOnComplete: !tty,
+    });
+  let bar: SingleBar | null = null;
   let running = false;
   let done = 0;
   const interrupted = () => {
-    bar.stop();
+    bar?.stop();
     process.exit(130);
   };
   const rate = () => {
@@ -61,18 +66,19 @@ export const progress = (label: string, unit: string, total: number | null, stre
       if (!running) {
         running = true;
         process.once('SIGINT', interrupted);
+        bar = makeBar();
         bar.start(shown, value, { rate: rate() });
         return;
       }
-      if (shown !== bar.getTotal()) bar.setTotal(shown);
-      bar.update(value, { rate: rate() });
+      if (shown !== bar!.getTotal()) bar!.setTotal(shown);
+      bar!.update(value, { rate: rate() });
     },
     stop() {
       if (!running) return;
       running = false;
       process.off('SIGINT', interrupted);
-      bar.update(done, { rate: rate() });
-      bar.stop();
+      bar!.update(done, { rate: rate() });
+      bar!.stop();
     },
   };
 };

@@ -102,7 +102,17 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
   ...apiKeyCommands({ usage: (m) => new UsageError(m), print, meta, catchUp: (s, until) => runner(s).catchUp(until) }),
   ...eventsCommands({ usage: (m) => new UsageError(m) }),
   ...relaisHostCommands({ usage: (m) => new UsageError(m), print, meta, catchUp: (s, until) => runner(s).catchUp(until) }),
-  ...directoryCommands({ usage: (m) => new UsageError(m), print, catchUp: (s) => runner(s).catchUp() }),
+  // A list reads what is projected: a faulted projection (`projections status` names it) does not stop it.
+  ...directoryCommands({
+    usage: (m) => new UsageError(m),
+    print,
+    catchUp: (s) =>
+      runner(s)
+        .catchUp()
+        .catch((e: unknown) => {
+          if (!(e instanceof ProjectionFaultedError)) throw e;
+        }),
+  }),
   'tenant create': async (s, args) => {
     const { values, positionals } = parseArgs({
       args,

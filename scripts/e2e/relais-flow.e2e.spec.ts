@@ -144,7 +144,7 @@ test('buyers reserve with a point; the relay closes: the buyer who chose it is a
   ctx.ann = await buy(ctx, 'Ann', CLOSING);
   ctx.ben = await buy(ctx, 'Ben', `community:${ctx.hostId}`);
 
-  const closed = await ctx.api.call<Envelope>('POST', `/sandbox/relais/points/${CLOSING}`, { body: { status: 'temporarily_closed' } });
+  const closed = await as(ctx, ctx.organiser)('POST', `/sandbox/relais/points/${CLOSING}`, { status: 'temporarily_closed' });
   assert.is(closed.status, 200, closed.text);
   const mine = await eventually(async () => {
     const r = (await as(ctx, ctx.ann.buyer)('GET', `/api/me/reservations/${ctx.ann.reservationId}`)).body.data;

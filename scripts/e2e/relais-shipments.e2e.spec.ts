@@ -299,7 +299,9 @@ test('a carrier refusing the label: the point is reported unavailable and the an
   const refused = await as(ctx, ctx.organiser, ctx.relais).post(`/api/pools/${poolId}/shipments`, { pointId: RETIRED, weightG: 400 });
   assert.is(refused.status, 409, refused.text);
   assert.is(refused.body.code, 'pickup_point_unavailable');
-  assert.equal(ctx.reports.at(-1), { pointId: RETIRED, reason: 'refused_at_label', detail: 'point retired' });
+  // A sandbox refusal is the tenant's (its overrides): only its pools hear it.
+  assert.equal(ctx.reports.at(-1), { pointId: RETIRED, reason: 'refused_at_label', detail: 'point retired', tenantId: created.body.data.tenantId });
+  assert.is(ctx.labels.at(-1)?.tenantId, created.body.data.tenantId, 'the label request names the tenant');
 
   // No parcelWeightG and no weightG: refused before the booking, nothing to give back.
   const booked = ctx.bookings.length;

@@ -56,7 +56,7 @@ test('200 buyers race for 50 units: exactly 50 held, 150 refused with 409, and t
   );
   const statuses = results.map((r) => r.status);
   assert.is(statuses.filter((s) => s === 201).length, 50, `statuses: ${JSON.stringify(statuses.reduce<Record<number, number>>((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {}))}`);
-  assert.is(statuses.filter((s) => s === 409).length, 150);
+  assert.is(statuses.filter((s) => s === 409).length, 150, `statuses: ${JSON.stringify(statuses.reduce<Record<number, number>>((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {}))}; first other: ${results.find((r) => r.status !== 201 && r.status !== 409)?.text ?? '-'}`);
   for (const r of results.filter((x) => x.status === 409)) {
     assert.is(r.body.code, 'insufficient_stock');
     assert.equal(r.body.errors, { 'lines.0.quantity': ['only 0 of u left'] });

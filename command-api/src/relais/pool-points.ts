@@ -27,7 +27,8 @@ const runtimeOf = (deps: RelaisDeps) => ({
 });
 
 /**
- * Every pool referencing the point (the pools read model), in a status still to ship, decides
+ * Every pool referencing the point (the pools read model; only the report's tenant's when it names one), in a status
+ * still to ship, decides
  * MarkPickupPointUnavailable on its own stream as the system; a pool already told, or one that shipped to the point,
  * decides nothing. Answers how many pools recorded it now.
  */
@@ -37,6 +38,9 @@ export const reportPointUnavailable = async (deps: RelaisDeps, report: PointUnav
     .join(`${POOL_TABLES.pools} as p`, 'p.id', 'pp.pool_id')
     .where('pp.point_id', report.pointId)
     .whereIn('p.status', LIVE_STATUSES)
+    .modify((q) => {
+      if (report.tenantId) void q.where('p.tenant_id', report.tenantId);
+    })
     .select('p.id', 'p.tenant_id');
   const runtime = runtimeOf(deps);
   let pools = 0;
@@ -70,7 +74,8 @@ export const unavailabilityOf = (point: PickupPoint | null | undefined, date: st
 
 /**
  * The periodic check: the directory points of OPEN and LOCKED pools, resolved fresh per tenant and network (a
- * community host is its tenant's), each unusable one reported. A network that cannot answer now is skipped until the
+ * community host is its tenant's; the sandbox carrier's overrides are the tenant's), each unusable one reported to that
+ * tenant's pools only (another tenant's view of the same point may differ). A network that cannot answer now is skipped until the
  * next run (never reported: a network's outage is not its points' closure).
  */
 export const checkPoolPoints = async (deps: RelaisDeps): Promise<{ points: number; reported: number; pools: number; skipped: number }> => {
@@ -89,7 +94,8 @@ export const checkPoolPoints = async (deps: RelaisDeps): Promise<{ points: numbe
     groups.set(key, group);
   }
   const today = deps.clock().toISOString().slice(0, 10);
-  const unusable = new Map<string, { reason: UnavailableReason; detail: string | null }>();
+  /** Per tenant and point: `<tenantId>|<pointId>`. */
+  const unusable = new Map<string, { tenantId: string; pointId: string; reason: UnavailableReason; detail: string | null }>();
   let points = 0;
   let skipped = 0;
   for (const { tenantId, network, ids } of groups.values()) {
@@ -104,11 +110,11 @@ export const checkPoolPoints = async (deps: RelaisDeps): Promise<{ points: numbe
     for (const id of ids) {
       points++;
       const why = unavailabilityOf(answers.get(id), today);
-      if (why && !unusable.has(id)) unusable.set(id, why);
+      if (why) unusable.set(`${tenantId}|${id}`, { tenantId, pointId: id, ...why });
     }
   }
   let pools = 0;
-  for (const [pointId, why] of unusable) pools += (await reportPointUnavailable(deps, { pointId, ...why })).pools;
+  for (const report of unusable.values()) pools += (await reportPointUnavailable(deps, report)).pools;
   return { points, reported: unusable.size, pools, skipped };
 };
 

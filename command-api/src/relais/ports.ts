@@ -13,6 +13,8 @@ export interface PointUnavailableReport {
   pointId: string;
   reason: UnavailableReason;
   detail: string | null;
+  /** Only this tenant's pools (what one tenant's sandbox override or periodic check learned); absent: every tenant's. */
+  tenantId?: string;
 }
 
 export interface ShipmentStatusReport {

@@ -130,14 +130,15 @@ export const makeShipmentCommandRoutes = (deps: RelaisDeps, options: ShipmentRou
         let label: LabelOutcome;
         try {
           label = await adapter.createLabel(
-            { pointId: body.pointId, reference: poolId, parcels, weightG, ...(body.trackingNumber ? { trackingNumber: body.trackingNumber } : {}) },
+            { pointId: body.pointId, reference: poolId, parcels, weightG, tenantId, ...(body.trackingNumber ? { trackingNumber: body.trackingNumber } : {}) },
             AbortSignal.timeout(10_000),
           );
         } catch (error) {
           throw new UnavailableError('relais_unavailable', `The ${network} network did not answer: ${(error as Error).message}`);
         }
         if (!label.ok) {
-          await report(deps, { pointId: body.pointId, reason: 'refused_at_label', detail: label.refused.slice(0, 500) });
+          // The sandbox carrier refuses by this tenant's own overrides: only its pools hear it.
+          await report(deps, { pointId: body.pointId, reason: 'refused_at_label', detail: label.refused.slice(0, 500), ...(network === 'sandbox' ? { tenantId } : {}) });
           throw new ConflictError('pickup_point_unavailable', `The carrier refused the label to ${body.pointId}: its buyers choose another point`);
         }
         trackingNumber = label.trackingNumber;

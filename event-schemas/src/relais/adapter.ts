@@ -27,6 +27,8 @@ export interface LabelRequest {
   weightG: number;
   /** A tracking number the caller asks for (the sandbox carrier's magic numbers); carriers issue their own. */
   trackingNumber?: string;
+  /** The tenant of the pool shipping (the sandbox carrier refuses by that tenant's overrides). */
+  tenantId?: string | null;
 }
 
 export type LabelOutcome = { ok: true; trackingNumber: string } | { ok: false; refused: string };
@@ -47,6 +49,12 @@ export interface CarrierAdapter {
   get(pointId: string, tenantId: string | null, signal: AbortSignal): Promise<PickupPoint | null>;
   /** Asks for a label to the point; a network without labels (the community one) answers its own tracking number. */
   createLabel?(request: LabelRequest, signal: AbortSignal): Promise<LabelOutcome>;
+  /**
+   * The tenant's own view of points this network answered (the sandbox carrier's per-tenant overrides). The directory
+   * calls it on every search and lookup, after its cache: what `search` and `get` answer (and the cache holds) is the
+   * same for every tenant, and one tenant's overlay is never cached nor served to another.
+   */
+  overlay?(points: PickupPoint[], tenantId: string | null): Promise<PickupPoint[]>;
 }
 
 export interface SourceReport {

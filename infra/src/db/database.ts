@@ -28,7 +28,9 @@ export const ensureDatabase = async (url: string): Promise<void> => {
     const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName]);
     if (exists.rowCount === 0) {
       await client.query(`CREATE DATABASE "${dbName}"`).catch((e: { code?: string }) => {
-        if (e.code !== '42P04') throw e; // created concurrently
+        // Created concurrently: 42P04 when the other CREATE committed first, 23505 when both raced in the catalogue
+        // (three containers of the split deployment starting at once on an empty cluster).
+        if (e.code !== '42P04' && e.code !== '23505') throw e;
       });
     }
   } finally {

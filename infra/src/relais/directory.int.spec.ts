@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UnavailableError } from '@cagnotte/domain';
+import type { CarrierAdapter } from '@cagnotte/event-schemas';
 import { createRedis, type Redis } from '../redis';
 import { testKnex } from '../testing/resources';
 import { InpostAdapter } from './carriers/inpost';
@@ -16,8 +18,13 @@ interface Ctx {
   hanging: Server;
   directory: RelaisDirectory;
   sandboxCalls: number;
+  sandboxGets: number;
 }
-const test = suite<Ctx>('relais directory: fan-out, timeouts, Redis cache, filters');
+const test = suite<Ctx>('relais directory: fan-out, timeouts, Redis cache, filters, per-tenant overlay after the cache');
+/** Two tenants sharing the sandbox carrier (and the directory's cache). */
+const A = randomUUID();
+const B = randomUUID();
+const clearOverrides = () => testKnex()(SANDBOX_POINTS_TABLE).whereIn('tenant_id', [A, B]).del();
 const TODAY = new Date();
 const day = (n: number) => new Date(TODAY.getTime() + n * 86_400_000).toISOString().slice(0, 10);
 /** A weekday (Mon–Sat: the sandbox relays' days) inside SBX-HOLIDAY's closure. */
@@ -34,18 +41,24 @@ test.before(async (ctx) => {
   const addr = ctx.hanging.address();
   const sandbox = new SandboxCarrier({ knex: testKnex() });
   ctx.sandboxCalls = 0;
-  const counted = { network: sandbox.network, search: (...a: Parameters<SandboxCarrier['search']>) => (ctx.sandboxCalls++, sandbox.search(...a)), get: sandbox.get.bind(sandbox) };
+  ctx.sandboxGets = 0;
+  const counted: CarrierAdapter = {
+    network: sandbox.network,
+    search: (...a: Parameters<SandboxCarrier['search']>) => (ctx.sandboxCalls++, sandbox.search(...a)),
+    get: (...a: Parameters<SandboxCarrier['get']>) => (ctx.sandboxGets++, sandbox.get(...a)),
+    overlay: sandbox.overlay.bind(sandbox),
+  };
   ctx.directory = new RelaisDirectory({
     adapters: [counted, new InpostAdapter({ token: 't', url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}` })],
     redis: ctx.redis,
     timeoutMs: 1000,
     cacheTtlSeconds: 60,
   });
-  await testKnex()(SANDBOX_POINTS_TABLE).del();
+  await clearOverrides();
 });
 
 test.after(async (ctx) => {
-  await testKnex()(SANDBOX_POINTS_TABLE).del();
+  await clearOverrides();
   ctx.hanging.closeAllConnections();
   await new Promise<void>((r) => ctx.hanging.close(() => r()));
   ctx.redis.disconnect();
@@ -94,14 +107,90 @@ test('a position search measures from the position; invalidate forgets the cache
   const first = await ctx.directory.search(q, null);
   assert.ok(first.items[0]!.distanceM! > 100, 'no point sits on the searched position');
   assert.is((await ctx.directory.search(q, null)).sources[0]!.cached, true);
-  await overrideSandboxPoint(testKnex(), 'SBX-002', { status: 'temporarily_closed' });
-  assert.ok((await ctx.directory.search(q, null)).items.some((p) => p.id === 'sandbox:SBX-002'), 'still the cached answer');
+  const calls = ctx.sandboxCalls;
   await ctx.directory.invalidate('sandbox:SBX-002');
   const after = await ctx.directory.search(q, null);
   assert.is(after.sources[0]!.cached ?? false, false);
-  assert.not.ok(after.items.some((p) => p.id === 'sandbox:SBX-002'), 'a temporarily closed point is not offered');
-  await overrideSandboxPoint(testKnex(), 'SBX-002', { status: 'active' });
-  await ctx.directory.invalidate('sandbox:SBX-002');
+  assert.is(ctx.sandboxCalls, calls + 1, 'the network was asked again');
+  assert.equal(after.items.map((p) => p.id), first.items.map((p) => p.id));
+});
+
+test('a tenant’s overrides apply after the cache, on every request: the tenant sees them at once, another tenant and the cache never', async (ctx) => {
+  const q = { country: 'FR', postalCode: '33000', radiusKm: 10, limit: 20, networks: ['sandbox' as const] };
+  const ids = (r: { items: Array<{ id: string }> }) => r.items.map((p) => p.id);
+  const before = await ctx.directory.search(q, A);
+  assert.ok(ids(before).includes('sandbox:SBX-002') && ids(before).includes('sandbox:SBX-003'));
+  assert.not.ok(ids(before).includes('sandbox:SBX-RETIRED'));
+  const warm = await ctx.directory.resolve(['sandbox:SBX-001', 'sandbox:SBX-002', 'sandbox:SBX-003'], A);
+  assert.is(warm.get('sandbox:SBX-002')?.status, 'active', 'the lookups are cached now');
+  const searches = ctx.sandboxCalls;
+  const gets = ctx.sandboxGets;
+
+  assert.ok(await overrideSandboxPoint(testKnex(), A, 'SBX-002', { status: 'temporarily_closed' }));
+  assert.ok(await overrideSandboxPoint(testKnex(), A, 'SBX-003', { maxWeightG: 500, closures: [{ from: day(30), to: day(31), reason: 'inventaire' }] }));
+  assert.ok(await overrideSandboxPoint(testKnex(), A, 'SBX-RETIRED', { status: 'active' }));
+  assert.not.ok(await overrideSandboxPoint(testKnex(), A, 'SBX-NOPE', { status: 'active' }), 'not a fixture');
+
+  // Tenant A: the cached answer, overlaid.
+  const a = await ctx.directory.search(q, A);
+  assert.is(a.sources[0]!.cached, true, 'served from the cache');
+  assert.not.ok(ids(a).includes('sandbox:SBX-002'), 'closed in A’s sandbox');
+  assert.ok(ids(a).includes('sandbox:SBX-RETIRED'), 'brought back in A’s sandbox');
+  assert.is(a.items.find((p) => p.id === 'sandbox:SBX-003')?.maxWeightG, 500);
+  assert.not.ok(ids(await ctx.directory.search({ ...q, weightG: 800 }, A)).includes('sandbox:SBX-003'));
+  assert.not.ok(ids(await ctx.directory.search({ ...q, openOn: weekdayWithin(30, 31) }, A)).includes('sandbox:SBX-003'), 'closed on its closure');
+  const lookedUp = await ctx.directory.resolve(['sandbox:SBX-002', 'sandbox:SBX-003', 'sandbox:SBX-001'], A);
+  assert.is(lookedUp.get('sandbox:SBX-002')?.status, 'temporarily_closed', 'a cached lookup, overlaid');
+  assert.equal(lookedUp.get('sandbox:SBX-003')?.closures, [{ from: day(30), to: day(31), reason: 'inventaire' }]);
+  assert.is(lookedUp.get('sandbox:SBX-001')?.status, 'active');
+
+  // Tenant B and no tenant: the fixtures, from the same cache.
+  for (const tenant of [B, null]) {
+    const b = await ctx.directory.search(q, tenant);
+    assert.is(b.sources[0]!.cached, true);
+    assert.equal(ids(b), ids(before), `${tenant ?? 'no tenant'}: the fixtures`);
+    assert.is(b.items.find((p) => p.id === 'sandbox:SBX-003')?.maxWeightG, 20_000);
+    assert.ok(ids(await ctx.directory.search({ ...q, weightG: 800 }, tenant)).includes('sandbox:SBX-003'));
+    assert.ok(ids(await ctx.directory.search({ ...q, openOn: weekdayWithin(30, 31) }, tenant)).includes('sandbox:SBX-003'));
+    assert.is((await ctx.directory.resolve(['sandbox:SBX-002'], tenant)).get('sandbox:SBX-002')?.status, 'active');
+    assert.is((await ctx.directory.resolve(['sandbox:SBX-RETIRED'], tenant, { fresh: true })).get('sandbox:SBX-RETIRED')?.status, 'retired');
+  }
+  assert.is(ctx.sandboxCalls, searches, 'no search asked the network again: the cache still serves everyone');
+  assert.is(ctx.sandboxGets, gets + 2, 'only the fresh lookups asked the network');
+
+  // What the cache holds is the fixtures: nothing of A's overrides was written to it.
+  // KEYS takes the whole key (ioredis does not prefix a pattern) and answers whole keys; GET prefixes its own.
+  const prefix = ctx.redis.options.keyPrefix ?? '';
+  const cached = await Promise.all((await ctx.redis.keys(`${prefix}relais:*`)).map((k) => ctx.redis.get(k.slice(prefix.length))));
+  assert.ok(cached.length > 0);
+  assert.ok(cached.every((raw) => raw !== null && !raw.includes('temporarily_closed') && !raw.includes('inventaire')), 'no override in the cache');
+
+  // Back to the fixture in A’s sandbox: at once, no invalidation.
+  await overrideSandboxPoint(testKnex(), A, 'SBX-002', { status: 'active' });
+  assert.ok(ids(await ctx.directory.search(q, A)).includes('sandbox:SBX-002'));
+  await clearOverrides();
+});
+
+test('an overlay that fails: that network fails the search (the others answer), and a lookup is relais_unavailable', async () => {
+  const sandbox = new SandboxCarrier({ knex: testKnex() });
+  const broken: CarrierAdapter = {
+    network: 'sandbox',
+    search: sandbox.search.bind(sandbox),
+    get: sandbox.get.bind(sandbox),
+    overlay: async () => {
+      throw new Error('overrides unreadable');
+    },
+  };
+  const directory = new RelaisDirectory({ adapters: [broken], redis: null, timeoutMs: 1000, cacheTtlSeconds: 60 });
+  const answer = await directory.search({ country: 'FR', postalCode: '69001', radiusKm: 10, limit: 20 }, A);
+  assert.equal(answer.sources.map((s) => [s.network, s.status]), [['sandbox', 'error']]);
+  assert.equal(answer.items, [], 'never the fixtures without the tenant’s overrides');
+  try {
+    await directory.resolve(['sandbox:SBX-001'], A);
+    assert.unreachable('resolve');
+  } catch (e) {
+    assert.instance(e, UnavailableError);
+  }
 });
 
 test('resolve: any status, unknown ids null, fresh bypasses the cache, a network not enabled or silent throws relais_unavailable', async (ctx) => {
@@ -110,10 +199,11 @@ test('resolve: any status, unknown ids null, fresh bypasses the cache, a network
   assert.is(got.get('sandbox:SBX-NOPE'), null);
   assert.is(got.get('inline-point-id'), null);
   assert.is((await ctx.directory.resolve(['sandbox:SBX-003'], null)).get('sandbox:SBX-003')?.status, 'active');
-  await overrideSandboxPoint(testKnex(), 'SBX-003', { status: 'retired' });
-  assert.is((await ctx.directory.resolve(['sandbox:SBX-003'], null)).get('sandbox:SBX-003')?.status, 'active', 'cached');
-  assert.is((await ctx.directory.resolve(['sandbox:SBX-003'], null, { fresh: true })).get('sandbox:SBX-003')?.status, 'retired', 'fresh');
-  await overrideSandboxPoint(testKnex(), 'SBX-003', { status: 'active' });
+  const gets = ctx.sandboxGets;
+  assert.is((await ctx.directory.resolve(['sandbox:SBX-003'], null)).get('sandbox:SBX-003')?.status, 'active');
+  assert.is(ctx.sandboxGets, gets, 'cached');
+  assert.is((await ctx.directory.resolve(['sandbox:SBX-003'], null, { fresh: true })).get('sandbox:SBX-003')?.status, 'active');
+  assert.is(ctx.sandboxGets, gets + 1, 'fresh asks the network');
   for (const id of ['mondial_relay:FR-066974', 'inpost:KRA010M']) {
     try {
       await ctx.directory.resolve([id], null);

@@ -9,7 +9,9 @@ import { haversineM } from './geo';
 // timeout, and answers with what came back in time (`sources` says which network answered, timed out or failed).
 // Each network's answer is cached in Redis per (network, country, postal code, radius) — position searches on a
 // ~1 km grid — so a second search of the same place does not call the carrier again. A network's cache is forgotten
-// as a whole when one of its points changes (`invalidate`: the network's generation moves on).
+// as a whole when one of its points changes (`invalidate`: the network's generation moves on). The cache holds what a
+// network answers every tenant alike; a tenant's own view (the sandbox carrier's per-tenant overrides: the adapter's
+// `overlay`) is applied after it, on every request, and never cached.
 
 /** What the directory asks each network for: the most any search can show, so one cached answer serves every limit. */
 const NETWORK_LIMIT = 50;
@@ -29,6 +31,7 @@ export interface RelaisDirectoryOptions {
   logger?: Pick<Logger, 'warn'>;
 }
 
+type NetworkAnswer = { source: SourceReport; points: PickupPoint[] };
 type Outcome<T> = { status: 'ok'; value: T; ms: number } | { status: 'timeout' | 'error'; ms: number; error: unknown };
 
 export class RelaisDirectory implements RelaisDirectoryPort {
@@ -90,25 +93,40 @@ export class RelaisDirectory implements RelaisDirectoryPort {
     const generations = await this.generations(networks.filter((n) => !UNCACHED.has(n)));
     const asked: PointQuery = { country: query.country, postalCode: query.postalCode, lat: query.lat, lng: query.lng, radiusKm: query.radiusKm, limit: NETWORK_LIMIT, tenantId };
     const answers = await Promise.all(
-      networks.map(async (network): Promise<{ source: SourceReport; points: PickupPoint[] }> => {
-        const key = UNCACHED.has(network) || !this.o.redis ? null : this.searchKey(network, generations.get(network) ?? '0', query);
-        if (key) {
-          const started = performance.now();
-          const cached = await this.cacheGet(key);
-          if (Array.isArray(cached)) return { source: { network, status: 'ok', ms: Math.round(performance.now() - started), cached: true }, points: cached as PickupPoint[] };
-        }
-        const outcome = await this.timed((signal) => this.adapters.get(network)!.search(asked, signal));
-        if (outcome.status !== 'ok') {
-          if (outcome.status === 'error') this.o.logger?.warn({ network, err: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) }, 'relais network failed');
-          return { source: { network, status: outcome.status, ms: outcome.ms }, points: [] };
-        }
-        // An adapter's answer is checked against the model once, here, before it is cached or shown.
-        const points = outcome.value.filter((p) => PickupPoint.safeParse(p).success && p.network === network);
-        if (key) this.cacheSet(key, points, this.o.cacheTtlSeconds);
-        return { source: { network, status: 'ok', ms: outcome.ms }, points };
-      }),
+      networks.map(async (network) => this.overlaid(network, await this.networkAnswer(network, generations, query, asked), tenantId)),
     );
     return { items: this.rank(answers.flatMap((a) => a.points), query), sources: answers.map((a) => a.source) };
+  }
+
+  /** One network's answer to a search: from the cache, else from the network (then cached); never throws. */
+  private async networkAnswer(network: RelaisNetwork, generations: Map<RelaisNetwork, string>, query: PointSearch, asked: PointQuery): Promise<NetworkAnswer> {
+    const key = UNCACHED.has(network) || !this.o.redis ? null : this.searchKey(network, generations.get(network) ?? '0', query);
+    if (key) {
+      const started = performance.now();
+      const cached = await this.cacheGet(key);
+      if (Array.isArray(cached)) return { source: { network, status: 'ok', ms: Math.round(performance.now() - started), cached: true }, points: cached as PickupPoint[] };
+    }
+    const outcome = await this.timed((signal) => this.adapters.get(network)!.search(asked, signal));
+    if (outcome.status !== 'ok') {
+      if (outcome.status === 'error') this.o.logger?.warn({ network, err: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) }, 'relais network failed');
+      return { source: { network, status: outcome.status, ms: outcome.ms }, points: [] };
+    }
+    // An adapter's answer is checked against the model once, here, before it is cached or shown.
+    const points = outcome.value.filter((p) => PickupPoint.safeParse(p).success && p.network === network);
+    if (key) this.cacheSet(key, points, this.o.cacheTtlSeconds);
+    return { source: { network, status: 'ok', ms: outcome.ms }, points };
+  }
+
+  /** The tenant's view of a network's answer (its adapter's overlay, after the cache); an overlay that fails fails that network only. */
+  private async overlaid(network: RelaisNetwork, answer: NetworkAnswer, tenantId: string | null): Promise<NetworkAnswer> {
+    const adapter = this.adapters.get(network)!;
+    if (!adapter.overlay || answer.source.status !== 'ok' || answer.points.length === 0) return answer;
+    try {
+      return { source: answer.source, points: await adapter.overlay(answer.points, tenantId) };
+    } catch (error) {
+      this.o.logger?.warn({ network, err: error instanceof Error ? error.message : String(error) }, 'relais overlay failed');
+      return { source: { network, status: 'error', ms: answer.source.ms }, points: [] };
+    }
   }
 
   /** Merges, filters, measures from the searched position (else the postal code's first point), sorts by distance, limits. */
@@ -153,7 +171,23 @@ export class RelaisDirectory implements RelaisDirectoryPort {
         return [id, point];
       }),
     );
-    return new Map(entries);
+    // The tenant's view, after the cache: one overlay per network of the points found.
+    const answers = new Map(entries);
+    const byNetwork = new Map<RelaisNetwork, PickupPoint[]>();
+    for (const point of answers.values()) if (point) byNetwork.set(point.network, [...(byNetwork.get(point.network) ?? []), point]);
+    for (const [network, points] of byNetwork) {
+      const adapter = this.adapters.get(network);
+      if (!adapter?.overlay) continue;
+      let overlaid: PickupPoint[];
+      try {
+        overlaid = await adapter.overlay(points, tenantId);
+      } catch (error) {
+        this.o.logger?.warn({ network, err: error instanceof Error ? error.message : String(error) }, 'relais overlay failed');
+        throw new UnavailableError('relais_unavailable', `The ${network} pick-up point network did not answer (error): retry shortly`);
+      }
+      for (const point of overlaid) answers.set(point.id, point);
+    }
+    return answers;
   }
 
   async invalidate(pointId: string): Promise<void> {

@@ -4,8 +4,10 @@ import { z } from 'zod';
 import { Closure, PickupPointStatus, type CarrierAdapter, type LabelOutcome, type LabelRequest, type OpeningHours, type PickupPoint, type PickupPointKind, type PointQuery } from '@cagnotte/event-schemas';
 import { CarrierError } from './wire';
 
-// The sandbox carrier (docs/relais.md): fixture points near every searched place, the same ids everywhere, state
-// overrides shared by every process (table relais_sandbox_points), injectable latency and failures.
+// The sandbox carrier (docs/relais.md): fixture points near every searched place, the same ids everywhere, each
+// tenant's own overrides of them (table relais_sandbox_points, shared by every process), injectable latency and
+// failures. `search` and `get` answer the fixtures alone, the same for every tenant, so the directory may cache them;
+// `overlay` applies a tenant's overrides, and the directory calls it after its cache on every request.
 
 /** Postal codes that make the sandbox network fail: documented magic values. */
 export const SANDBOX_TIMEOUT_POSTAL_CODE = '99001';
@@ -87,8 +89,10 @@ export class SandboxCarrier implements CarrierAdapter {
 
   private now = () => this.o.now?.() ?? new Date();
 
-  private async overrides(): Promise<Map<string, Override>> {
-    const rows = await this.o.knex(SANDBOX_POINTS_TABLE).select('point_id', 'status', 'closures', 'max_weight_g');
+  /** The tenant's overrides by point id (within the network); none without a tenant. */
+  private async overrides(tenantId: string | null): Promise<Map<string, Override>> {
+    if (!tenantId) return new Map();
+    const rows = await this.o.knex(SANDBOX_POINTS_TABLE).where({ tenant_id: tenantId }).select('point_id', 'status', 'closures', 'max_weight_g');
     return new Map(rows.map((r: unknown) => Override.parse(r)).map((r) => [r.point_id, r]));
   }
 
@@ -97,9 +101,9 @@ export class SandboxCarrier implements CarrierAdapter {
     if (ms > 0) await sleep(ms, signal);
   }
 
-  private point(f: Fixture, center: { lat: number; lng: number }, place: { postalCode: string; country: string }, o: Override | undefined): PickupPoint {
+  private point(f: Fixture, center: { lat: number; lng: number }, place: { postalCode: string; country: string }): PickupPoint {
     const today = this.now();
-    const closures = o?.closures ?? (f.holidayDays ? [{ from: addDays(today, 0), to: addDays(today, f.holidayDays), reason: 'Congés (sandbox)' }] : []);
+    const closures = f.holidayDays ? [{ from: addDays(today, 0), to: addDays(today, f.holidayDays), reason: 'Congés (sandbox)' }] : [];
     return {
       id: `sandbox:${f.pointId}`,
       network: 'sandbox',
@@ -109,8 +113,8 @@ export class SandboxCarrier implements CarrierAdapter {
       geo: offset(center, f.north, f.east),
       openingHours: f.kind === 'locker' ? LOCKER_HOURS : RELAY_HOURS,
       closures,
-      maxWeightG: o?.max_weight_g ?? f.maxWeightG,
-      status: o?.status ?? f.status,
+      maxWeightG: f.maxWeightG,
+      status: f.status,
       fetchedAt: today.toISOString(),
     };
   }
@@ -123,25 +127,36 @@ export class SandboxCarrier implements CarrierAdapter {
     await this.latency(signal);
     if (q.postalCode === SANDBOX_ERROR_POSTAL_CODE) throw new CarrierError(this.network, 'injected failure (postal code 99002)');
     const center = q.lat !== undefined && q.lng !== undefined ? { lat: q.lat, lng: q.lng } : sandboxCenter(q.country, q.postalCode ?? '');
-    const overrides = await this.overrides();
-    return SANDBOX_FIXTURES.map((f) => this.point(f, center, { postalCode: q.postalCode ?? HOME.postalCode, country: q.country }, overrides.get(f.pointId))).filter(
-      (p) => p.status !== 'retired',
-    );
+    // Every fixture, SBX-RETIRED too: the directory offers active points only, after the tenant's overlay (a tenant
+    // may bring it back to life in its own sandbox).
+    return SANDBOX_FIXTURES.map((f) => this.point(f, center, { postalCode: q.postalCode ?? HOME.postalCode, country: q.country }));
   }
 
   async get(pointId: string, _tenantId: string | null, signal: AbortSignal): Promise<PickupPoint | null> {
     await this.latency(signal);
     const f = SANDBOX_FIXTURES.find((x) => x.pointId === pointId);
     if (!f) return null;
-    const overrides = await this.overrides();
-    return this.point(f, HOME, { postalCode: HOME.postalCode, country: 'FR' }, overrides.get(f.pointId));
+    return this.point(f, HOME, { postalCode: HOME.postalCode, country: 'FR' });
+  }
+
+  /** The points as `tenantId`'s sandbox has them: its overrides applied (a column it left null keeps the fixture's value). */
+  async overlay(points: PickupPoint[], tenantId: string | null): Promise<PickupPoint[]> {
+    if (!tenantId || points.length === 0) return points;
+    const overrides = await this.overrides(tenantId);
+    if (overrides.size === 0) return points;
+    return points.map((p) => {
+      const o = p.id.startsWith('sandbox:') ? overrides.get(p.id.slice('sandbox:'.length)) : undefined;
+      if (!o) return p;
+      return { ...p, status: o.status ?? p.status, closures: o.closures ?? p.closures, maxWeightG: o.max_weight_g ?? p.maxWeightG };
+    });
   }
 
   /** `SBX` + 12 digits; a requested tracking number is kept (the magic ones, docs/relais.md). Refused for a point that is not active. */
   async createLabel(request: LabelRequest, signal: AbortSignal): Promise<LabelOutcome> {
     // The label names the point as everyone does, `sandbox:<pointId>`; `get` takes the id within the network.
     const within = request.pointId.startsWith('sandbox:') ? request.pointId.slice('sandbox:'.length) : request.pointId;
-    const point = await this.get(within, null, signal);
+    const fixture = await this.get(within, null, signal);
+    const [point] = fixture ? await this.overlay([fixture], request.tenantId ?? null) : [];
     if (!point) return { ok: false, refused: `unknown sandbox point ${request.pointId}` };
     if (point.status !== 'active') return { ok: false, refused: `the point is ${point.status.replace('_', ' ')}` };
     if (point.maxWeightG !== undefined && request.weightG > point.maxWeightG) return { ok: false, refused: `the point takes parcels up to ${point.maxWeightG} g` };
@@ -149,13 +164,18 @@ export class SandboxCarrier implements CarrierAdapter {
   }
 }
 
-/** Sets (or clears, with nulls) a sandbox point's overrides; returns whether the fixture exists. */
-export const overrideSandboxPoint = async (knex: Knex, pointId: string, change: { status?: PickupPointStatus; closures?: Closure[]; maxWeightG?: number }): Promise<boolean> => {
+/** Sets a sandbox point's overrides in one tenant's sandbox (no other tenant sees them); returns whether the fixture exists. */
+export const overrideSandboxPoint = async (
+  knex: Knex,
+  tenantId: string,
+  pointId: string,
+  change: { status?: PickupPointStatus; closures?: Closure[]; maxWeightG?: number },
+): Promise<boolean> => {
   if (!SANDBOX_FIXTURES.some((f) => f.pointId === pointId)) return false;
-  const row: Record<string, unknown> = { point_id: pointId, updated_at: knex.fn.now() };
+  const row: Record<string, unknown> = { tenant_id: tenantId, point_id: pointId, updated_at: knex.fn.now() };
   if (change.status !== undefined) row.status = change.status;
   if (change.closures !== undefined) row.closures = JSON.stringify(change.closures);
   if (change.maxWeightG !== undefined) row.max_weight_g = change.maxWeightG;
-  await knex(SANDBOX_POINTS_TABLE).insert(row).onConflict('point_id').merge();
+  await knex(SANDBOX_POINTS_TABLE).insert(row).onConflict(['tenant_id', 'point_id']).merge();
   return true;
 };

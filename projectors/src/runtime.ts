@@ -429,7 +429,7 @@ export class ProjectorRunner {
    * events below the oldest running append, so a write can take a moment to become visible.
    * A faulted projection is skipped (the others are still caught up), then ProjectionFaultedError names it.
    */
-  async catchUp(until?: Position | null, timeoutMs = 15_000): Promise<void> {
+  async catchUp(until?: Position | null, timeoutMs = 15_000, onProgress?: (step: { projection: string; read: number }) => void): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const faulted: ProjectionFaultedError[] = [];
     const hooks = this.o.hooks;
@@ -453,6 +453,7 @@ export class ProjectorRunner {
             after = batch[batch.length - 1]!.position;
             next = page(after);
             await this.process(projection, batch, false);
+            onProgress?.({ projection: projection.name, read: batch.length });
             if (hooks) await hooks.point('between-pages', projection.name);
             continue;
           }
@@ -489,7 +490,7 @@ export class ProjectorRunner {
    * Rebuilds of one projection take turns (an advisory lock held for the whole rebuild). The swap clears a fault.
    * An event that fails, or a broken hash link, stops the rebuild (the live tables stay) and faults the projection.
    */
-  async rebuild(name: string): Promise<{ events: number; position: Position | null }> {
+  async rebuild(name: string, onProgress?: (read: number) => void): Promise<{ events: number; position: Position | null }> {
     const projection = this.o.projections.find((p) => p.name === name);
     if (!projection) throw new Error(`unknown projection ${name}`);
     const { knex } = this.o;
@@ -497,7 +498,7 @@ export class ProjectorRunner {
     return knex.transaction(async (lockTrx) => {
       await lockTrx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`projection-rebuild:${name}`]);
       try {
-        return await this.rebuildLocked(projection);
+        return await this.rebuildLocked(projection, onProgress);
       } catch (error) {
         if (error instanceof ProjectionEventError || error instanceof HashChainError) {
           await recordProjectionFailure(knex, name, { event: error.event, error: faultText(error) }, 1, true);
@@ -511,7 +512,8 @@ export class ProjectorRunner {
     });
   }
 
-  private async rebuildLocked(projection: Projection): Promise<{ events: number; position: Position | null }> {
+  /** `onProgress` hears how many events of the feed were read so far, after each page. */
+  private async rebuildLocked(projection: Projection, onProgress?: (read: number) => void): Promise<{ events: number; position: Position | null }> {
     const { knex, store, hooks } = this.o;
     const name = projection.name;
     const rebuilt: TableMap = (t) => (projection.tables.includes(t) ? rebuildName(t) : t);
@@ -522,6 +524,7 @@ export class ProjectorRunner {
     const checker = this.o.verifyHashes === false ? null : new ChainChecker(store);
     let after: Position | null = null;
     let events = 0;
+    let read = 0;
     /** Copies one page of the feed into the rebuild tables; returns how many events it read. */
     const copyPage = async (trx: Knex.Transaction): Promise<number> => {
       const batch = await store.readAll({ after, maxCount: 5000 });
@@ -543,6 +546,8 @@ export class ProjectorRunner {
       }
       events += handled.length;
       if (batch.length > 0) after = batch[batch.length - 1]!.position;
+      read += batch.length;
+      if (batch.length > 0) onProgress?.(read);
       return batch.length;
     };
     // The bulk of the history, in short transactions that do not hold back the feed.

@@ -346,7 +346,7 @@ export class EventAnchor {
    * Anchors every event the feed shows after the last anchor (in batches of `maxLeaves`). Nothing new: no
    * transaction. Another process anchoring: 'busy'. A receipt left pending by a crash is settled first.
    */
-  async anchorNow(): Promise<AnchorRunResult> {
+  async anchorNow(onProgress?: (eventsAnchored: number) => void): Promise<AnchorRunResult> {
     const client = await this.pool.connect();
     try {
       const locked = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, 0) AS ok', [LOCK_CLASS])).rows[0]!.ok;
@@ -359,6 +359,7 @@ export class EventAnchor {
           const receipt = await this.anchorBatch(client, maxLeaves);
           if (!receipt) break;
           anchors.push(receipt);
+          onProgress?.(anchors.reduce((n, a) => n + a.leafCount, 0));
           if (receipt.leafCount < maxLeaves) break;
         }
         return anchors.length > 0 ? { status: 'anchored', anchors } : { status: 'nothing_to_anchor', anchors: [] };
@@ -532,7 +533,7 @@ export class EventAnchor {
    * verified anchors: each anchored event is recomputed from its content along its stream's chain and must
    * give the hash the anchor committed to. Names the first forged event of each stream and overall.
    */
-  async verify(streams: string[] | 'all'): Promise<AnchoredVerifyReport> {
+  async verify(streams: string[] | 'all', onProgress?: (done: number, total: number) => void): Promise<AnchoredVerifyReport> {
     const receipts = await this.checkReceipts();
     const trusted = receipts.trusted.map((id) => id.toString());
     const ids =
@@ -544,7 +545,10 @@ export class EventAnchor {
           ).rows.map((r) => r.stream_id)
         : streams;
     const results: StreamReport[] = [];
-    for (const id of ids) results.push(await this.verifyStream(id, trusted));
+    for (const id of ids) {
+      results.push(await this.verifyStream(id, trusted));
+      onProgress?.(results.length, ids.length);
+    }
     const forged = results.map((r) => r.firstForged).filter((f): f is ForgedEvent => f !== null);
     const byPosition = (f: ForgedEvent) => f.position.split('-').map((x) => BigInt(x)) as [bigint, bigint];
     const firstForged =

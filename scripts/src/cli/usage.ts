@@ -23,7 +23,24 @@ export const RELAIS_HOSTS_USAGE = `  relais hosts list [--tenant <slug>] [--stat
   relais hosts approve <hostId>      approve a pending application (as the operator): the host becomes a pick-up point
   relais hosts reject <hostId> [--reason <text>]   reject a pending application`;
 
-export const USAGE = `Usage: pnpm cli <command>
+export const DIRECTORY_USAGE = `  tenant list [--limit <n>] [--after <cursor>]
+                                     the tenants, oldest first, one page as JSON: { items, nextCursor }
+  user list --tenant <slug> [--limit <n>] [--after <cursor>]
+                                     the tenant's accounts, oldest first, one page as JSON: { items, nextCursor }
+  pool list [--tenant <slug>] [--status <s>] [--limit <n>] [--after <cursor>]
+                                     the pools (every tenant's unless --tenant), oldest first, one page as JSON:
+                                     { items, nextCursor }; --limit 1 to 1000 (default 100), --after the nextCursor
+                                     of the previous page (null on the last page)`;
+
+export const EXIT_CODES = `Exit codes: 0 done; 1 refused or a check failed (a refused write, a broken hash chain, a pool that does not
+reconcile, a faulted projection: the reason is on stderr or in the JSON); 2 bad usage (unknown command, missing or
+bad argument, invalid configuration); 3 could not run (a dependency unreachable or an unexpected error, on stderr);
+130 interrupted (Ctrl-C).
+Long commands (projections rebuild and catch-up, escrow reconcile, events verify and anchor) report progress on
+stderr: a bar on a terminal, else a line at most every second with done/total, rate and ETA.`;
+
+export const USAGE = `Usage: pnpm cli <command> [--help]
+       pnpm cli help <command>      one command's usage
 
   tenant create <slug> [--name <name>] [--white-label on|off] [--origin <url>]...
   tenant settings <slug> [--reservation-ttl <seconds>] [--listing-fee-listed <amount>] [--listing-fee-featured <amount>]
@@ -64,5 +81,7 @@ export const USAGE = `Usage: pnpm cli <command>
 ${AUDIT_USAGE}
 ${API_KEYS_USAGE}
 ${RELAIS_HOSTS_USAGE}
+${DIRECTORY_USAGE}
 
-Each command prints JSON. Exit code 0 on success, 1 on a refused command, 2 on bad usage.`;
+Each command prints JSON on stdout.
+${EXIT_CODES}`;

@@ -67,7 +67,8 @@ export const boot = async (
     const { line: text, expected } = describeStartupError(e, config);
     line(`${name}: ${text}`);
     if (!expected && e instanceof Error && e.stack) line(e.stack);
-    await stopPrepared?.().catch(() => undefined);
+    // The process exits either way; an embedded PostgreSQL that would not stop is said, not hidden.
+    await stopPrepared?.().catch((err: unknown) => line(`${name}: could not stop what start-up prepared: ${err instanceof Error ? err.message : String(err)}`));
     process.exit(1);
   }
   process.off('SIGINT', whileStarting);

@@ -45,8 +45,8 @@ export class ChildServer {
       env: { ...process.env, PORT: String(this.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.on('data', (d) => (this.log = (this.log + String(d)).slice(-4000)));
-    child.stderr!.on('data', (d) => (this.log = (this.log + String(d)).slice(-4000)));
+    child.stdout!.on('data', (d) => (this.log = (this.log + String(d)).slice(-200_000)));
+    child.stderr!.on('data', (d) => (this.log = (this.log + String(d)).slice(-200_000)));
     this.child = child;
     const deadline = Date.now() + START_DEADLINE_MS;
     while (Date.now() < deadline) {

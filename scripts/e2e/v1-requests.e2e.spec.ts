@@ -122,7 +122,8 @@ test('paid in full: open â†’ the payer signs the built payment and submits it â†
   const xml = await eventually(async () => {
     const res = await get(ctx, ctx.key, `/v1/requests/${r.id}/invoice?format=xml`);
     return res.status === 200 ? res.text : null;
-  }, 'the request invoice');
+    // The invoice is a job queued by a projection: on a full run of a loaded machine it has taken longer than 15 s.
+  }, 'the request invoice', 60_000);
   assert.match(xml, '<ram:GrandTotalAmount>121.19</ram:GrandTotalAmount>');
   assert.match(xml, `<ram:PaymentReference>${txHash}</ram:PaymentReference>`);
   const validation = await validateCii(xml);

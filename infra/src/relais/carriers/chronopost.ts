@@ -1,5 +1,5 @@
-import type { CarrierAdapter, Closure, OpeningSlot, PickupPoint, PickupPointKind, PointQuery } from '@cagnotte/event-schemas';
-import { CarrierError, ISO_DAYS, calendarDate, callCarrier, children, decimal, findFirst, frenchDate, hoursOf, parseXml, slotsFromRanges, soapEnvelope, textOf, throwOnFault, trimmedJoin, type XmlNode } from './wire';
+import type { CarrierAdapter, OpeningSlot, PickupPoint, PickupPointKind, PointQuery } from '@cagnotte/event-schemas';
+import { CarrierError, ISO_DAYS, callCarrier, children, findFirst, frenchDate, hoursOf, laPostePointFields, parseXml, slotsFromRanges, soapEnvelope, textOf, throwOnFault, type XmlNode } from './wire';
 
 // Chronopost: SOAP `recherchePointChronopost` and `rechercheDetailPointChronopost` of PointRelaisServiceWS
 // (https://ws.chronopost.fr/recherchebt-ws-cxf/PointRelaisServiceWS). Points are `listePointRelais`; their id is
@@ -16,24 +16,14 @@ export const mapChronopostPoint = (p: XmlNode, fetchedAt: string): PickupPoint =
     const d = textOf(day, 'jour') as (typeof ISO_DAYS)[number];
     if (ISO_DAYS.includes(d)) byDay[d] = slotsFromRanges(textOf(day, 'horairesAsString'));
   }
-  const closures: Closure[] = children(p, 'listePeriodeFermeture')
-    .map((c) => ({ from: calendarDate(textOf(c, 'calendarDeDebut')), to: calendarDate(textOf(c, 'calendarDeFin')) }))
-    .filter((c): c is Closure => !!c.from && !!c.to && c.from <= c.to);
   const id = textOf(p, 'identifiant') || textOf(p, 'identifiantChronopostPointA2PAS');
-  const weight = Number(textOf(p, 'poidsMaxi'));
-  const distance = Number(textOf(p, 'distanceEnMetre'));
-  const line2 = trimmedJoin(textOf(p, 'adresse2'), textOf(p, 'adresse3'));
   return {
     id: `chronopost:${id}`,
     network: 'chronopost',
     kind: kindOf(textOf(p, 'typeDePoint')),
     name: textOf(p, 'nom') || textOf(p, 'nomEnseigne') || `Chronopost ${id}`,
-    address: { line1: textOf(p, 'adresse1'), ...(line2 ? { line2 } : {}), postalCode: textOf(p, 'codePostal'), city: textOf(p, 'localite'), country: (textOf(p, 'codePays') || 'FR').toUpperCase() },
-    geo: { lat: decimal(textOf(p, 'coordGeolocalisationLatitude')), lng: decimal(textOf(p, 'coordGeolocalisationLongitude')) },
-    ...(textOf(p, 'distanceEnMetre') !== '' && Number.isFinite(distance) ? { distanceM: Math.round(distance) } : {}),
+    ...laPostePointFields(p, 'listePeriodeFermeture', 'FR'),
     openingHours: hoursOf(byDay),
-    closures,
-    ...(Number.isInteger(weight) && weight > 0 ? { maxWeightG: weight } : {}),
     status: textOf(p, 'actif') === 'false' ? 'temporarily_closed' : 'active',
     fetchedAt,
   };

@@ -1,5 +1,5 @@
-import type { CarrierAdapter, Closure, PickupPoint, PickupPointKind, PointQuery } from '@cagnotte/event-schemas';
-import { CarrierError, ISO_DAYS, calendarDate, callCarrier, child, children, decimal, findFirst, frenchDate, hoursOf, parseXml, slotsFromRanges, soapEnvelope, textOf, throwOnFault, trimmedJoin, type XmlNode } from './wire';
+import type { CarrierAdapter, PickupPoint, PickupPointKind, PointQuery } from '@cagnotte/event-schemas';
+import { CarrierError, ISO_DAYS, callCarrier, child, children, findFirst, frenchDate, hoursOf, laPostePointFields, parseXml, slotsFromRanges, soapEnvelope, textOf, throwOnFault, type XmlNode } from './wire';
 
 // Colissimo: SOAP `findRDVPointRetraitAcheminement` and `findPointRetraitAcheminementByID` of PointRetraitServiceWS 2.0
 // (https://ws.colissimo.fr/pointretrait-ws-cxf/PointRetraitServiceWS/2.0). Points are `listePointRetraitAcheminement`.
@@ -16,29 +16,17 @@ const kindOf = (type: string): PickupPointKind => {
   return 'relay';
 };
 
-export const mapColissimoPoint = (p: XmlNode, fetchedAt: string): PickupPoint => {
-  const closures: Closure[] = children(p, 'listeConges')
-    .map((c) => ({ from: calendarDate(textOf(c, 'calendarDeDebut')), to: calendarDate(textOf(c, 'calendarDeFin')) }))
-    .filter((c): c is Closure => !!c.from && !!c.to && c.from <= c.to);
-  const weight = Number(textOf(p, 'poidsMaxi'));
-  const distance = Number(textOf(p, 'distanceEnMetre'));
-  const line2 = trimmedJoin(textOf(p, 'adresse2'), textOf(p, 'adresse3'));
-  return {
-    id: `colissimo:${textOf(p, 'identifiant')}`,
-    network: 'colissimo',
-    kind: kindOf(textOf(p, 'typeDePoint')),
-    name: textOf(p, 'nom') || `Colissimo ${textOf(p, 'identifiant')}`,
-    address: { line1: textOf(p, 'adresse1'), ...(line2 ? { line2 } : {}), postalCode: textOf(p, 'codePostal'), city: textOf(p, 'localite'), country: textOf(p, 'codePays').toUpperCase() },
-    geo: { lat: decimal(textOf(p, 'coordGeolocalisationLatitude')), lng: decimal(textOf(p, 'coordGeolocalisationLongitude')) },
-    ...(textOf(p, 'distanceEnMetre') !== '' && Number.isFinite(distance) ? { distanceM: Math.round(distance) } : {}),
-    openingHours: hoursOf(Object.fromEntries(ISO_DAYS.map((d, i) => [d, slotsFromRanges(textOf(p, `horairesOuverture${DAYS[i]}`))]))),
-    closures,
-    ...(Number.isInteger(weight) && weight > 0 ? { maxWeightG: weight } : {}),
-    // `congesTotal`: closed until further notice.
-    status: textOf(p, 'congesTotal') === 'true' ? 'temporarily_closed' : 'active',
-    fetchedAt,
-  };
-};
+export const mapColissimoPoint = (p: XmlNode, fetchedAt: string): PickupPoint => ({
+  id: `colissimo:${textOf(p, 'identifiant')}`,
+  network: 'colissimo',
+  kind: kindOf(textOf(p, 'typeDePoint')),
+  name: textOf(p, 'nom') || `Colissimo ${textOf(p, 'identifiant')}`,
+  ...laPostePointFields(p, 'listeConges', ''),
+  openingHours: hoursOf(Object.fromEntries(ISO_DAYS.map((d, i) => [d, slotsFromRanges(textOf(p, `horairesOuverture${DAYS[i]}`))]))),
+  // `congesTotal`: closed until further notice.
+  status: textOf(p, 'congesTotal') === 'true' ? 'temporarily_closed' : 'active',
+  fetchedAt,
+});
 
 export interface ColissimoOptions {
   account: string;

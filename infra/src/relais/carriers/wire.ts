@@ -130,3 +130,23 @@ export const calendarDate = (raw: string): string | null => (/^\d{4}-\d{2}-\d{2}
 export const frenchDate = (d: Date): string => `${String(d.getUTCDate()).padStart(2, '0')}/${String(d.getUTCMonth() + 1).padStart(2, '0')}/${d.getUTCFullYear()}`;
 
 export const trimmedJoin = (...parts: string[]): string => parts.map((p) => p.trim()).filter(Boolean).join(' ');
+
+/**
+ * What Colissimo's and Chronopost's points (La Poste's PointRetrait and PointRelais services) name alike: the address,
+ * the position, the distance, the closures (in `closuresTag`) and the heaviest parcel.
+ */
+export const laPostePointFields = (p: XmlNode, closuresTag: string, defaultCountry: string) => {
+  const closures = children(p, closuresTag)
+    .map((c) => ({ from: calendarDate(textOf(c, 'calendarDeDebut')), to: calendarDate(textOf(c, 'calendarDeFin')) }))
+    .filter((c): c is { from: string; to: string } => !!c.from && !!c.to && c.from <= c.to);
+  const weight = Number(textOf(p, 'poidsMaxi'));
+  const distance = Number(textOf(p, 'distanceEnMetre'));
+  const line2 = trimmedJoin(textOf(p, 'adresse2'), textOf(p, 'adresse3'));
+  return {
+    address: { line1: textOf(p, 'adresse1'), ...(line2 ? { line2 } : {}), postalCode: textOf(p, 'codePostal'), city: textOf(p, 'localite'), country: (textOf(p, 'codePays') || defaultCountry).toUpperCase() },
+    geo: { lat: decimal(textOf(p, 'coordGeolocalisationLatitude')), lng: decimal(textOf(p, 'coordGeolocalisationLongitude')) },
+    ...(textOf(p, 'distanceEnMetre') !== '' && Number.isFinite(distance) ? { distanceM: Math.round(distance) } : {}),
+    closures,
+    ...(Number.isInteger(weight) && weight > 0 ? { maxWeightG: weight } : {}),
+  };
+};

@@ -42,6 +42,13 @@ test.before(async (ctx) => {
   ctx.ana = await ctx.api.user(ctx.tenant, { name: 'Ana', role: 'organiser', wallet: true });
 });
 
+// Stopped when this file ends, not with the run: its projectors run beside every later spec's on the run's database,
+// and one holding a projection would queue that projection's jobs (invoices, timers) under this instance's own key
+// prefix, where no later worker listens.
+test.after(async (ctx) => {
+  await ctx.api?.stop();
+});
+
 const linesOf = (ctx: Ctx, requestId: string, count = 1) =>
   eventually(async () => {
     const found = ctx.lines.filter((l) => l.requestId === requestId);

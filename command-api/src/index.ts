@@ -44,3 +44,4 @@ export * from './relais/pool-points';
 export * from './relais/routes';
 export * from './relais/carrier-webhooks';
 export * from './relais/sandbox-shipments';
+export { issueWalletChallenge, linkWallet, type WalletLinkDeps } from './ledger/link';

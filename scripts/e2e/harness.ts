@@ -297,12 +297,15 @@ export const fundingPool = (overrides: Record<string, unknown> = {}) => ({
 const ROOT = resolve(__dirname, '../..');
 
 /** The operator CLI as an operator runs it: its own process (`node scripts/cli.mjs …`, what `pnpm cli` runs), the test run's environment. */
-export const runCli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
+export const runCli = (...args: string[]) => runCliWith({}, ...args);
+
+/** As runCli, with more environment (WALLET_SECRET, another LEDGER_MODE…). */
+export const runCliWith = async (env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string; err: string }> => {
   try {
     // As `pnpm cli` runs it: the compiled CLI (built on the first call when missing or stale).
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/cli.mjs', ...args], {
       cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'silent' },
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
       maxBuffer: 256 * 1024 * 1024,
     });
     return { code: 0, out: stdout, err: stderr };

@@ -4,6 +4,7 @@
  * The entry point is ./cli/main.ts: it answers the help and `ledger info` without loading this module.
  */
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { changeTenantSettings, createTenant, onboardMerchant, reconcileAll, registerUser, setTenantFeeSchedule } from '@cagnotte/command-api';
 import { AppError } from '@cagnotte/domain';
@@ -19,7 +20,10 @@ import {
   serveApp,
   formatPosition,
   loadConfigOrExit,
+  answers,
+  defaultDatabaseAddress,
   type AnchorReceipt,
+  type Config,
   type Services,
 } from '@cagnotte/infra';
 import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
@@ -28,8 +32,10 @@ import { apiKeyCommands } from './api-keys-cli';
 import { eventsCommands } from './events-cli';
 import { relaisHostCommands } from './relais-hosts-cli';
 import { directoryCommands } from './directory-cli';
+import { sandboxWalletCommands } from './sandbox-wallet-cli';
 import { unknownCommandLine } from './cli/help';
 import { progress } from './cli/progress';
+import { runningEmbeddedPostgresUrl } from './embedded-postgres';
 
 class UsageError extends Error {}
 
@@ -113,6 +119,7 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
           if (!(e instanceof ProjectionFaultedError)) throw e;
         }),
   }),
+  ...sandboxWalletCommands({ usage: (m) => new UsageError(m), print, serveSandbox: serveSandboxHere, catchUp: (s, until) => runner(s).catchUp(until) }),
   'tenant create': async (s, args) => {
     const { values, positionals } = parseArgs({
       args,
@@ -442,6 +449,16 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
 };
 
 /** Runs one command (argv without the node and script paths), with the services open for its time. */
+/**
+ * The database of a sandbox `pnpm start` that runs an embedded PostgreSQL (DATABASE_URL unset, nothing on the default
+ * address): the CLI finds it by its data directory, so a newcomer's commands reach the service's data.
+ */
+const withEmbeddedPostgres = async (config: Config): Promise<Config> => {
+  if (process.env.DATABASE_URL || config.APP_ENV !== 'sandbox' || (await answers(defaultDatabaseAddress()))) return config;
+  const url = await runningEmbeddedPostgresUrl(resolve(__dirname, '../..', config.EMBEDDED_POSTGRES_DIR));
+  return url ? { ...config, DATABASE_URL: url } : config;
+};
+
 export const runCommand = async (argv: string[]) => {
   const key = argv.slice(0, 2).join(' ');
   const command = commands[key];
@@ -451,7 +468,7 @@ export const runCommand = async (argv: string[]) => {
     return;
   }
   const usageError = (message: string) => console.error(`error: ${message}\n(\`pnpm cli ${key} --help\` shows its usage)`);
-  const config = loadConfigOrExit();
+  const config = await withEmbeddedPostgres(loadConfigOrExit());
   const services = await createServices({ ...config, LOG_LEVEL: process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn' });
   try {
     await command(services, argv.slice(2));

@@ -88,15 +88,29 @@ const alive = (pid: number) => {
   }
 };
 
-/** A cluster left running in this data directory by a process that was killed: stopped (fast shutdown). */
-const stopLeftover = async (dataDir: string) => {
+/** The cluster running in this data directory now (its pid and port, from postmaster.pid), or null. */
+const runningCluster = async (dataDir: string): Promise<{ pid: number; port: number } | null> => {
   const pidFile = join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
+  if (!existsSync(pidFile)) return null;
   const [pidLine, , , portLine] = readFileSync(pidFile, 'utf8').split('\n');
   const pid = Number(pidLine);
   const port = Number(portLine);
   // A pid alone may have been reused by another program: it must also be a PostgreSQL answering on its port.
-  if (!pid || !alive(pid) || !port || !(await answers({ host: '127.0.0.1', port }, 500))) return;
+  if (!pid || !alive(pid) || !port || !(await answers({ host: '127.0.0.1', port }, 500))) return null;
+  return { pid, port };
+};
+
+/** The URL of the embedded PostgreSQL a running `pnpm start` serves from `dataDir`, or null: the CLI uses it. */
+export const runningEmbeddedPostgresUrl = async (dataDir: string): Promise<string | null> => {
+  const running = await runningCluster(dataDir);
+  return running ? `postgres://postgres@127.0.0.1:${running.port}/cagnotte` : null;
+};
+
+/** A cluster left running in this data directory by a process that was killed: stopped (fast shutdown). */
+const stopLeftover = async (dataDir: string) => {
+  const running = await runningCluster(dataDir);
+  if (!running) return;
+  const { pid } = running;
   process.kill(pid, 'SIGINT');
   for (let i = 0; i < 100 && alive(pid); i++) await sleep(100);
 };

@@ -7,6 +7,7 @@ import { StrKey } from '@stellar/stellar-sdk';
 import type { SandboxLedger, SubmitResult } from './ledger';
 import type { BalancePageQuery } from './store';
 import { badRequestProblem, notFoundProblem, serverErrorProblem, type HorizonProblem, type Json, type PageQuery } from './records';
+import { parseAmount } from './amounts';
 
 const send = (res: Response, status: number, body: unknown, type = 'application/hal+json') => {
   res.status(status).type(type).send(JSON.stringify(body));
@@ -98,7 +99,17 @@ export function createSandboxHorizonRouter(ledger: SandboxLedger, options: Sandb
   const friendbot = async (req: Request, res: Response) => {
     const addr = queryString(req, 'addr') ?? (typeof req.body?.addr === 'string' ? (req.body.addr as string) : undefined);
     if (!addr) return problem(res, badRequestProblem('addr', 'Missing parameter'));
-    submitted(res, await ledger.friendbot(addr, { baseUrl: baseUrl(req) }));
+    // `amount` (ours, not Stellar's friendbot): how much of the stablecoin a funded account receives.
+    const amountText = queryString(req, 'amount') ?? (typeof req.body?.amount === 'string' ? (req.body.amount as string) : undefined);
+    let amount: bigint | undefined;
+    if (amountText !== undefined) {
+      try {
+        amount = parseAmount(amountText);
+      } catch {
+        return problem(res, badRequestProblem('amount', 'amount must be a decimal with at most 7 decimals'));
+      }
+    }
+    submitted(res, await ledger.friendbot(addr, { baseUrl: baseUrl(req), ...(amount !== undefined ? { amount } : {}) }));
   };
   r.get('/friendbot', friendbot);
   r.post('/friendbot', friendbot);

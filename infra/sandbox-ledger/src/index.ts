@@ -4,6 +4,7 @@ export {
   GENESIS_SUPPLY,
   FRIENDBOT_STARTING_BALANCE,
   FRIENDBOT_STABLECOIN_AMOUNT,
+  FRIENDBOT_MAX_STABLECOIN,
   type SandboxLedgerOptions,
   type SubmitResult,
 } from './ledger';

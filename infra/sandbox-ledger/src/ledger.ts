@@ -78,6 +78,8 @@ export type SubmitResult =
 export const GENESIS_SUPPLY = 100_000_000_000n * STROOPS_PER_UNIT;
 export const FRIENDBOT_STARTING_BALANCE = 10_000n * STROOPS_PER_UNIT;
 export const FRIENDBOT_STABLECOIN_AMOUNT = 1_000n * STROOPS_PER_UNIT;
+/** The most one friendbot call pays of the stablecoin (`amount`): 1,000,000. */
+export const FRIENDBOT_MAX_STABLECOIN = 1_000_000n * STROOPS_PER_UNIT;
 const GENESIS_ACCOUNT_BALANCE = 10_000n * STROOPS_PER_UNIT;
 /** pg_advisory_xact_lock(class, network id): one ledger closes at a time per network. */
 const LOCK_CLASS = 0x53424c47; // 'SBLG'
@@ -322,9 +324,17 @@ export class SandboxLedger {
    * Funds `address` like testnet's friendbot: creates it with 10,000 XLM (createAccount from root) when it does
    * not exist; when it exists and trusts the stablecoin, the issuer pays it 1,000 of it; otherwise a 400.
    */
-  async friendbot(address: string, options: { baseUrl?: string } = {}): Promise<SubmitResult> {
+  /**
+   * Friendbot: creates the account with 10,000 XLM, or (once it trusts the stablecoin) pays it `amount` stroops of the
+   * stablecoin from the issuer (1,000 by default; at most FRIENDBOT_MAX_STABLECOIN, so a sandbox typo cannot mint
+   * what no escrow can hold).
+   */
+  async friendbot(address: string, options: { baseUrl?: string; amount?: bigint } = {}): Promise<SubmitResult> {
     if (!StrKey.isValidEd25519PublicKey(address)) {
       return { ok: false, status: 400, hash: null, ledger: null, resultCodes: null, problem: badRequestProblem('addr', 'base32 decode failed: illegal base32 data at input byte 0') };
+    }
+    if (options.amount !== undefined && (options.amount <= 0n || options.amount > FRIENDBOT_MAX_STABLECOIN)) {
+      return { ok: false, status: 400, hash: null, ledger: null, resultCodes: null, problem: badRequestProblem('amount', `amount must be more than 0 and at most ${formatAmount(FRIENDBOT_MAX_STABLECOIN)}`) };
     }
     await this.ensureGenesis();
     const { root, issuer } = this.keys;
@@ -339,7 +349,7 @@ export class SandboxLedger {
       if (address === issuer.publicKey() || !line) {
         return { ok: false, status: 400, hash: null, ledger: null, resultCodes: null, problem: badRequestProblem('', 'account already funded to starting balance') };
       }
-      const op = Operation.payment({ destination: address, asset: this.asset, amount: formatAmount(FRIENDBOT_STABLECOIN_AMOUNT) });
+      const op = Operation.payment({ destination: address, asset: this.asset, amount: formatAmount(options.amount ?? FRIENDBOT_STABLECOIN_AMOUNT) });
       return this.applyLocked(trx, ctx, this.build(issuer.publicKey(), accounts.get(issuer.publicKey())!.seqNum, [op], [issuer]), options.baseUrl ?? '');
     });
   }

@@ -32,6 +32,20 @@ export const DIRECTORY_USAGE = `  tenant list [--limit <n>] [--after <cursor>]
                                      { items, nextCursor }; --limit 1 to 1000 (default 100), --after the nextCursor
                                      of the previous page (null on the last page)`;
 
+export const SANDBOX_USAGE = `  sandbox wallet create [--fund <amount>]
+                                     a new Stellar wallet on the sandbox network: keys, friendbot (10,000 XLM), a
+                                     trustline to the stablecoin and <amount> of it (default 1000; 0 for none); prints
+                                     its public key and, once, its secret
+  sandbox wallet link --tenant <slug> --email <e> [--secret <S…>]
+                                     link the wallet to the user's account as a front end does: the service's
+                                     challenge, signed with the wallet's key, sent back (the secret: --secret or
+                                     WALLET_SECRET)
+  sandbox wallet sign <xdr>... [--secret <S…>] [--submit]
+                                     sign transactions the service handed out (a deposit, a settlement's lock and
+                                     release, a reclaim) with the wallet's key; prints each signed envelope and hash;
+                                     --submit sends them to the sandbox Horizon in order (exit 1 on the first refused)
+  sandbox wallet show <publicKey>    the account's balances on the sandbox network`;
+
 export const EXIT_CODES = `Exit codes: 0 done; 1 refused or a check failed (a refused write, a broken hash chain, a pool that does not
 reconcile, a faulted projection: the reason is on stderr or in the JSON); 2 bad usage (unknown command, missing or
 bad argument, invalid configuration); 3 could not run (a dependency unreachable or an unexpected error, on stderr);
@@ -82,6 +96,7 @@ ${AUDIT_USAGE}
 ${API_KEYS_USAGE}
 ${RELAIS_HOSTS_USAGE}
 ${DIRECTORY_USAGE}
+${SANDBOX_USAGE}
 
 Each command prints JSON on stdout.
 ${EXIT_CODES}`;

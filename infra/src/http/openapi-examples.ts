@@ -5,65 +5,11 @@
  * example it shows is one the server takes.
  */
 
+import { BY_DESCRIPTION, BY_NAME, FORMATS, MONEY_EXAMPLE, REALISTIC } from './openapi-example-values';
+
 export type JsonSchema = { [key: string]: unknown };
 
-/** The amount every money field shows: a decimal string, never a float. */
-export const MONEY_EXAMPLE = '12.50';
-
-/** Strings tried first against a `pattern`, in order: the first that matches is the example. */
-const REALISTIC: string[] = [
-  MONEY_EXAMPLE,
-  '2026-03-14',
-  'FR',
-  'fr',
-  '69002',
-  'EUR',
-  // A Stellar account id with a valid checksum (the public key of a throwaway seed).
-  'GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK',
-  'order-2026-0001',
-];
-
-const FORMATS: Record<string, string> = {
-  email: 'jane.doe@example.com',
-  uuid: '3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34',
-  'date-time': '2026-03-14T09:30:00.000Z',
-  date: '2026-03-14',
-  time: '09:30:00',
-  uri: 'https://shop.example.com/webhooks/cagnotte',
-  url: 'https://shop.example.com/webhooks/cagnotte',
-  hostname: 'shop.example.com',
-  ipv4: '192.0.2.10',
-  ipv6: '2001:db8::10',
-  duration: 'P3D',
-};
-
-/** Strings chosen by the property's name when the schema says no more than "a string". */
-const BY_NAME: Array<[RegExp, string]> = [
-  [/(amount|price|total|fee|balance|commission|deposit)$/i, MONEY_EXAMPLE],
-  [/(percent|rate)$/i, MONEY_EXAMPLE],
-  [/currency$/i, 'EUR'],
-  [/(time_?zone|tz)$/i, 'Europe/Paris'],
-  [/(locale|language)$/i, 'fr-FR'],
-  [/email$/i, 'jane.doe@example.com'],
-  [/password$/i, 'correct-horse-battery-staple'],
-  [/^(first_?name|given_?name)$/i, 'Jane'],
-  [/^(last_?name|family_?name|surname)$/i, 'Doe'],
-  [/name$/i, 'Jane Doe'],
-  [/title$/i, 'Olive oil from Crete, 5 L cans'],
-  [/(description|message|reason|note|comment|text|details|statement)$/i, 'Twenty cans of first-press olive oil, delivered to the shop.'],
-  [/label$/i, '5 L can'],
-  [/(company|companyName|organi[sz]ation)$/i, 'Acme Market SAS'],
-  [/role$/i, 'Purchasing manager'],
-  [/taxId$/i, 'FR40303265045'],
-  [/slug$/i, 'acme-market'],
-  [/(url|uri|href)$/i, 'https://shop.example.com/webhooks/cagnotte'],
-  [/(city|locality)$/i, 'Lyon'],
-  [/country$/i, 'FR'],
-  [/(postal_?code|zip)$/i, '69002'],
-  [/phone$/i, '+33612345678'],
-  [/(token|code|secret)$/i, 'c2VjcmV0LXRva2VuLWV4YW1wbGU'],
-  [/(^id|Id)$/, '3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34'],
-];
+export { MONEY_EXAMPLE } from './openapi-example-values';
 
 /** A string the (simple) regular expression matches: classes cycle through their characters, optional parts are left out. */
 export const stringMatching = (pattern: string): string => {
@@ -156,6 +102,16 @@ const stringExample = (s: JsonSchema, name: string | undefined): string => {
     if (value !== undefined && re && !re.test(value)) value = undefined;
     value ??= REALISTIC.find((v) => re?.test(v)) ?? stringMatching(s.pattern);
   }
+  if (value === undefined && typeof s.description === 'string') {
+    const description = s.description;
+    for (const [re, make] of BY_DESCRIPTION) {
+      const m = re.exec(description);
+      if (m) {
+        value = make(m);
+        break;
+      }
+    }
+  }
   value ??= (name && BY_NAME.find(([n]) => n.test(name))?.[1]) ?? 'example';
   const min = typeof s.minLength === 'number' ? s.minLength : 0;
   const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;
@@ -236,7 +192,8 @@ export const exampleOf = (schema: JsonSchema, components: Record<string, JsonSch
     case 'null':
       return null;
     default:
-      return name ? stringExample({}, name) : {};
+      // A value of any type (an event's data, a body as received): an object unless the name or description says more.
+      return name && stringExample(s, name) !== 'example' ? stringExample(s, name) : {};
   }
 };
 
@@ -254,7 +211,8 @@ export const annotateMoneyFields = <T>(doc: T): T => {
     if (Array.isArray(node)) return node.forEach((n) => visit(n, undefined));
     if (!node || typeof node !== 'object') return;
     const s = node as JsonSchema;
-    if (s.type === 'string' && !('examples' in s) && !('example' in s) && !('enum' in s) && !('const' in s) && !s.format) {
+    const isString = s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'));
+    if (isString && !('examples' in s) && !('example' in s) && !('enum' in s) && !('const' in s) && !s.format) {
       const re = typeof s.pattern === 'string' ? safeRegExp(s.pattern) : null;
       const decimal = re ? re.test(MONEY_EXAMPLE) && !re.test('twelve') && s.pattern !== '^.*$' : false;
       const namedMoney = !s.pattern && key !== undefined && BY_NAME[0]![0].test(key);

@@ -8,7 +8,8 @@ const withOpenApi = <T extends z.ZodType>(schema: T): T => schema.clone() as T;
 import { ErrorEnvelope, successEnvelope } from './envelope';
 import { isV1Post, type RouteDef } from './route';
 import { componentStem, deriveOperationId } from './openapi-names';
-import { annotateMoneyFields, exampleOf, type JsonSchema } from './openapi-examples';
+import { annotateMoneyFields, type JsonSchema } from './openapi-examples';
+import { addRequestExamples, addResponseExamples } from './openapi-operation-examples';
 import { V1_ERROR_CODES } from './v1';
 import { API_ERROR_CODES } from './error-codes';
 
@@ -174,28 +175,6 @@ export const buildOpenApiDocument = (defs: RouteDef[], info: OpenApiInfo, compon
   }) as unknown as OpenApiDocument;
   annotateMoneyFields(doc);
   addRequestExamples(doc, defs);
+  addResponseExamples(doc, defs);
   return doc;
-};
-
-/**
- * Puts an example on every request body: the route's own, else one made from the body's schema that the route's zod
- * schema accepts (every property, else the required ones only). A made one that zod refuses is left out (the spec
- * openapi-document.int.spec.ts names such a route: it then says its own `example`).
- */
-const addRequestExamples = (doc: OpenApiDocument, defs: RouteDef[]) => {
-  const schemas = doc.components?.schemas ?? {};
-  for (const def of defs) {
-    if (!def.body) continue;
-    const media = (doc.paths?.[def.path]?.[def.method] as { requestBody?: { content: Record<string, { schema: JsonSchema; example?: unknown }> } } | undefined)?.requestBody?.content[
-      'application/json'
-    ];
-    if (!media) continue;
-    if (def.example !== undefined) {
-      media.example = def.example;
-      continue;
-    }
-    const candidates = [exampleOf(media.schema, schemas), exampleOf(media.schema, schemas, { requiredOnly: true })];
-    const valid = candidates.find((c) => def.body!.safeParse(c).success);
-    if (valid !== undefined) media.example = valid;
-  }
 };

@@ -100,8 +100,11 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   example?: z.input<B>;
   query?: Q;
   params?: P;
-  /** `contentType`: the route answers that document (`raw`) instead of the JSON envelope. */
-  success: { status: number; description: string; schema: z.ZodType | null; contentType?: string };
+  /**
+   * `contentType`: the route answers that document (`raw`) instead of the JSON envelope. `example`: the `data` the
+   * document shows; when absent, one is made from `schema` (openapi-examples.ts).
+   */
+  success: { status: number; description: string; schema: z.ZodType | null; contentType?: string; example?: unknown };
   errors: number[];
   rateLimit?: RateLimitRule;
   /**

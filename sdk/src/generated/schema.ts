@@ -4498,6 +4498,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "list",
+                     *         "items": [
+                     *           {
+                     *             "id": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "object": "account",
+                     *             "livemode": true,
+                     *             "created": "2026-03-14T09:30:00.000Z",
+                     *             "email": "jane.doe@example.com",
+                     *             "name": "Jane Doe",
+                     *             "type": "individual",
+                     *             "country": "FR",
+                     *             "business": {
+                     *               "companyName": "Jane Doe",
+                     *               "siret": "73282932000074",
+                     *               "taxCountry": "FR",
+                     *               "taxId": "FR40303265045",
+                     *               "rccm": "CI-ABJ-2024-B-12345"
+                     *             },
+                     *             "wallet": {
+                     *               "publicKey": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *             },
+                     *             "balances": [
+                     *               {
+                     *                 "currency": "EUR",
+                     *                 "available": "12.50",
+                     *                 "pending": "12.50",
+                     *                 "inEscrow": "12.50"
+                     *               }
+                     *             ],
+                     *             "requirements": {
+                     *               "currentlyDue": [
+                     *                 "12.50"
+                     *               ],
+                     *               "pendingVerification": [
+                     *                 "wallet.trustline"
+                     *               ],
+                     *               "disabledReason": "requirements.wallet_missing"
+                     *             },
+                     *             "metadata": {}
+                     *           }
+                     *         ],
+                     *         "hasMore": true,
+                     *         "url": "https://shop.example.com/webhooks/cagnotte"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListAccountsResponse"];
                         /** @enum {boolean} */
@@ -4582,10 +4632,10 @@ export interface operations {
                  *       "type": "individual",
                  *       "business": {
                  *         "companyName": "Jane Doe",
-                 *         "siret": "01234567890123",
+                 *         "siret": "73282932000074",
                  *         "taxCountry": "FR",
                  *         "taxId": "FR40303265045",
-                 *         "rccm": "example"
+                 *         "rccm": "CI-ABJ-2024-B-12345"
                  *       },
                  *       "country": "FR",
                  *       "metadata": {}
@@ -4603,6 +4653,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "account",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "email": "jane.doe@example.com",
+                     *         "name": "Jane Doe",
+                     *         "type": "individual",
+                     *         "country": "FR",
+                     *         "business": {
+                     *           "companyName": "Jane Doe",
+                     *           "siret": "73282932000074",
+                     *           "taxCountry": "FR",
+                     *           "taxId": "FR40303265045",
+                     *           "rccm": "CI-ABJ-2024-B-12345"
+                     *         },
+                     *         "wallet": {
+                     *           "publicKey": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *         },
+                     *         "balances": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "available": "12.50",
+                     *             "pending": "12.50",
+                     *             "inEscrow": "12.50"
+                     *           }
+                     *         ],
+                     *         "requirements": {
+                     *           "currentlyDue": [
+                     *             "12.50"
+                     *           ],
+                     *           "pendingVerification": [
+                     *             "wallet.trustline"
+                     *           ],
+                     *           "disabledReason": "requirements.wallet_missing"
+                     *         },
+                     *         "metadata": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateAccountResponse"];
                         /** @enum {boolean} */
@@ -4687,6 +4780,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "account",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "email": "jane.doe@example.com",
+                     *         "name": "Jane Doe",
+                     *         "type": "individual",
+                     *         "country": "FR",
+                     *         "business": {
+                     *           "companyName": "Jane Doe",
+                     *           "siret": "73282932000074",
+                     *           "taxCountry": "FR",
+                     *           "taxId": "FR40303265045",
+                     *           "rccm": "CI-ABJ-2024-B-12345"
+                     *         },
+                     *         "wallet": {
+                     *           "publicKey": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *         },
+                     *         "balances": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "available": "12.50",
+                     *             "pending": "12.50",
+                     *             "inEscrow": "12.50"
+                     *           }
+                     *         ],
+                     *         "requirements": {
+                     *           "currentlyDue": [
+                     *             "12.50"
+                     *           ],
+                     *           "pendingVerification": [
+                     *             "wallet.trustline"
+                     *           ],
+                     *           "disabledReason": "requirements.wallet_missing"
+                     *         },
+                     *         "metadata": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateAccountResponse"];
                         /** @enum {boolean} */
@@ -4773,10 +4909,10 @@ export interface operations {
                  *       "metadata": {},
                  *       "business": {
                  *         "companyName": "Jane Doe",
-                 *         "siret": "01234567890123",
+                 *         "siret": "73282932000074",
                  *         "taxCountry": "FR",
                  *         "taxId": "FR40303265045",
-                 *         "rccm": "example"
+                 *         "rccm": "CI-ABJ-2024-B-12345"
                  *       }
                  *     }
                  */
@@ -4792,6 +4928,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "account",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "email": "jane.doe@example.com",
+                     *         "name": "Jane Doe",
+                     *         "type": "individual",
+                     *         "country": "FR",
+                     *         "business": {
+                     *           "companyName": "Jane Doe",
+                     *           "siret": "73282932000074",
+                     *           "taxCountry": "FR",
+                     *           "taxId": "FR40303265045",
+                     *           "rccm": "CI-ABJ-2024-B-12345"
+                     *         },
+                     *         "wallet": {
+                     *           "publicKey": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *         },
+                     *         "balances": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "available": "12.50",
+                     *             "pending": "12.50",
+                     *             "inEscrow": "12.50"
+                     *           }
+                     *         ],
+                     *         "requirements": {
+                     *           "currentlyDue": [
+                     *             "12.50"
+                     *           ],
+                     *           "pendingVerification": [
+                     *             "wallet.trustline"
+                     *           ],
+                     *           "disabledReason": "requirements.wallet_missing"
+                     *         },
+                     *         "metadata": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateAccountResponse"];
                         /** @enum {boolean} */
@@ -4899,6 +5078,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "account",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "email": "jane.doe@example.com",
+                     *         "name": "Jane Doe",
+                     *         "type": "individual",
+                     *         "country": "FR",
+                     *         "business": {
+                     *           "companyName": "Jane Doe",
+                     *           "siret": "73282932000074",
+                     *           "taxCountry": "FR",
+                     *           "taxId": "FR40303265045",
+                     *           "rccm": "CI-ABJ-2024-B-12345"
+                     *         },
+                     *         "wallet": {
+                     *           "publicKey": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *         },
+                     *         "balances": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "available": "12.50",
+                     *             "pending": "12.50",
+                     *             "inEscrow": "12.50"
+                     *           }
+                     *         ],
+                     *         "requirements": {
+                     *           "currentlyDue": [
+                     *             "12.50"
+                     *           ],
+                     *           "pendingVerification": [
+                     *             "wallet.trustline"
+                     *           ],
+                     *           "disabledReason": "requirements.wallet_missing"
+                     *         },
+                     *         "metadata": {}
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateAccountResponse"];
                         /** @enum {boolean} */
@@ -5005,6 +5227,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "wallet_challenge",
+                     *         "transaction": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *         "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "networkPassphrase": "Test SDF Network ; September 2015",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateAccountWalletChallengeResponse"];
                         /** @enum {boolean} */
@@ -5097,6 +5331,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "list",
+                     *         "items": [
+                     *           {
+                     *             "id": "key_0c1d2e3f40514a6b8c7d9e0f1a2b3c4d",
+                     *             "object": "api_key",
+                     *             "livemode": true,
+                     *             "name": "Jane Doe",
+                     *             "redactedSecret": "sk_test_…a1B2",
+                     *             "scopes": [
+                     *               "group_buys:read"
+                     *             ],
+                     *             "owner": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "created": "2026-03-14T09:30:00.000Z",
+                     *             "lastUsed": "2026-03-14T09:30:00.000Z",
+                     *             "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *             "revokedAt": "2026-03-14T09:30:00.000Z",
+                     *             "rolledTo": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34"
+                     *           }
+                     *         ],
+                     *         "hasMore": true,
+                     *         "url": "https://shop.example.com/webhooks/cagnotte"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListApiKeysResponse"];
                         /** @enum {boolean} */
@@ -5186,6 +5448,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "key_0c1d2e3f40514a6b8c7d9e0f1a2b3c4d",
+                     *         "object": "api_key",
+                     *         "livemode": true,
+                     *         "name": "Jane Doe",
+                     *         "redactedSecret": "sk_test_…a1B2",
+                     *         "scopes": [
+                     *           "group_buys:read"
+                     *         ],
+                     *         "owner": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "lastUsed": "2026-03-14T09:30:00.000Z",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "revokedAt": "2026-03-14T09:30:00.000Z",
+                     *         "rolledTo": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "secret": "c2VjcmV0LXRva2VuLWV4YW1wbGU"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiKeyWithSecret"];
                         /** @enum {boolean} */
@@ -5270,6 +5554,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "key_0c1d2e3f40514a6b8c7d9e0f1a2b3c4d",
+                     *         "object": "api_key",
+                     *         "livemode": true,
+                     *         "name": "Jane Doe",
+                     *         "redactedSecret": "sk_test_…a1B2",
+                     *         "scopes": [
+                     *           "group_buys:read"
+                     *         ],
+                     *         "owner": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "lastUsed": "2026-03-14T09:30:00.000Z",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "revokedAt": "2026-03-14T09:30:00.000Z",
+                     *         "rolledTo": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiKey"];
                         /** @enum {boolean} */
@@ -5345,6 +5650,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "key_0c1d2e3f40514a6b8c7d9e0f1a2b3c4d",
+                     *         "object": "api_key",
+                     *         "livemode": true,
+                     *         "name": "Jane Doe",
+                     *         "redactedSecret": "sk_test_…a1B2",
+                     *         "scopes": [
+                     *           "group_buys:read"
+                     *         ],
+                     *         "owner": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "lastUsed": "2026-03-14T09:30:00.000Z",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "revokedAt": "2026-03-14T09:30:00.000Z",
+                     *         "rolledTo": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiKey"];
                         /** @enum {boolean} */
@@ -5433,6 +5759,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "key_0c1d2e3f40514a6b8c7d9e0f1a2b3c4d",
+                     *         "object": "api_key",
+                     *         "livemode": true,
+                     *         "name": "Jane Doe",
+                     *         "redactedSecret": "sk_test_…a1B2",
+                     *         "scopes": [
+                     *           "group_buys:read"
+                     *         ],
+                     *         "owner": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "lastUsed": "2026-03-14T09:30:00.000Z",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "revokedAt": "2026-03-14T09:30:00.000Z",
+                     *         "rolledTo": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "secret": "c2VjcmV0LXRva2VuLWV4YW1wbGU"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiKeyWithSecret"];
                         /** @enum {boolean} */
@@ -5527,6 +5875,97 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "list",
+                     *         "items": [
+                     *           {
+                     *             "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "object": "deal",
+                     *             "livemode": true,
+                     *             "created": "2026-03-14T09:30:00.000Z",
+                     *             "status": "created",
+                     *             "statusTransitions": {
+                     *               "created": "2026-03-14T09:30:00.000Z",
+                     *               "funded": "2026-03-14T09:30:00.000Z",
+                     *               "delivered": "2026-03-14T09:30:00.000Z",
+                     *               "accepted": "2026-03-14T09:30:00.000Z",
+                     *               "disputed": "2026-03-14T09:30:00.000Z",
+                     *               "released": "2026-03-14T09:30:00.000Z",
+                     *               "refunded": "2026-03-14T09:30:00.000Z",
+                     *               "cancelled": "2026-03-14T09:30:00.000Z"
+                     *             },
+                     *             "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "metadata": {},
+                     *             "items": [
+                     *               {
+                     *                 "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *                 "quantity": 10,
+                     *                 "unitAmount": "12.50",
+                     *                 "amount": "12.50"
+                     *               }
+                     *             ],
+                     *             "amount": "12.50",
+                     *             "currency": "EUR",
+                     *             "split": [
+                     *               {
+                     *                 "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *                 "role": "seller",
+                     *                 "bps": 10,
+                     *                 "amount": "12.50"
+                     *               }
+                     *             ],
+                     *             "releaseRule": "on_delivery",
+                     *             "inspectionDays": 10,
+                     *             "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *             "disputeResponseDays": 10,
+                     *             "escrow": {
+                     *               "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *               "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *               "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *             },
+                     *             "funding": {
+                     *               "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *               "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *               "amount": "12.50"
+                     *             },
+                     *             "acceptedBy": "BUYER",
+                     *             "dispute": {
+                     *               "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *               "status": "OPEN",
+                     *               "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *               "respondBy": "2026-03-14T09:30:00.000Z",
+                     *               "openedAt": "2026-03-14T09:30:00.000Z",
+                     *               "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *             },
+                     *             "settlement": {
+                     *               "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *               "kind": "RELEASE",
+                     *               "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *               "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *               "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *             },
+                     *             "payouts": [
+                     *               {
+                     *                 "role": "seller",
+                     *                 "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *                 "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *                 "amount": "12.50"
+                     *               }
+                     *             ],
+                     *             "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *           }
+                     *         ],
+                     *         "hasMore": true,
+                     *         "url": "https://shop.example.com/webhooks/cagnotte"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListDealsResponse"];
                         /** @enum {boolean} */
@@ -5632,6 +6071,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "deal",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "created",
+                     *         "statusTransitions": {
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "funded": "2026-03-14T09:30:00.000Z",
+                     *           "delivered": "2026-03-14T09:30:00.000Z",
+                     *           "accepted": "2026-03-14T09:30:00.000Z",
+                     *           "disputed": "2026-03-14T09:30:00.000Z",
+                     *           "released": "2026-03-14T09:30:00.000Z",
+                     *           "refunded": "2026-03-14T09:30:00.000Z",
+                     *           "cancelled": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "items": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "split": [
+                     *           {
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "role": "seller",
+                     *             "bps": 10,
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "releaseRule": "on_delivery",
+                     *         "inspectionDays": 10,
+                     *         "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *         "disputeResponseDays": 10,
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "funding": {
+                     *           "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "amount": "12.50"
+                     *         },
+                     *         "acceptedBy": "BUYER",
+                     *         "dispute": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "status": "OPEN",
+                     *           "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "respondBy": "2026-03-14T09:30:00.000Z",
+                     *           "openedAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "settlement": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "kind": "RELEASE",
+                     *           "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *           "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *           "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "role": "seller",
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateDealResponse"];
                         /** @enum {boolean} */
@@ -5721,6 +6244,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "deal",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "created",
+                     *         "statusTransitions": {
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "funded": "2026-03-14T09:30:00.000Z",
+                     *           "delivered": "2026-03-14T09:30:00.000Z",
+                     *           "accepted": "2026-03-14T09:30:00.000Z",
+                     *           "disputed": "2026-03-14T09:30:00.000Z",
+                     *           "released": "2026-03-14T09:30:00.000Z",
+                     *           "refunded": "2026-03-14T09:30:00.000Z",
+                     *           "cancelled": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "items": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "split": [
+                     *           {
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "role": "seller",
+                     *             "bps": 10,
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "releaseRule": "on_delivery",
+                     *         "inspectionDays": 10,
+                     *         "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *         "disputeResponseDays": 10,
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "funding": {
+                     *           "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "amount": "12.50"
+                     *         },
+                     *         "acceptedBy": "BUYER",
+                     *         "dispute": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "status": "OPEN",
+                     *           "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "respondBy": "2026-03-14T09:30:00.000Z",
+                     *           "openedAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "settlement": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "kind": "RELEASE",
+                     *           "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *           "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *           "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "role": "seller",
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateDealResponse"];
                         /** @enum {boolean} */
@@ -5805,6 +6412,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "deal",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "created",
+                     *         "statusTransitions": {
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "funded": "2026-03-14T09:30:00.000Z",
+                     *           "delivered": "2026-03-14T09:30:00.000Z",
+                     *           "accepted": "2026-03-14T09:30:00.000Z",
+                     *           "disputed": "2026-03-14T09:30:00.000Z",
+                     *           "released": "2026-03-14T09:30:00.000Z",
+                     *           "refunded": "2026-03-14T09:30:00.000Z",
+                     *           "cancelled": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "items": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "split": [
+                     *           {
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "role": "seller",
+                     *             "bps": 10,
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "releaseRule": "on_delivery",
+                     *         "inspectionDays": 10,
+                     *         "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *         "disputeResponseDays": 10,
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "funding": {
+                     *           "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "amount": "12.50"
+                     *         },
+                     *         "acceptedBy": "BUYER",
+                     *         "dispute": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "status": "OPEN",
+                     *           "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "respondBy": "2026-03-14T09:30:00.000Z",
+                     *           "openedAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "settlement": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "kind": "RELEASE",
+                     *           "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *           "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *           "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "role": "seller",
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateDealResponse"];
                         /** @enum {boolean} */
@@ -5902,6 +6593,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "deal",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "created",
+                     *         "statusTransitions": {
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "funded": "2026-03-14T09:30:00.000Z",
+                     *           "delivered": "2026-03-14T09:30:00.000Z",
+                     *           "accepted": "2026-03-14T09:30:00.000Z",
+                     *           "disputed": "2026-03-14T09:30:00.000Z",
+                     *           "released": "2026-03-14T09:30:00.000Z",
+                     *           "refunded": "2026-03-14T09:30:00.000Z",
+                     *           "cancelled": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "items": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "split": [
+                     *           {
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "role": "seller",
+                     *             "bps": 10,
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "releaseRule": "on_delivery",
+                     *         "inspectionDays": 10,
+                     *         "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *         "disputeResponseDays": 10,
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "funding": {
+                     *           "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "amount": "12.50"
+                     *         },
+                     *         "acceptedBy": "BUYER",
+                     *         "dispute": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "status": "OPEN",
+                     *           "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "respondBy": "2026-03-14T09:30:00.000Z",
+                     *           "openedAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "settlement": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "kind": "RELEASE",
+                     *           "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *           "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *           "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "role": "seller",
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateDealResponse"];
                         /** @enum {boolean} */
@@ -5999,6 +6774,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "deal",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "created",
+                     *         "statusTransitions": {
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "funded": "2026-03-14T09:30:00.000Z",
+                     *           "delivered": "2026-03-14T09:30:00.000Z",
+                     *           "accepted": "2026-03-14T09:30:00.000Z",
+                     *           "disputed": "2026-03-14T09:30:00.000Z",
+                     *           "released": "2026-03-14T09:30:00.000Z",
+                     *           "refunded": "2026-03-14T09:30:00.000Z",
+                     *           "cancelled": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "items": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "split": [
+                     *           {
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "role": "seller",
+                     *             "bps": 10,
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "releaseRule": "on_delivery",
+                     *         "inspectionDays": 10,
+                     *         "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *         "disputeResponseDays": 10,
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "funding": {
+                     *           "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "amount": "12.50"
+                     *         },
+                     *         "acceptedBy": "BUYER",
+                     *         "dispute": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "status": "OPEN",
+                     *           "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "respondBy": "2026-03-14T09:30:00.000Z",
+                     *           "openedAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "settlement": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "kind": "RELEASE",
+                     *           "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *           "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *           "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "role": "seller",
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateDealResponse"];
                         /** @enum {boolean} */
@@ -6096,6 +6955,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "deal",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "created",
+                     *         "statusTransitions": {
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "funded": "2026-03-14T09:30:00.000Z",
+                     *           "delivered": "2026-03-14T09:30:00.000Z",
+                     *           "accepted": "2026-03-14T09:30:00.000Z",
+                     *           "disputed": "2026-03-14T09:30:00.000Z",
+                     *           "released": "2026-03-14T09:30:00.000Z",
+                     *           "refunded": "2026-03-14T09:30:00.000Z",
+                     *           "cancelled": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "items": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "split": [
+                     *           {
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "role": "seller",
+                     *             "bps": 10,
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "releaseRule": "on_delivery",
+                     *         "inspectionDays": 10,
+                     *         "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *         "disputeResponseDays": 10,
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "funding": {
+                     *           "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "amount": "12.50"
+                     *         },
+                     *         "acceptedBy": "BUYER",
+                     *         "dispute": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "status": "OPEN",
+                     *           "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "respondBy": "2026-03-14T09:30:00.000Z",
+                     *           "openedAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "settlement": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "kind": "RELEASE",
+                     *           "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *           "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *           "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "role": "seller",
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateDealResponse"];
                         /** @enum {boolean} */
@@ -6184,6 +7127,104 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "deal_deposit",
+                     *         "deal": {
+                     *           "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "object": "deal",
+                     *           "livemode": true,
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "status": "created",
+                     *           "statusTransitions": {
+                     *             "created": "2026-03-14T09:30:00.000Z",
+                     *             "funded": "2026-03-14T09:30:00.000Z",
+                     *             "delivered": "2026-03-14T09:30:00.000Z",
+                     *             "accepted": "2026-03-14T09:30:00.000Z",
+                     *             "disputed": "2026-03-14T09:30:00.000Z",
+                     *             "released": "2026-03-14T09:30:00.000Z",
+                     *             "refunded": "2026-03-14T09:30:00.000Z",
+                     *             "cancelled": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "metadata": {},
+                     *           "items": [
+                     *             {
+                     *               "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *               "quantity": 10,
+                     *               "unitAmount": "12.50",
+                     *               "amount": "12.50"
+                     *             }
+                     *           ],
+                     *           "amount": "12.50",
+                     *           "currency": "EUR",
+                     *           "split": [
+                     *             {
+                     *               "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *               "role": "seller",
+                     *               "bps": 10,
+                     *               "amount": "12.50"
+                     *             }
+                     *           ],
+                     *           "releaseRule": "on_delivery",
+                     *           "inspectionDays": 10,
+                     *           "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *           "disputeResponseDays": 10,
+                     *           "escrow": {
+                     *             "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "funding": {
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "amount": "12.50"
+                     *           },
+                     *           "acceptedBy": "BUYER",
+                     *           "dispute": {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "status": "OPEN",
+                     *             "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "respondBy": "2026-03-14T09:30:00.000Z",
+                     *             "openedAt": "2026-03-14T09:30:00.000Z",
+                     *             "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "settlement": {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "kind": "RELEASE",
+                     *             "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *             "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *             "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "payouts": [
+                     *             {
+                     *               "role": "seller",
+                     *               "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *               "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *               "amount": "12.50"
+                     *             }
+                     *           ],
+                     *           "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *         },
+                     *         "escrowAccount": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "networkPassphrase": "Test SDF Network ; September 2015",
+                     *         "amount": "12.50",
+                     *         "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *         "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "reclaim": {
+                     *           "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *           "validAfter": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FundDealResponse"];
                         /** @enum {boolean} */
@@ -6275,8 +7316,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "txHash": "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD",
-                 *       "signedXdr": "example"
+                 *       "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                 *       "signedXdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE="
                  *     }
                  */
                 "application/json": components["schemas"]["SubmitDealFundRequest"];
@@ -6291,6 +7332,91 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "deal",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "created",
+                     *         "statusTransitions": {
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "funded": "2026-03-14T09:30:00.000Z",
+                     *           "delivered": "2026-03-14T09:30:00.000Z",
+                     *           "accepted": "2026-03-14T09:30:00.000Z",
+                     *           "disputed": "2026-03-14T09:30:00.000Z",
+                     *           "released": "2026-03-14T09:30:00.000Z",
+                     *           "refunded": "2026-03-14T09:30:00.000Z",
+                     *           "cancelled": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "items": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "split": [
+                     *           {
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "role": "seller",
+                     *             "bps": 10,
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "releaseRule": "on_delivery",
+                     *         "inspectionDays": 10,
+                     *         "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *         "disputeResponseDays": 10,
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "funding": {
+                     *           "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "amount": "12.50"
+                     *         },
+                     *         "acceptedBy": "BUYER",
+                     *         "dispute": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "status": "OPEN",
+                     *           "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "respondBy": "2026-03-14T09:30:00.000Z",
+                     *           "openedAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "settlement": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "kind": "RELEASE",
+                     *           "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *           "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *           "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "role": "seller",
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "pending": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SubmitDealFundResponse"];
                         /** @enum {boolean} */
@@ -6389,6 +7515,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "position": "4821-4821",
+                     *             "streamId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "revision": 10,
+                     *             "eventId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "type": "ReservationPlaced",
+                     *             "schemaVersion": 10,
+                     *             "occurredAt": "2026-03-14T09:30:00.000Z",
+                     *             "recordedAt": "2026-03-14T09:30:00.000Z",
+                     *             "actor": {
+                     *               "kind": "user",
+                     *               "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *             },
+                     *             "data": {},
+                     *             "metadata": {},
+                     *             "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "prevHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "verified": true,
+                     *             "redacted": [
+                     *               "signedXdr"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 10,
+                     *           "limit": 10,
+                     *           "total": 10,
+                     *           "totalPages": 10,
+                     *           "hasNext": true
+                     *         },
+                     *         "chain": {
+                     *           "verified": true,
+                     *           "firstBroken": {
+                     *             "revision": 10,
+                     *             "eventId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "reason": "content does not match its hash"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["GetPoolHistoryResponse"];
                         /** @enum {boolean} */
@@ -6455,6 +7627,91 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "escrowAccount": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "paid": {
+                     *           "count": 10,
+                     *           "amount": "12.50"
+                     *         },
+                     *         "events": {
+                     *           "held": "12.50",
+                     *           "owedBack": "12.50",
+                     *           "released": "12.50",
+                     *           "refunded": "12.50",
+                     *           "merged": true,
+                     *           "straysOwed": "12.50"
+                     *         },
+                     *         "ledger": {
+                     *           "accountExists": true,
+                     *           "balance": "12.50",
+                     *           "heldDeposits": "12.50",
+                     *           "held": "12.50"
+                     *         },
+                     *         "missing": [
+                     *           {
+                     *             "reservationId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "owedBack": [
+                     *           {
+                     *             "reservationId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "notClaimed": [
+                     *           {
+                     *             "reservationId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "unexpected": [
+                     *           {
+                     *             "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "platform": {
+                     *           "received": "12.50",
+                     *           "fees": "12.50"
+                     *         },
+                     *         "strays": [
+                     *           {
+                     *             "operationId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "from": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50",
+                     *             "status": "OWED",
+                     *             "returnedTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *           }
+                     *         ],
+                     *         "rounds": [
+                     *           {
+                     *             "settlementId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "round": 10,
+                     *             "path": "RELEASE",
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "ok": true,
+                     *             "problems": [
+                     *               "wallet_not_linked"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "problems": [
+                     *           "wallet_not_linked"
+                     *         ],
+                     *         "ok": true,
+                     *         "object": "deal_reconciliation",
+                     *         "deal": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["GetDealReconciliationResponse"];
                         /** @enum {boolean} */
@@ -6548,6 +7805,120 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "deal_settlement",
+                     *         "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *         "kind": "RELEASE",
+                     *         "deal": {
+                     *           "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "object": "deal",
+                     *           "livemode": true,
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "status": "created",
+                     *           "statusTransitions": {
+                     *             "created": "2026-03-14T09:30:00.000Z",
+                     *             "funded": "2026-03-14T09:30:00.000Z",
+                     *             "delivered": "2026-03-14T09:30:00.000Z",
+                     *             "accepted": "2026-03-14T09:30:00.000Z",
+                     *             "disputed": "2026-03-14T09:30:00.000Z",
+                     *             "released": "2026-03-14T09:30:00.000Z",
+                     *             "refunded": "2026-03-14T09:30:00.000Z",
+                     *             "cancelled": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "metadata": {},
+                     *           "items": [
+                     *             {
+                     *               "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *               "quantity": 10,
+                     *               "unitAmount": "12.50",
+                     *               "amount": "12.50"
+                     *             }
+                     *           ],
+                     *           "amount": "12.50",
+                     *           "currency": "EUR",
+                     *           "split": [
+                     *             {
+                     *               "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *               "role": "seller",
+                     *               "bps": 10,
+                     *               "amount": "12.50"
+                     *             }
+                     *           ],
+                     *           "releaseRule": "on_delivery",
+                     *           "inspectionDays": 10,
+                     *           "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *           "disputeResponseDays": 10,
+                     *           "escrow": {
+                     *             "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "funding": {
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "amount": "12.50"
+                     *           },
+                     *           "acceptedBy": "BUYER",
+                     *           "dispute": {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "status": "OPEN",
+                     *             "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "respondBy": "2026-03-14T09:30:00.000Z",
+                     *             "openedAt": "2026-03-14T09:30:00.000Z",
+                     *             "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "settlement": {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "kind": "RELEASE",
+                     *             "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *             "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *             "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "payouts": [
+                     *             {
+                     *               "role": "seller",
+                     *               "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *               "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *               "amount": "12.50"
+                     *             }
+                     *           ],
+                     *           "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *         },
+                     *         "escrowAccount": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "networkPassphrase": "Test SDF Network ; September 2015",
+                     *         "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *         "lock": {
+                     *           "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *           "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *         },
+                     *         "release": {
+                     *           "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *           "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *         },
+                     *         "recovery": {
+                     *           "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *           "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "validFrom": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "toSign": [
+                     *           "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE="
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ReleaseDealResponse"];
                         /** @enum {boolean} */
@@ -6641,7 +8012,7 @@ export interface operations {
                  * @example {
                  *       "settlementId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
                  *       "signedXdrs": [
-                 *         "example"
+                 *         "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE="
                  *       ],
                  *       "txHashes": [
                  *         "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD"
@@ -6660,6 +8031,91 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "deal",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "created",
+                     *         "statusTransitions": {
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "funded": "2026-03-14T09:30:00.000Z",
+                     *           "delivered": "2026-03-14T09:30:00.000Z",
+                     *           "accepted": "2026-03-14T09:30:00.000Z",
+                     *           "disputed": "2026-03-14T09:30:00.000Z",
+                     *           "released": "2026-03-14T09:30:00.000Z",
+                     *           "refunded": "2026-03-14T09:30:00.000Z",
+                     *           "cancelled": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "items": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "split": [
+                     *           {
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "role": "seller",
+                     *             "bps": 10,
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "releaseRule": "on_delivery",
+                     *         "inspectionDays": 10,
+                     *         "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *         "disputeResponseDays": 10,
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "funding": {
+                     *           "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "amount": "12.50"
+                     *         },
+                     *         "acceptedBy": "BUYER",
+                     *         "dispute": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "status": "OPEN",
+                     *           "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "respondBy": "2026-03-14T09:30:00.000Z",
+                     *           "openedAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "settlement": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "kind": "RELEASE",
+                     *           "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *           "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *           "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "role": "seller",
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "pending": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SubmitDealRefundResponse"];
                         /** @enum {boolean} */
@@ -6762,6 +8218,120 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "deal_settlement",
+                     *         "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *         "kind": "RELEASE",
+                     *         "deal": {
+                     *           "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "object": "deal",
+                     *           "livemode": true,
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "status": "created",
+                     *           "statusTransitions": {
+                     *             "created": "2026-03-14T09:30:00.000Z",
+                     *             "funded": "2026-03-14T09:30:00.000Z",
+                     *             "delivered": "2026-03-14T09:30:00.000Z",
+                     *             "accepted": "2026-03-14T09:30:00.000Z",
+                     *             "disputed": "2026-03-14T09:30:00.000Z",
+                     *             "released": "2026-03-14T09:30:00.000Z",
+                     *             "refunded": "2026-03-14T09:30:00.000Z",
+                     *             "cancelled": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "metadata": {},
+                     *           "items": [
+                     *             {
+                     *               "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *               "quantity": 10,
+                     *               "unitAmount": "12.50",
+                     *               "amount": "12.50"
+                     *             }
+                     *           ],
+                     *           "amount": "12.50",
+                     *           "currency": "EUR",
+                     *           "split": [
+                     *             {
+                     *               "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *               "role": "seller",
+                     *               "bps": 10,
+                     *               "amount": "12.50"
+                     *             }
+                     *           ],
+                     *           "releaseRule": "on_delivery",
+                     *           "inspectionDays": 10,
+                     *           "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *           "disputeResponseDays": 10,
+                     *           "escrow": {
+                     *             "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "funding": {
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "amount": "12.50"
+                     *           },
+                     *           "acceptedBy": "BUYER",
+                     *           "dispute": {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "status": "OPEN",
+                     *             "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "respondBy": "2026-03-14T09:30:00.000Z",
+                     *             "openedAt": "2026-03-14T09:30:00.000Z",
+                     *             "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "settlement": {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "kind": "RELEASE",
+                     *             "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *             "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *             "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *           },
+                     *           "payouts": [
+                     *             {
+                     *               "role": "seller",
+                     *               "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *               "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *               "amount": "12.50"
+                     *             }
+                     *           ],
+                     *           "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *         },
+                     *         "escrowAccount": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "networkPassphrase": "Test SDF Network ; September 2015",
+                     *         "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *         "lock": {
+                     *           "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *           "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *         },
+                     *         "release": {
+                     *           "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *           "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *         },
+                     *         "recovery": {
+                     *           "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *           "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "validFrom": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "toSign": [
+                     *           "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE="
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ReleaseDealResponse"];
                         /** @enum {boolean} */
@@ -6855,7 +8425,7 @@ export interface operations {
                  * @example {
                  *       "settlementId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
                  *       "signedXdrs": [
-                 *         "example"
+                 *         "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE="
                  *       ],
                  *       "txHashes": [
                  *         "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD"
@@ -6874,6 +8444,91 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "deal_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "deal",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "created",
+                     *         "statusTransitions": {
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "funded": "2026-03-14T09:30:00.000Z",
+                     *           "delivered": "2026-03-14T09:30:00.000Z",
+                     *           "accepted": "2026-03-14T09:30:00.000Z",
+                     *           "disputed": "2026-03-14T09:30:00.000Z",
+                     *           "released": "2026-03-14T09:30:00.000Z",
+                     *           "refunded": "2026-03-14T09:30:00.000Z",
+                     *           "cancelled": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "seller": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "broker": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "items": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "split": [
+                     *           {
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "role": "seller",
+                     *             "bps": 10,
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "releaseRule": "on_delivery",
+                     *         "inspectionDays": 10,
+                     *         "inspectionEndsAt": "2026-03-14T09:30:00.000Z",
+                     *         "disputeResponseDays": 10,
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "cosigner": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "funding": {
+                     *           "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "amount": "12.50"
+                     *         },
+                     *         "acceptedBy": "BUYER",
+                     *         "dispute": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "status": "OPEN",
+                     *           "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "respondBy": "2026-03-14T09:30:00.000Z",
+                     *           "openedAt": "2026-03-14T09:30:00.000Z",
+                     *           "resolvedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "settlement": {
+                     *           "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "kind": "RELEASE",
+                     *           "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *           "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *           "preparedAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "payouts": [
+                     *           {
+                     *             "role": "seller",
+                     *             "account": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "settledTxHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "pending": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SubmitDealReleaseResponse"];
                         /** @enum {boolean} */
@@ -6975,6 +8630,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "evt_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "type": "reservation.paid",
+                     *             "createdAt": "2026-03-14T09:30:00.000Z",
+                     *             "tenant": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "subject": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "sequence": 10,
+                     *             "apiVersion": "2026-11-01",
+                     *             "data": {}
+                     *           }
+                     *         ],
+                     *         "nextCursor": "eyJwIjoiNDgyMS00ODIxIn0"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListEventsResponse"];
                         /** @enum {boolean} */
@@ -7130,6 +8805,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "apiVersion": "2026-11-01",
+                     *         "items": [
+                     *           {
+                     *             "type": "reservation.paid",
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "subject": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "schema": {}
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListEventTypesResponse"];
                         /** @enum {boolean} */
@@ -7195,6 +8886,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "list",
+                     *         "items": [
+                     *           {
+                     *             "id": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "object": "group_buy",
+                     *             "livemode": true,
+                     *             "created": "2026-03-14T09:30:00.000Z",
+                     *             "status": "draft",
+                     *             "title": "Olive oil from Crete, 5 L cans",
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "currency": "EUR",
+                     *             "closesAt": "2026-03-14T09:30:00.000Z",
+                     *             "releaseAfter": "close",
+                     *             "inspectionDays": 10,
+                     *             "minimumUnits": 10,
+                     *             "items": [
+                     *               {
+                     *                 "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *                 "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *                 "unitAmount": "12.50",
+                     *                 "quantity": 10,
+                     *                 "maxPerBuyer": 10,
+                     *                 "minPerBuyer": 10,
+                     *                 "tiers": [
+                     *                   {
+                     *                     "minUnits": 10,
+                     *                     "unitAmount": "12.50"
+                     *                   }
+                     *                 ],
+                     *                 "unitsReserved": 10,
+                     *                 "currentTier": {
+                     *                   "minUnits": 10,
+                     *                   "unitAmount": "12.50"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "unitsReserved": 10,
+                     *             "currentTier": {
+                     *               "minUnits": 10,
+                     *               "unitAmount": "12.50",
+                     *               "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *             },
+                     *             "organiser": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "escrow": {
+                     *               "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *               "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *             },
+                     *             "closing": {
+                     *               "outcome": "succeeded",
+                     *               "closedAt": "2026-03-14T09:30:00.000Z",
+                     *               "paidUnits": 10,
+                     *               "paidAmount": "12.50"
+                     *             },
+                     *             "publishedAt": "2026-03-14T09:30:00.000Z",
+                     *             "cancelledAt": "2026-03-14T09:30:00.000Z",
+                     *             "settledAt": "2026-03-14T09:30:00.000Z",
+                     *             "urls": {
+                     *               "api": "/api/pools/3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *               "orders": "/v1/group-buys/gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34/orders"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "hasMore": true,
+                     *         "url": "https://shop.example.com/webhooks/cagnotte"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListGroupBuysResponse"];
                         /** @enum {boolean} */
@@ -7305,6 +9067,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "group_buy",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "draft",
+                     *         "title": "Olive oil from Crete, 5 L cans",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "currency": "EUR",
+                     *         "closesAt": "2026-03-14T09:30:00.000Z",
+                     *         "releaseAfter": "close",
+                     *         "inspectionDays": 10,
+                     *         "minimumUnits": 10,
+                     *         "items": [
+                     *           {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "unitAmount": "12.50",
+                     *             "quantity": 10,
+                     *             "maxPerBuyer": 10,
+                     *             "minPerBuyer": 10,
+                     *             "tiers": [
+                     *               {
+                     *                 "minUnits": 10,
+                     *                 "unitAmount": "12.50"
+                     *               }
+                     *             ],
+                     *             "unitsReserved": 10,
+                     *             "currentTier": {
+                     *               "minUnits": 10,
+                     *               "unitAmount": "12.50"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "unitsReserved": 10,
+                     *         "currentTier": {
+                     *           "minUnits": 10,
+                     *           "unitAmount": "12.50",
+                     *           "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *         },
+                     *         "organiser": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "closing": {
+                     *           "outcome": "succeeded",
+                     *           "closedAt": "2026-03-14T09:30:00.000Z",
+                     *           "paidUnits": 10,
+                     *           "paidAmount": "12.50"
+                     *         },
+                     *         "publishedAt": "2026-03-14T09:30:00.000Z",
+                     *         "cancelledAt": "2026-03-14T09:30:00.000Z",
+                     *         "settledAt": "2026-03-14T09:30:00.000Z",
+                     *         "urls": {
+                     *           "api": "/api/pools/3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "orders": "/v1/group-buys/gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34/orders"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateGroupBuyResponse"];
                         /** @enum {boolean} */
@@ -7398,6 +9224,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "group_buy",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "draft",
+                     *         "title": "Olive oil from Crete, 5 L cans",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "currency": "EUR",
+                     *         "closesAt": "2026-03-14T09:30:00.000Z",
+                     *         "releaseAfter": "close",
+                     *         "inspectionDays": 10,
+                     *         "minimumUnits": 10,
+                     *         "items": [
+                     *           {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "unitAmount": "12.50",
+                     *             "quantity": 10,
+                     *             "maxPerBuyer": 10,
+                     *             "minPerBuyer": 10,
+                     *             "tiers": [
+                     *               {
+                     *                 "minUnits": 10,
+                     *                 "unitAmount": "12.50"
+                     *               }
+                     *             ],
+                     *             "unitsReserved": 10,
+                     *             "currentTier": {
+                     *               "minUnits": 10,
+                     *               "unitAmount": "12.50"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "unitsReserved": 10,
+                     *         "currentTier": {
+                     *           "minUnits": 10,
+                     *           "unitAmount": "12.50",
+                     *           "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *         },
+                     *         "organiser": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "closing": {
+                     *           "outcome": "succeeded",
+                     *           "closedAt": "2026-03-14T09:30:00.000Z",
+                     *           "paidUnits": 10,
+                     *           "paidAmount": "12.50"
+                     *         },
+                     *         "publishedAt": "2026-03-14T09:30:00.000Z",
+                     *         "cancelledAt": "2026-03-14T09:30:00.000Z",
+                     *         "settledAt": "2026-03-14T09:30:00.000Z",
+                     *         "urls": {
+                     *           "api": "/api/pools/3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "orders": "/v1/group-buys/gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34/orders"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateGroupBuyResponse"];
                         /** @enum {boolean} */
@@ -7488,6 +9378,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "group_buy",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "draft",
+                     *         "title": "Olive oil from Crete, 5 L cans",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "currency": "EUR",
+                     *         "closesAt": "2026-03-14T09:30:00.000Z",
+                     *         "releaseAfter": "close",
+                     *         "inspectionDays": 10,
+                     *         "minimumUnits": 10,
+                     *         "items": [
+                     *           {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "unitAmount": "12.50",
+                     *             "quantity": 10,
+                     *             "maxPerBuyer": 10,
+                     *             "minPerBuyer": 10,
+                     *             "tiers": [
+                     *               {
+                     *                 "minUnits": 10,
+                     *                 "unitAmount": "12.50"
+                     *               }
+                     *             ],
+                     *             "unitsReserved": 10,
+                     *             "currentTier": {
+                     *               "minUnits": 10,
+                     *               "unitAmount": "12.50"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "unitsReserved": 10,
+                     *         "currentTier": {
+                     *           "minUnits": 10,
+                     *           "unitAmount": "12.50",
+                     *           "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *         },
+                     *         "organiser": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "closing": {
+                     *           "outcome": "succeeded",
+                     *           "closedAt": "2026-03-14T09:30:00.000Z",
+                     *           "paidUnits": 10,
+                     *           "paidAmount": "12.50"
+                     *         },
+                     *         "publishedAt": "2026-03-14T09:30:00.000Z",
+                     *         "cancelledAt": "2026-03-14T09:30:00.000Z",
+                     *         "settledAt": "2026-03-14T09:30:00.000Z",
+                     *         "urls": {
+                     *           "api": "/api/pools/3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "orders": "/v1/group-buys/gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34/orders"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateGroupBuyResponse"];
                         /** @enum {boolean} */
@@ -7587,6 +9541,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "group_buy",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "draft",
+                     *         "title": "Olive oil from Crete, 5 L cans",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "currency": "EUR",
+                     *         "closesAt": "2026-03-14T09:30:00.000Z",
+                     *         "releaseAfter": "close",
+                     *         "inspectionDays": 10,
+                     *         "minimumUnits": 10,
+                     *         "items": [
+                     *           {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "unitAmount": "12.50",
+                     *             "quantity": 10,
+                     *             "maxPerBuyer": 10,
+                     *             "minPerBuyer": 10,
+                     *             "tiers": [
+                     *               {
+                     *                 "minUnits": 10,
+                     *                 "unitAmount": "12.50"
+                     *               }
+                     *             ],
+                     *             "unitsReserved": 10,
+                     *             "currentTier": {
+                     *               "minUnits": 10,
+                     *               "unitAmount": "12.50"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "unitsReserved": 10,
+                     *         "currentTier": {
+                     *           "minUnits": 10,
+                     *           "unitAmount": "12.50",
+                     *           "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *         },
+                     *         "organiser": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "closing": {
+                     *           "outcome": "succeeded",
+                     *           "closedAt": "2026-03-14T09:30:00.000Z",
+                     *           "paidUnits": 10,
+                     *           "paidAmount": "12.50"
+                     *         },
+                     *         "publishedAt": "2026-03-14T09:30:00.000Z",
+                     *         "cancelledAt": "2026-03-14T09:30:00.000Z",
+                     *         "settledAt": "2026-03-14T09:30:00.000Z",
+                     *         "urls": {
+                     *           "api": "/api/pools/3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "orders": "/v1/group-buys/gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34/orders"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateGroupBuyResponse"];
                         /** @enum {boolean} */
@@ -7680,6 +9698,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "list",
+                     *         "items": [
+                     *           {
+                     *             "id": "ord_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "object": "group_buy_order",
+                     *             "livemode": true,
+                     *             "created": "2026-03-14T09:30:00.000Z",
+                     *             "groupBuy": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "status": "pending",
+                     *             "items": [
+                     *               {
+                     *                 "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *                 "quantity": 10,
+                     *                 "unitAmount": "12.50"
+                     *               }
+                     *             ],
+                     *             "amount": "12.50",
+                     *             "depositFee": "12.50",
+                     *             "currency": "EUR",
+                     *             "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *             "payment": {
+                     *               "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *               "amount": "12.50"
+                     *             },
+                     *             "settlements": [
+                     *               {
+                     *                 "released": "12.50",
+                     *                 "refunded": "12.50",
+                     *                 "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "hasMore": true,
+                     *         "url": "https://shop.example.com/webhooks/cagnotte"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListGroupBuyOrdersResponse"];
                         /** @enum {boolean} */
@@ -7753,7 +9814,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "buyer": "example",
+                 *       "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
                  *       "items": [
                  *         {
                  *           "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
@@ -7776,6 +9837,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "ord_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "group_buy_order",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "groupBuy": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "status": "pending",
+                     *         "items": [
+                     *           {
+                     *             "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50"
+                     *           }
+                     *         ],
+                     *         "amount": "12.50",
+                     *         "depositFee": "12.50",
+                     *         "currency": "EUR",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "payment": {
+                     *           "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "amount": "12.50"
+                     *         },
+                     *         "settlements": [
+                     *           {
+                     *             "released": "12.50",
+                     *             "refunded": "12.50",
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateGroupBuyOrderResponse"];
                         /** @enum {boolean} */
@@ -7884,6 +9981,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "order_payment",
+                     *         "order": {
+                     *           "id": "ord_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "object": "group_buy_order",
+                     *           "livemode": true,
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "groupBuy": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "status": "pending",
+                     *           "items": [
+                     *             {
+                     *               "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *               "quantity": 10,
+                     *               "unitAmount": "12.50"
+                     *             }
+                     *           ],
+                     *           "amount": "12.50",
+                     *           "depositFee": "12.50",
+                     *           "currency": "EUR",
+                     *           "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *           "payment": {
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "amount": "12.50"
+                     *           },
+                     *           "settlements": [
+                     *             {
+                     *               "released": "12.50",
+                     *               "refunded": "12.50",
+                     *               "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "deposit": {
+                     *           "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *           "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "networkPassphrase": "Test SDF Network ; September 2015",
+                     *           "amount": "12.50",
+                     *           "escrowAccount": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "expiresAt": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "reclaim": {
+                     *           "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *           "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "networkPassphrase": "Test SDF Network ; September 2015",
+                     *           "balanceId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "validAfter": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PaymentGroupBuyOrderResponse"];
                         /** @enum {boolean} */
@@ -7968,8 +10120,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "txHash": "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD",
-                 *       "signedXdr": "example"
+                 *       "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                 *       "signedXdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE="
                  *     }
                  */
                 "application/json": components["schemas"]["SubmitGroupBuyOrderRequest"];
@@ -7984,6 +10136,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "order_payment_result",
+                     *         "paid": true,
+                     *         "pending": true,
+                     *         "latePayment": true,
+                     *         "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "order": {
+                     *           "id": "ord_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "object": "group_buy_order",
+                     *           "livemode": true,
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "groupBuy": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "buyer": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "status": "pending",
+                     *           "items": [
+                     *             {
+                     *               "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *               "quantity": 10,
+                     *               "unitAmount": "12.50"
+                     *             }
+                     *           ],
+                     *           "amount": "12.50",
+                     *           "depositFee": "12.50",
+                     *           "currency": "EUR",
+                     *           "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *           "payment": {
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "amount": "12.50"
+                     *           },
+                     *           "settlements": [
+                     *             {
+                     *               "released": "12.50",
+                     *               "refunded": "12.50",
+                     *               "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SubmitGroupBuyOrderResponse"];
                         /** @enum {boolean} */
@@ -8074,6 +10269,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "group_buy",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "draft",
+                     *         "title": "Olive oil from Crete, 5 L cans",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "currency": "EUR",
+                     *         "closesAt": "2026-03-14T09:30:00.000Z",
+                     *         "releaseAfter": "close",
+                     *         "inspectionDays": 10,
+                     *         "minimumUnits": 10,
+                     *         "items": [
+                     *           {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "unitAmount": "12.50",
+                     *             "quantity": 10,
+                     *             "maxPerBuyer": 10,
+                     *             "minPerBuyer": 10,
+                     *             "tiers": [
+                     *               {
+                     *                 "minUnits": 10,
+                     *                 "unitAmount": "12.50"
+                     *               }
+                     *             ],
+                     *             "unitsReserved": 10,
+                     *             "currentTier": {
+                     *               "minUnits": 10,
+                     *               "unitAmount": "12.50"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "unitsReserved": 10,
+                     *         "currentTier": {
+                     *           "minUnits": 10,
+                     *           "unitAmount": "12.50",
+                     *           "itemId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *         },
+                     *         "organiser": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "escrow": {
+                     *           "account": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "reclaimAfter": "2026-03-14T09:30:00.000Z"
+                     *         },
+                     *         "closing": {
+                     *           "outcome": "succeeded",
+                     *           "closedAt": "2026-03-14T09:30:00.000Z",
+                     *           "paidUnits": 10,
+                     *           "paidAmount": "12.50"
+                     *         },
+                     *         "publishedAt": "2026-03-14T09:30:00.000Z",
+                     *         "cancelledAt": "2026-03-14T09:30:00.000Z",
+                     *         "settledAt": "2026-03-14T09:30:00.000Z",
+                     *         "urls": {
+                     *           "api": "/api/pools/3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *           "orders": "/v1/group-buys/gb_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34/orders"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateGroupBuyResponse"];
                         /** @enum {boolean} */
@@ -8173,6 +10432,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "settlementId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *         "kind": "RELEASE",
+                     *         "final": true,
+                     *         "status": "PREPARED",
+                     *         "escrowAccount": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "networkPassphrase": "Test SDF Network ; September 2015",
+                     *         "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *         "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *         "recoveryUntil": "2026-03-14T09:30:00.000Z",
+                     *         "rounds": [
+                     *           {
+                     *             "index": 10,
+                     *             "reservations": [
+                     *               "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *             ],
+                     *             "lock": {
+                     *               "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *               "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *             },
+                     *             "release": {
+                     *               "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *               "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *             },
+                     *             "recovery": {
+                     *               "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *               "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *               "validFrom": "2026-03-14T09:30:00.000Z"
+                     *             },
+                     *             "payouts": [
+                     *               {
+                     *                 "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *                 "amount": "12.50"
+                     *               }
+                     *             ],
+                     *             "refunds": [
+                     *               {
+                     *                 "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *                 "amount": "12.50"
+                     *               }
+                     *             ],
+                     *             "settled": {
+                     *               "path": "RELEASE",
+                     *               "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "strayReturns": [
+                     *           {
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "toSign": [
+                     *           "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE="
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PreparePoolEscrowSettlementResponse"];
                         /** @enum {boolean} */
@@ -8266,7 +10587,7 @@ export interface operations {
                  * @example {
                  *       "settlementId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
                  *       "signedXdrs": [
-                 *         "example"
+                 *         "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE="
                  *       ],
                  *       "txHashes": [
                  *         "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD"
@@ -8287,6 +10608,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "settlementId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *         "kind": "RELEASE",
+                     *         "final": true,
+                     *         "status": "PREPARED",
+                     *         "escrowAccount": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "networkPassphrase": "Test SDF Network ; September 2015",
+                     *         "releaseUntil": "2026-03-14T09:30:00.000Z",
+                     *         "recoveryFrom": "2026-03-14T09:30:00.000Z",
+                     *         "recoveryUntil": "2026-03-14T09:30:00.000Z",
+                     *         "rounds": [
+                     *           {
+                     *             "index": 10,
+                     *             "reservations": [
+                     *               "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *             ],
+                     *             "lock": {
+                     *               "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *               "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *             },
+                     *             "release": {
+                     *               "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *               "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *             },
+                     *             "recovery": {
+                     *               "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *               "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *               "validFrom": "2026-03-14T09:30:00.000Z"
+                     *             },
+                     *             "payouts": [
+                     *               {
+                     *                 "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *                 "amount": "12.50"
+                     *               }
+                     *             ],
+                     *             "refunds": [
+                     *               {
+                     *                 "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *                 "amount": "12.50"
+                     *               }
+                     *             ],
+                     *             "settled": {
+                     *               "path": "RELEASE",
+                     *               "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "strayReturns": [
+                     *           {
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50"
+                     *           }
+                     *         ],
+                     *         "toSign": [
+                     *           "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE="
+                     *         ],
+                     *         "pending": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SubmitGroupBuySettlementResponse"];
                         /** @enum {boolean} */
@@ -8377,6 +10761,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "ledger",
+                     *         "network": "sandbox",
+                     *         "networkPassphrase": "Test SDF Network ; September 2015",
+                     *         "horizonUrl": "https://shop.example.com/webhooks/cagnotte",
+                     *         "asset": {
+                     *           "code": "c2VjcmV0LXRva2VuLWV4YW1wbGU",
+                     *           "issuer": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *         },
+                     *         "platformAccount": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LedgerInfo"];
                         /** @enum {boolean} */
@@ -8444,6 +10844,82 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "list",
+                     *         "items": [
+                     *           {
+                     *             "id": "req_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "object": "payment_request",
+                     *             "livemode": true,
+                     *             "created": "2026-03-14T09:30:00.000Z",
+                     *             "status": "open",
+                     *             "currency": "EUR",
+                     *             "lineItems": [
+                     *               {
+                     *                 "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *                 "quantity": 10,
+                     *                 "unitAmount": "12.50",
+                     *                 "vatCategory": "S",
+                     *                 "vatRate": "12.50"
+                     *               }
+                     *             ],
+                     *             "subtotal": "12.50",
+                     *             "tax": "12.50",
+                     *             "amountDue": "12.50",
+                     *             "amountPaid": "12.50",
+                     *             "amountRemaining": "12.50",
+                     *             "amountOverpaid": "12.50",
+                     *             "underpaid": true,
+                     *             "dueAt": "2026-03-14T09:30:00.000Z",
+                     *             "payee": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "customer": {
+                     *               "name": "Jane Doe",
+                     *               "email": "jane.doe@example.com",
+                     *               "address": {
+                     *                 "line1": "12 rue de la République",
+                     *                 "city": "Lyon",
+                     *                 "postcode": "69002"
+                     *               },
+                     *               "country": "FR",
+                     *               "vatId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *             },
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "metadata": {},
+                     *             "url": "https://shop.example.com/webhooks/cagnotte",
+                     *             "payment": {
+                     *               "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *               "asset": {
+                     *                 "code": "c2VjcmV0LXRva2VuLWV4YW1wbGU",
+                     *                 "issuer": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *               },
+                     *               "memo": {
+                     *                 "type": "hash",
+                     *                 "value": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *               },
+                     *               "amount": "12.50"
+                     *             },
+                     *             "payments": [
+                     *               {
+                     *                 "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *                 "from": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *                 "amount": "12.50",
+                     *                 "late": true,
+                     *                 "recordedAt": "2026-03-14T09:30:00.000Z"
+                     *               }
+                     *             ],
+                     *             "paidAt": "2026-03-14T09:30:00.000Z",
+                     *             "expiredAt": "2026-03-14T09:30:00.000Z",
+                     *             "voidedAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": true,
+                     *         "url": "https://shop.example.com/webhooks/cagnotte"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListPaymentRequestsResponse"];
                         /** @enum {boolean} */
@@ -8555,6 +11031,82 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "req_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "payment_request",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "open",
+                     *         "currency": "EUR",
+                     *         "lineItems": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "vatCategory": "S",
+                     *             "vatRate": "12.50"
+                     *           }
+                     *         ],
+                     *         "subtotal": "12.50",
+                     *         "tax": "12.50",
+                     *         "amountDue": "12.50",
+                     *         "amountPaid": "12.50",
+                     *         "amountRemaining": "12.50",
+                     *         "amountOverpaid": "12.50",
+                     *         "underpaid": true,
+                     *         "dueAt": "2026-03-14T09:30:00.000Z",
+                     *         "payee": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "customer": {
+                     *           "name": "Jane Doe",
+                     *           "email": "jane.doe@example.com",
+                     *           "address": {
+                     *             "line1": "12 rue de la République",
+                     *             "city": "Lyon",
+                     *             "postcode": "69002"
+                     *           },
+                     *           "country": "FR",
+                     *           "vatId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *         },
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "url": "https://shop.example.com/webhooks/cagnotte",
+                     *         "payment": {
+                     *           "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "asset": {
+                     *             "code": "c2VjcmV0LXRva2VuLWV4YW1wbGU",
+                     *             "issuer": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *           },
+                     *           "memo": {
+                     *             "type": "hash",
+                     *             "value": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *           },
+                     *           "amount": "12.50"
+                     *         },
+                     *         "payments": [
+                     *           {
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "from": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50",
+                     *             "late": true,
+                     *             "recordedAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "paidAt": "2026-03-14T09:30:00.000Z",
+                     *         "expiredAt": "2026-03-14T09:30:00.000Z",
+                     *         "voidedAt": "2026-03-14T09:30:00.000Z",
+                     *         "paymentXdr": {
+                     *           "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *           "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *           "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *           "networkPassphrase": "Test SDF Network ; September 2015",
+                     *           "amount": "12.50"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreatePaymentRequestResponse"];
                         /** @enum {boolean} */
@@ -8639,6 +11191,75 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "req_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "payment_request",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "open",
+                     *         "currency": "EUR",
+                     *         "lineItems": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "vatCategory": "S",
+                     *             "vatRate": "12.50"
+                     *           }
+                     *         ],
+                     *         "subtotal": "12.50",
+                     *         "tax": "12.50",
+                     *         "amountDue": "12.50",
+                     *         "amountPaid": "12.50",
+                     *         "amountRemaining": "12.50",
+                     *         "amountOverpaid": "12.50",
+                     *         "underpaid": true,
+                     *         "dueAt": "2026-03-14T09:30:00.000Z",
+                     *         "payee": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "customer": {
+                     *           "name": "Jane Doe",
+                     *           "email": "jane.doe@example.com",
+                     *           "address": {
+                     *             "line1": "12 rue de la République",
+                     *             "city": "Lyon",
+                     *             "postcode": "69002"
+                     *           },
+                     *           "country": "FR",
+                     *           "vatId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *         },
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "url": "https://shop.example.com/webhooks/cagnotte",
+                     *         "payment": {
+                     *           "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "asset": {
+                     *             "code": "c2VjcmV0LXRva2VuLWV4YW1wbGU",
+                     *             "issuer": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *           },
+                     *           "memo": {
+                     *             "type": "hash",
+                     *             "value": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *           },
+                     *           "amount": "12.50"
+                     *         },
+                     *         "payments": [
+                     *           {
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "from": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50",
+                     *             "late": true,
+                     *             "recordedAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "paidAt": "2026-03-14T09:30:00.000Z",
+                     *         "expiredAt": "2026-03-14T09:30:00.000Z",
+                     *         "voidedAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["VoidPaymentRequestResponse"];
                         /** @enum {boolean} */
@@ -8802,6 +11423,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "xdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *         "hash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "networkPassphrase": "Test SDF Network ; September 2015",
+                     *         "amount": "12.50"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["BuildPaymentRequestPaymentResponse"];
                         /** @enum {boolean} */
@@ -8875,8 +11508,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "txHash": "0123456789abcdefABCDEF0123456789abcdefABCDEF0123456789abcdefABCD",
-                 *       "signedXdr": "example"
+                 *       "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                 *       "signedXdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE="
                  *     }
                  */
                 "application/json": components["schemas"]["RecordPaymentRequestPaymentRequest"];
@@ -8891,6 +11524,82 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "recorded": true,
+                     *         "idempotent": true,
+                     *         "pending": true,
+                     *         "reason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "request": {
+                     *           "id": "req_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "object": "payment_request",
+                     *           "livemode": true,
+                     *           "created": "2026-03-14T09:30:00.000Z",
+                     *           "status": "open",
+                     *           "currency": "EUR",
+                     *           "lineItems": [
+                     *             {
+                     *               "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *               "quantity": 10,
+                     *               "unitAmount": "12.50",
+                     *               "vatCategory": "S",
+                     *               "vatRate": "12.50"
+                     *             }
+                     *           ],
+                     *           "subtotal": "12.50",
+                     *           "tax": "12.50",
+                     *           "amountDue": "12.50",
+                     *           "amountPaid": "12.50",
+                     *           "amountRemaining": "12.50",
+                     *           "amountOverpaid": "12.50",
+                     *           "underpaid": true,
+                     *           "dueAt": "2026-03-14T09:30:00.000Z",
+                     *           "payee": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *           "customer": {
+                     *             "name": "Jane Doe",
+                     *             "email": "jane.doe@example.com",
+                     *             "address": {
+                     *               "line1": "12 rue de la République",
+                     *               "city": "Lyon",
+                     *               "postcode": "69002"
+                     *             },
+                     *             "country": "FR",
+                     *             "vatId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *           },
+                     *           "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *           "metadata": {},
+                     *           "url": "https://shop.example.com/webhooks/cagnotte",
+                     *           "payment": {
+                     *             "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "asset": {
+                     *               "code": "c2VjcmV0LXRva2VuLWV4YW1wbGU",
+                     *               "issuer": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *             },
+                     *             "memo": {
+                     *               "type": "hash",
+                     *               "value": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *             },
+                     *             "amount": "12.50"
+                     *           },
+                     *           "payments": [
+                     *             {
+                     *               "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *               "from": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *               "amount": "12.50",
+                     *               "late": true,
+                     *               "recordedAt": "2026-03-14T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "paidAt": "2026-03-14T09:30:00.000Z",
+                     *           "expiredAt": "2026-03-14T09:30:00.000Z",
+                     *           "voidedAt": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RecordPaymentRequestPaymentResponse"];
                         /** @enum {boolean} */
@@ -8975,6 +11684,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *         "object": "payment_request",
+                     *         "livemode": true,
+                     *         "status": "open",
+                     *         "currency": "EUR",
+                     *         "payeeName": "Jane Doe",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "lineItems": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "vatCategory": "S",
+                     *             "vatRate": "12.50"
+                     *           }
+                     *         ],
+                     *         "subtotal": "12.50",
+                     *         "tax": "12.50",
+                     *         "amountDue": "12.50",
+                     *         "amountPaid": "12.50",
+                     *         "amountRemaining": "12.50",
+                     *         "dueAt": "2026-03-14T09:30:00.000Z",
+                     *         "payment": {
+                     *           "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "asset": {
+                     *             "code": "c2VjcmV0LXRva2VuLWV4YW1wbGU",
+                     *             "issuer": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *           },
+                     *           "memo": {
+                     *             "type": "hash",
+                     *             "value": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *           },
+                     *           "amount": "12.50"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RetrievePublicPaymentRequestResponse"];
                         /** @enum {boolean} */
@@ -9036,6 +11786,75 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "req_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "payment_request",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "open",
+                     *         "currency": "EUR",
+                     *         "lineItems": [
+                     *           {
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "quantity": 10,
+                     *             "unitAmount": "12.50",
+                     *             "vatCategory": "S",
+                     *             "vatRate": "12.50"
+                     *           }
+                     *         ],
+                     *         "subtotal": "12.50",
+                     *         "tax": "12.50",
+                     *         "amountDue": "12.50",
+                     *         "amountPaid": "12.50",
+                     *         "amountRemaining": "12.50",
+                     *         "amountOverpaid": "12.50",
+                     *         "underpaid": true,
+                     *         "dueAt": "2026-03-14T09:30:00.000Z",
+                     *         "payee": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "customer": {
+                     *           "name": "Jane Doe",
+                     *           "email": "jane.doe@example.com",
+                     *           "address": {
+                     *             "line1": "12 rue de la République",
+                     *             "city": "Lyon",
+                     *             "postcode": "69002"
+                     *           },
+                     *           "country": "FR",
+                     *           "vatId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *         },
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "url": "https://shop.example.com/webhooks/cagnotte",
+                     *         "payment": {
+                     *           "destination": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *           "asset": {
+                     *             "code": "c2VjcmV0LXRva2VuLWV4YW1wbGU",
+                     *             "issuer": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK"
+                     *           },
+                     *           "memo": {
+                     *             "type": "hash",
+                     *             "value": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d"
+                     *           },
+                     *           "amount": "12.50"
+                     *         },
+                     *         "payments": [
+                     *           {
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "from": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50",
+                     *             "late": true,
+                     *             "recordedAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "paidAt": "2026-03-14T09:30:00.000Z",
+                     *         "expiredAt": "2026-03-14T09:30:00.000Z",
+                     *         "voidedAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["VoidPaymentRequestResponse"];
                         /** @enum {boolean} */
@@ -9121,6 +11940,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "list",
+                     *         "items": [
+                     *           {
+                     *             "id": "tr_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "object": "transfer",
+                     *             "livemode": true,
+                     *             "created": "2026-03-14T09:30:00.000Z",
+                     *             "status": "requires_signature",
+                     *             "from": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "fromWallet": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "to": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *             "toWallet": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *             "amount": "12.50",
+                     *             "currency": "EUR",
+                     *             "memo": "Order 2026-0001",
+                     *             "unsignedXdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *             "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *             "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *             "submittedAt": "2026-03-14T09:30:00.000Z",
+                     *             "settledAt": "2026-03-14T09:30:00.000Z",
+                     *             "ledger": 10,
+                     *             "failureCode": "c2VjcmV0LXRva2VuLWV4YW1wbGU"
+                     *           }
+                     *         ],
+                     *         "hasMore": true,
+                     *         "url": "https://shop.example.com/webhooks/cagnotte"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListTransfersResponse"];
                         /** @enum {boolean} */
@@ -9191,11 +12043,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "from": "example",
-                 *       "to": "example",
+                 *       "from": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                 *       "to": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
                  *       "amount": "12.50",
                  *       "currency": "EUR",
-                 *       "memo": "example"
+                 *       "memo": "Order 2026-0001"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateTransferRequest"];
@@ -9210,6 +12062,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "tr_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "transfer",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "requires_signature",
+                     *         "from": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "fromWallet": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "to": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "toWallet": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "memo": "Order 2026-0001",
+                     *         "unsignedXdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *         "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "submittedAt": "2026-03-14T09:30:00.000Z",
+                     *         "settledAt": "2026-03-14T09:30:00.000Z",
+                     *         "ledger": 10,
+                     *         "failureCode": "c2VjcmV0LXRva2VuLWV4YW1wbGU"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateTransferResponse"];
                         /** @enum {boolean} */
@@ -9303,6 +12181,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "tr_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "transfer",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "requires_signature",
+                     *         "from": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "fromWallet": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "to": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "toWallet": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "memo": "Order 2026-0001",
+                     *         "unsignedXdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *         "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "submittedAt": "2026-03-14T09:30:00.000Z",
+                     *         "settledAt": "2026-03-14T09:30:00.000Z",
+                     *         "ledger": 10,
+                     *         "failureCode": "c2VjcmV0LXRva2VuLWV4YW1wbGU"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateTransferResponse"];
                         /** @enum {boolean} */
@@ -9382,6 +12286,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "tr_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "transfer",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "requires_signature",
+                     *         "from": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "fromWallet": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "to": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "toWallet": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "memo": "Order 2026-0001",
+                     *         "unsignedXdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *         "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "submittedAt": "2026-03-14T09:30:00.000Z",
+                     *         "settledAt": "2026-03-14T09:30:00.000Z",
+                     *         "ledger": 10,
+                     *         "failureCode": "c2VjcmV0LXRva2VuLWV4YW1wbGU"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateTransferResponse"];
                         /** @enum {boolean} */
@@ -9479,6 +12409,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "tr_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "object": "transfer",
+                     *         "livemode": true,
+                     *         "created": "2026-03-14T09:30:00.000Z",
+                     *         "status": "requires_signature",
+                     *         "from": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "fromWallet": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "to": "acct_3f2a9c4e8b1d4e6f9a7b2c5d8e1f0a34",
+                     *         "toWallet": "GB52KEV5AJF52JWQTBW4SQ23Z7SEL5PDEI7K7Z7R5VDTQ3WATNOCD3CK",
+                     *         "amount": "12.50",
+                     *         "currency": "EUR",
+                     *         "memo": "Order 2026-0001",
+                     *         "unsignedXdr": "AAAAAgAAAADg3G3hclysZlFitS+s5zWyiiJD5B0STWy5LXCj6i5yxQAAAGQADeN3AAAAAQAAAAEAAAAAAAAAAAAAAABoJbRwAAAAAAAAAAE=",
+                     *         "txHash": "9b1f0c2e7d4a5b6c8e3f1a2d4c6b8e0f1a3c5e7d9b2f4a6c8e0d2b4f6a8c0e1d",
+                     *         "expiresAt": "2026-03-14T09:30:00.000Z",
+                     *         "submittedAt": "2026-03-14T09:30:00.000Z",
+                     *         "settledAt": "2026-03-14T09:30:00.000Z",
+                     *         "ledger": 10,
+                     *         "failureCode": "c2VjcmV0LXRva2VuLWV4YW1wbGU"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateTransferResponse"];
                         /** @enum {boolean} */
@@ -9574,6 +12530,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "we_3456789abcdef0123456789abcdef012",
+                     *             "url": "https://shop.example.com/webhooks/cagnotte",
+                     *             "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "metadata": {},
+                     *             "enabledEvents": [
+                     *               "reservation.paid"
+                     *             ],
+                     *             "ordering": "none",
+                     *             "status": "enabled",
+                     *             "disabledReason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *             "disabledAt": "2026-03-14T09:30:00.000Z",
+                     *             "failingSince": "2026-03-14T09:30:00.000Z",
+                     *             "scope": "tenant",
+                     *             "ownerId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "createdAt": "2026-03-14T09:30:00.000Z",
+                     *             "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 10,
+                     *           "limit": 10,
+                     *           "total": 10,
+                     *           "totalPages": 10,
+                     *           "hasNext": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListWebhooksResponse"];
                         /** @enum {boolean} */
@@ -9656,6 +12646,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "we_3456789abcdef0123456789abcdef012",
+                     *         "url": "https://shop.example.com/webhooks/cagnotte",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "enabledEvents": [
+                     *           "reservation.paid"
+                     *         ],
+                     *         "ordering": "none",
+                     *         "status": "enabled",
+                     *         "disabledReason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "disabledAt": "2026-03-14T09:30:00.000Z",
+                     *         "failingSince": "2026-03-14T09:30:00.000Z",
+                     *         "scope": "tenant",
+                     *         "ownerId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "secret": "whsec_"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreateWebhookResponse"];
                         /** @enum {boolean} */
@@ -9730,6 +12744,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "we_3456789abcdef0123456789abcdef012",
+                     *         "url": "https://shop.example.com/webhooks/cagnotte",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "enabledEvents": [
+                     *           "reservation.paid"
+                     *         ],
+                     *         "ordering": "none",
+                     *         "status": "enabled",
+                     *         "disabledReason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "disabledAt": "2026-03-14T09:30:00.000Z",
+                     *         "failingSince": "2026-03-14T09:30:00.000Z",
+                     *         "scope": "tenant",
+                     *         "ownerId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["GetWebhookResponse"];
                         /** @enum {boolean} */
@@ -9883,6 +12920,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "we_3456789abcdef0123456789abcdef012",
+                     *         "url": "https://shop.example.com/webhooks/cagnotte",
+                     *         "description": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "metadata": {},
+                     *         "enabledEvents": [
+                     *           "reservation.paid"
+                     *         ],
+                     *         "ordering": "none",
+                     *         "status": "enabled",
+                     *         "disabledReason": "Twenty cans of first-press olive oil, delivered to the shop.",
+                     *         "disabledAt": "2026-03-14T09:30:00.000Z",
+                     *         "failingSince": "2026-03-14T09:30:00.000Z",
+                     *         "scope": "tenant",
+                     *         "ownerId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *         "createdAt": "2026-03-14T09:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T09:30:00.000Z",
+                     *         "recovery": {
+                     *           "since": "2026-03-14T09:30:00.000Z",
+                     *           "until": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["UpdateWebhookResponse"];
                         /** @enum {boolean} */
@@ -9962,6 +13026,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "eventId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *             "attempt": 10,
+                     *             "trigger": "delivered",
+                     *             "statusCode": 10,
+                     *             "latencyMs": 10,
+                     *             "error": "wallet_not_linked",
+                     *             "responseExcerpt": "{\"received\":true}",
+                     *             "attemptedAt": "2026-03-14T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 10,
+                     *           "limit": 10,
+                     *           "total": 10,
+                     *           "totalPages": 10,
+                     *           "hasNext": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ListWebhookAttemptsResponse"];
                         /** @enum {boolean} */
@@ -10041,6 +13132,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "scheduled": 10,
+                     *         "since": "2026-03-14T09:30:00.000Z",
+                     *         "until": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RecoverWebhookResponse"];
                         /** @enum {boolean} */
@@ -10128,6 +13229,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34",
+                     *         "secret": "whsec_",
+                     *         "previousSecretsExpireAt": "2026-03-14T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RotateWebhookSecretResponse"];
                         /** @enum {boolean} */
@@ -10206,6 +13317,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "eventId": "3f2a9c4e-8b1d-4e6f-9a7b-2c5d8e1f0a34"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TestWebhookResponse"];
                         /** @enum {boolean} */
@@ -10278,6 +13397,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "publicKey": "whpk_",
+                     *         "algorithm": "ed25519"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["GetWebhookSigningKeyResponse"];
                         /** @enum {boolean} */

@@ -164,6 +164,18 @@ export const publishPool = async (
 // Routes: schema, facts, the command (decided on the pool as the caller's tenant sees it), the answer.
 // ---------------------------------------------------------------------------------------------------------------
 
+/** What /docs shows for POST /api/pools: Comté at 18.50 a kilo, 16.00 from the fourth, released when the pool closes. */
+const poolCreateExample: PoolCreateInput = {
+  type: 'GROUPS',
+  title: 'Fromages du Jura',
+  description: 'Comté aged 18 months, cut to order by the cooperative of Poligny.',
+  deadline: '2026-12-15T18:00:00.000Z',
+  config: {
+    units: [{ id: 'comte', label: 'Comté 1 kg', price: '18.50', quantity: 20, tiers: [{ minQuantity: 4, price: '16.00' }] }],
+    release: { after: 'CLOSE' },
+  },
+} as PoolCreateInput;
+
 export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
   const create = (merchant: boolean) =>
     defineRoute({
@@ -177,6 +189,7 @@ export const makePoolCommandRoutes = (deps: PoolCommandDeps): RouteDef[] => {
       tenant: 'optional',
       idempotent: true,
       body: merchant ? MerchantPoolCreateInput : PoolCreateInput,
+      ...(merchant ? {} : { example: poolCreateExample }),
       success: { status: 201, description: 'The created pool', schema: GroupBuy },
       responseHeaders: { [POSITION_HEADER]: 'Feed position of the write; send it back as X-Min-Position to read your write elsewhere' },
       errors: [400, 401, 403, 404, 503],

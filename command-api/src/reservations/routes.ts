@@ -3,6 +3,7 @@ import { ValidationError, decideReservation } from '@cagnotte/domain';
 import { currentReservationTerms } from '@cagnotte/event-schemas';
 import { LedgerAmount, defineRoute, type RouteDef } from '@cagnotte/infra';
 import { ReservationSchema } from '@cagnotte/read-models';
+import { payExample, pendingReservationExample, reserveExample, signExample } from './examples';
 import { poolStream } from '../shared/context';
 import { executeCommand, fromRequest } from '../shared/execute-command';
 import { poolAggregate, poolInTenant } from '../pools/aggregate';
@@ -87,8 +88,9 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     auth: 'required',
     params: PoolParams,
     body: ReserveInput,
+    example: reserveExample,
     idempotent: true,
-    success: { status: 201, description: 'The PENDING reservation', schema: ReservationSchema },
+    success: { status: 201, description: 'The PENDING reservation', schema: ReservationSchema, example: pendingReservationExample },
     errors: [400, 401, 403, 404, 409, 503],
     handler: (ctx) => placeReservation(deps, ctx, ctx.params.id, ctx.body, ctx.auth!, (o, reservationId) => answerWith(201, (x) => reservationOf(x.state, reservationId, clock()))(o)),
   });
@@ -106,6 +108,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
     auth: 'required',
     params: ReservationParams,
     body: z.object({ acceptTerms: z.literal(true), termsVersion: z.string().min(1).max(40), termsHash: z.string().regex(/^[0-9a-f]{64}$/) }).strict(),
+    example: signExample,
     idempotent: true,
     success: { status: 200, description: 'The deposit to sign and your reclaim', schema: SignResult },
     errors: [400, 401, 404, 503],
@@ -140,6 +143,7 @@ export const makeReservationRoutes = (deps: ReservationDeps): RouteDef[] => {
       .object({ txHash: TxHash.optional(), signedXdr: z.string().min(1).max(20_000).optional() })
       .strict()
       .refine((b) => b.txHash !== undefined || b.signedXdr !== undefined, { message: 'give txHash or signedXdr', path: ['txHash'] }),
+    example: payExample,
     idempotent: true,
     success: { status: 200, description: 'Paid, pending, idempotent or late', schema: PayResult },
     errors: [400, 401, 404, 503],

@@ -35,6 +35,7 @@ import type { RelaisDirectoryPort } from '@cagnotte/event-schemas';
 
 export interface CommandApiDeps {
   services: Services;
+  /** The commands' time: the services' clock (the sandbox clock in sandbox) unless a spec brings its own. */
   clock?: () => Date;
   /** The webhook delivery side that test and recover queue on; the jobs queue of `services` by default. */
   webhookDelivery?: WebhookDeliveryScheduler;
@@ -46,7 +47,7 @@ export interface CommandApiDeps {
 
 /** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
 export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
-  const clock = deps.clock ?? (() => new Date());
+  const clock = deps.clock ?? deps.services.clock;
   const { store, pgPool, commandQueue, waiter, recentWrites, knex, config, tokens, sessions, credentials, oneTime, mail, ledger, logger, jobs } = deps.services;
   // Read-side lookups the command side may make: routing a request to its tenant, and finding an account id by
   // email or phone (the account's own stream then decides).

@@ -3,6 +3,7 @@ import type { SandboxLedger } from '@cagnotte/sandbox-ledger';
 import type { Logger } from './logger';
 import type { Redis } from './redis';
 import type { JobQueue } from './jobs/port';
+import { MAX_ADVANCE_SECONDS } from './sandbox-duration';
 
 /**
  * The service's clock in sandbox: the system time plus the sandbox network's offset (`SandboxLedger.advanceTime`,
@@ -33,9 +34,6 @@ export interface SandboxClockOptions {
   /** The fallback re-read of the persisted offset (default 2 s). */
   refreshMs?: number;
 }
-
-/** The longest advance accepted at once (ten years): past it a typo, not a walk through an inspection period. */
-export const MAX_ADVANCE_SECONDS = 3650 * 86_400;
 
 export class SandboxClock {
   private offsetSeconds = 0;

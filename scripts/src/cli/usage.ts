@@ -32,6 +32,11 @@ export const DIRECTORY_USAGE = `  tenant list [--limit <n>] [--after <cursor>]
                                      { items, nextCursor }; --limit 1 to 1000 (default 100), --after the nextCursor
                                      of the previous page (null on the last page)`;
 
+export const SANDBOX_USAGE = `  sandbox clock advance <duration>   move the sandbox clock forward (ledger, commands, timers: one clock) by 90s,
+                                     15m, 2h, 7d, 1d12h or ISO 8601 P7D, PT2H (at most 3650d); timers now due run at
+                                     once. Prints { network, advancedBySeconds, offsetSeconds, now, promotedJobs }
+  sandbox clock show                 the sandbox clock: { network, offsetSeconds, now } (sandbox only, never production)`;
+
 export const EXIT_CODES = `Exit codes: 0 done; 1 refused or a check failed (a refused write, a broken hash chain, a pool that does not
 reconcile, a faulted projection: the reason is on stderr or in the JSON); 2 bad usage (unknown command, missing or
 bad argument, invalid configuration); 3 could not run (a dependency unreachable or an unexpected error, on stderr);
@@ -82,6 +87,7 @@ ${AUDIT_USAGE}
 ${API_KEYS_USAGE}
 ${RELAIS_HOSTS_USAGE}
 ${DIRECTORY_USAGE}
+${SANDBOX_USAGE}
 
 Each command prints JSON on stdout.
 ${EXIT_CODES}`;

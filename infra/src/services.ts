@@ -189,6 +189,7 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     keepCompletedSeconds: config.JOBS_KEEP_COMPLETED_SECONDS,
     keepFailedSeconds: config.JOBS_KEEP_FAILED_SECONDS,
     clock,
+    ...(sandboxClock ? { syncClock: () => sandboxClock.refresh() } : {}),
   });
   const feedWaker = new FeedWaker({
     connect: async () => {

@@ -27,6 +27,12 @@ export interface BullJobQueueOptions {
    * the system clock by default.
    */
   clock?: () => Date;
+  /**
+   * Brings `clock` up to date (the sandbox clock re-reads its offset). Called before a job scheduled for a time that
+   * the clock has not reached yet: an advance in another process promoted it, and the message telling this process
+   * may still be on its way. The handler then reads the time the job was brought forward for.
+   */
+  syncClock?: () => Promise<unknown>;
 }
 
 /** Job options as stored, with the instant a job was scheduled for (by the queue's clock, ms): bullmq keeps unknown options. */
@@ -169,6 +175,8 @@ export class BullJobQueue implements JobQueue {
     const worker = new Worker(
       name,
       async (job: Job) => {
+        const runAt = (job.opts as TimedOptions).runAt;
+        if (this.o.syncClock && typeof runAt === 'number' && runAt > this.now()) await this.o.syncClock();
         await handler(job.data as P, { queue: name, key: keyOf(job.id ?? ''), attempt: Math.max(job.attemptsStarted, job.attemptsMade + 1) });
       },
       {

@@ -4,6 +4,7 @@ import { makeAuthCommandRoutes } from './identity/login-routes';
 import { makeAccountRoutes } from './identity/account-routes';
 import { makeOrganiserRoutes, makeSellerRoutes } from './personas/routes';
 import { makeLedgerRoutes } from './ledger/routes';
+import { makeSandboxClockRoutes } from './ledger/sandbox-clock-routes';
 import { makeMandateRoutes } from './mandates/routes';
 import { makePoolCommandRoutes } from './pools/routes';
 import { makePilotRequestRoutes } from './catalogue/pilot-requests';
@@ -68,6 +69,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, logger, config }),
     ...makeSellerRoutes(onAccounts),
     ...makeLedgerRoutes({ ...onAccounts, ledger, oneTime }),
+    ...makeSandboxClockRoutes({ sandboxClock: deps.services.sandboxClock, jobs }),
     ...makeOrganiserRoutes({ ...onAccounts, ledger, config, tenantPolicy }),
     ...makeMandateRoutes(onAccounts),
     ...makePoolCommandRoutes(onPools),

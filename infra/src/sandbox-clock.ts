@@ -11,8 +11,8 @@ import { MAX_ADVANCE_SECONDS } from './sandbox-duration';
  *
  * Callers want a synchronous `() => Date`, so the offset is kept in memory: read at start, replaced when `advance`
  * (in any process) publishes the new offset on Redis, and re-read every `refreshMs` in case a message was missed
- * (a process that was reconnecting, or `advanceTime` called on the ledger directly). It only grows, so a late or
- * repeated message cannot move the clock back. Production never builds one: its clock is `() => new Date()`.
+ * (a process that was reconnecting, or `advanceTime` called on the ledger directly). A message only makes a process
+ * re-read the persisted offset, which only grows: a late or repeated message cannot move the clock back. Production never builds one: its clock is `() => new Date()`.
  */
 export interface ClockAdvance {
   network: string;
@@ -108,8 +108,11 @@ export class SandboxClock {
     // client's keyPrefix does not apply to them: the prefix is in the channel's name.
     const subscriber = this.o.redis.duplicate();
     subscriber.on('error', (err: Error) => this.o.logger.warn({ err: err.message }, 'sandbox clock: redis subscriber error'));
-    subscriber.on('message', (channel: string, message: string) => {
-      if (channel === this.channel) this.raise(Number(message));
+    // The message is a cue, the database the truth: the offset is re-read, so a message from another deployment
+    // that shares this Redis, prefix and passphrase (test runs on databases of their own) moves nothing.
+    subscriber.on('message', (channel: string) => {
+      if (channel !== this.channel) return;
+      this.refresh().catch((e: Error) => this.o.logger.warn({ err: e.message }, 'sandbox clock: could not re-read the offset after an advance; the periodic re-read will'));
     });
     await subscriber.subscribe(this.channel);
     this.subscriber = subscriber;

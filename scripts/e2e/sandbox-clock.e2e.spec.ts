@@ -112,4 +112,20 @@ test('a pool whose deadline is two days away closes right after `sandbox clock a
   assert.is(shown.offsetSeconds, 176_400);
 });
 
+test('partners: GET /sandbox/clock and POST /sandbox/clock/advance, with a session; a bad duration is a 400 naming the field', async (ctx) => {
+  const as = { token: ctx.organiser.token, tenant: ctx.tenant };
+  assert.is((await ctx.api.call('GET', '/sandbox/clock')).status, 401, 'a session is required');
+  const before = await ctx.api.call('GET', '/sandbox/clock', as);
+  assert.is(before.status, 200, before.text);
+  const bad = await ctx.api.call('POST', '/sandbox/clock/advance', { ...as, body: { duration: 'P1Y' } });
+  assert.is(bad.status, 400, bad.text);
+  assert.match(bad.body.errors.duration[0], /years and months have no fixed length/);
+  const moved = await ctx.api.call('POST', '/sandbox/clock/advance', { ...as, body: { duration: 'PT2H' } });
+  assert.is(moved.status, 200, moved.text);
+  assert.equal([moved.body.data.network, moved.body.data.advancedBySeconds, moved.body.data.offsetSeconds], [passphrase, 7_200, before.body.data.offsetSeconds + 7_200]);
+  assert.is(typeof moved.body.data.promotedJobs, 'number');
+  const after = await ctx.api.call('GET', '/sandbox/clock', as);
+  assert.is(after.body.data.offsetSeconds, before.body.data.offsetSeconds + 7_200);
+});
+
 test.run();

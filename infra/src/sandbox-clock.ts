@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { SandboxLedger } from '@cagnotte/sandbox-ledger';
 import type { Logger } from './logger';
 import type { Redis } from './redis';
@@ -23,6 +24,13 @@ export interface ClockAdvance {
   /** Delayed jobs whose time (by this clock) had come and that now run. */
   promotedJobs: number;
 }
+
+/** The clock as `GET /sandbox/clock` (query side) and the advance (command side) show it. */
+export const SandboxClockView = z.object({
+  network: z.string().describe('The sandbox network (its passphrase): the clock is one per network'),
+  offsetSeconds: z.number().int().describe('How far the clock runs ahead of real time'),
+  now: z.string().describe('The clock now (ISO 8601)'),
+});
 
 export interface SandboxClockOptions {
   ledger: SandboxLedger;

@@ -45,6 +45,7 @@ import { makeAccountV1QueryRoutes } from './accounts/routes';
 import { makeTransferQueryRoutes } from './transfers/routes';
 import { makeApiKeyQueryRoutes } from './api-keys/routes';
 import { makeLedgerQueryRoutes } from './ledger/routes';
+import { makeSandboxClockQueryRoutes } from './ledger/sandbox-clock-route';
 import { makeRelaisQueryRoutes } from './relais/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
@@ -88,6 +89,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     makeEventTypesRoute(),
     ...makeApiKeyQueryRoutes({ keys: new ApiKeyStore(services.knex) }),
     ...makeLedgerQueryRoutes({ ledger: services.ledger }),
+    ...makeSandboxClockQueryRoutes({ sandboxClock: services.sandboxClock }),
     ...makeRelaisQueryRoutes(services),
     ...makeFeedRoutes({
       feed: new PublicFeedReader(services.knex),

@@ -79,7 +79,8 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...escrowRoutes({ ...runtime, clock, ledger, escrow, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
     ...makeRequestCommandRoutes({ ...runtime, facts, ledger, config, clock }),
-    ...webhookRoutes(deps, clock),
+    // Webhooks keep real time, a sandbox clock moved ahead or not: a delivery is signed with the time the receiver checks.
+    ...webhookRoutes(deps, deps.clock ?? (() => new Date())),
     ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
     // /v1/group-buys: the pool engine above, through /v1 (the same commands, the /v1 shapes).
     ...makeGroupBuyCommandRoutes({ ...onPools, ledger, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),

@@ -4,6 +4,7 @@ import { makeAuthCommandRoutes } from './identity/login-routes';
 import { makeAccountRoutes } from './identity/account-routes';
 import { makeOrganiserRoutes, makeSellerRoutes } from './personas/routes';
 import { makeLedgerRoutes } from './ledger/routes';
+import { makeSandboxClockRoutes } from './ledger/sandbox-clock-routes';
 import { makeMandateRoutes } from './mandates/routes';
 import { makePoolCommandRoutes } from './pools/routes';
 import { makePilotRequestRoutes } from './catalogue/pilot-requests';
@@ -35,6 +36,7 @@ import type { RelaisDirectoryPort } from '@cagnotte/event-schemas';
 
 export interface CommandApiDeps {
   services: Services;
+  /** The commands' time: the services' clock (the sandbox clock in sandbox) unless a spec brings its own. */
   clock?: () => Date;
   /** The webhook delivery side that test and recover queue on; the jobs queue of `services` by default. */
   webhookDelivery?: WebhookDeliveryScheduler;
@@ -46,7 +48,7 @@ export interface CommandApiDeps {
 
 /** Every write endpoint of the API, as route definitions (served and documented from the same objects). */
 export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
-  const clock = deps.clock ?? (() => new Date());
+  const clock = deps.clock ?? deps.services.clock;
   const { store, pgPool, commandQueue, waiter, recentWrites, knex, config, tokens, sessions, credentials, oneTime, mail, ledger, logger, jobs } = deps.services;
   // Read-side lookups the command side may make: routing a request to its tenant, and finding an account id by
   // email or phone (the account's own stream then decides).
@@ -67,6 +69,7 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...makeAccountRoutes({ ...onAccounts, knex, credentials, tokens, sessions, oneTime, mail, tenants, logger, config }),
     ...makeSellerRoutes(onAccounts),
     ...makeLedgerRoutes({ ...onAccounts, ledger, oneTime }),
+    ...makeSandboxClockRoutes({ sandboxClock: deps.services.sandboxClock, jobs }),
     ...makeOrganiserRoutes({ ...onAccounts, ledger, config, tenantPolicy }),
     ...makeMandateRoutes(onAccounts),
     ...makePoolCommandRoutes(onPools),
@@ -76,7 +79,8 @@ export const makeCommandRoutes = (deps: CommandApiDeps): RouteDef[] => {
     ...escrowRoutes({ ...runtime, clock, ledger, escrow, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),
     ...makeFeeRoutes({ ...onAccounts, tenantPolicy, quotes }),
     ...makeRequestCommandRoutes({ ...runtime, facts, ledger, config, clock }),
-    ...webhookRoutes(deps, clock),
+    // Webhooks keep real time, a sandbox clock moved ahead or not: a delivery is signed with the time the receiver checks.
+    ...webhookRoutes(deps, deps.clock ?? (() => new Date())),
     ...makeApiKeyRoutes({ store, keys: new ApiKeyStore(knex), clock }),
     // /v1/group-buys: the pool engine above, through /v1 (the same commands, the /v1 shapes).
     ...makeGroupBuyCommandRoutes({ ...onPools, ledger, releaseWindowHours: config.ESCROW_RELEASE_WINDOW_HOURS }),

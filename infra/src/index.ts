@@ -23,6 +23,8 @@ export * from './auth/credentials';
 export * from './projections/checkpoints';
 export * from './projections/recent-writes';
 export * from './services';
+export * from './sandbox-clock';
+export * from './sandbox-duration';
 export * from './http/app';
 export * from './http/listen';
 export * from './http/server';

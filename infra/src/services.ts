@@ -30,6 +30,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import pg from 'pg';
 import { FeedWaker } from './webhooks/feed-waker';
 import { OperationalMetrics, type LedgerCall } from './operational-metrics';
+import { SandboxClock } from './sandbox-clock';
 
 /**
  * The adapters a process opens (infra only: no read model, no business rule). Built once per process by its
@@ -61,6 +62,13 @@ export interface Services {
   ledger: LedgerGateway;
   /** The embedded Stellar network (LEDGER_MODE=sandbox), served by the API at /sandbox/horizon; null against a real Horizon. */
   sandboxLedger: SandboxLedger | null;
+  /**
+   * The service's time: every command, job and timer of the process reads it. In sandbox it is the sandbox clock
+   * (system time plus the network's offset, which `pnpm cli sandbox clock advance` moves); elsewhere the system's.
+   */
+  clock: () => Date;
+  /** The sandbox clock itself (to advance it); null in production or against a real Horizon. */
+  sandboxClock: SandboxClock | null;
   /**
    * Where this process's own HTTP server answers (set by the API server from the first requests). In sandbox
    * mode the ledger client calls the sandbox Horizon there, over HTTP, exactly as it would call testnet.
@@ -115,7 +123,13 @@ const openEventStore = async (config: Config, pgPool: pg.Pool): Promise<EventSto
  * The ledger client: the embedded sandbox network (keys derived from its passphrase) or a configured Horizon. Its
  * source accounts take turns through `sourceLock`: a PostgresSourceLock in a service, so every process does.
  */
-export const createLedgerGateway = (config: Config, self: { url: string | null }, sourceLock?: SourceAccountLock, onCall?: (call: LedgerCall) => void): LedgerGateway => {
+export const createLedgerGateway = (
+  config: Config,
+  self: { url: string | null },
+  sourceLock?: SourceAccountLock,
+  onCall?: (call: LedgerCall) => void,
+  clock?: () => Date,
+): LedgerGateway => {
   const sandbox = config.LEDGER_MODE === 'sandbox' ? sandboxKeys(config.STELLAR_NETWORK_PASSPHRASE) : null;
   return new LedgerGateway({
     horizonUrl: () => {
@@ -132,6 +146,7 @@ export const createLedgerGateway = (config: Config, self: { url: string | null }
     homeDomain: config.LEDGER_HOME_DOMAIN,
     allowHttp: config.APP_ENV !== 'production',
     ...(onCall ? { onCall } : {}),
+    ...(clock ? { clock } : {}),
   }, sourceLock);
 };
 
@@ -159,7 +174,11 @@ export const createServices = async (config: Config, options: CreateServicesOpti
   const embedder = createEmbedder({ url: config.EMBEDDINGS_URL, model: config.EMBEDDINGS_MODEL });
   const self: { url: string | null } = { url: null };
   const metrics = new OperationalMetrics();
-  const ledger = createLedgerGateway(config, self, new PostgresSourceLock(pgPool, config.LEDGER_TURN_TIMEOUT_MS), metrics.ledgerCall);
+  const sandboxLedger = config.LEDGER_MODE === 'sandbox' ? new SandboxLedger(knex, { passphrase: config.STELLAR_NETWORK_PASSPHRASE, assetCode: config.STELLAR_ASSET_CODE }) : null;
+  // Never in production: there, time is the system's and nothing can move it.
+  const sandboxClock = sandboxLedger && config.APP_ENV !== 'production' ? await SandboxClock.open({ ledger: sandboxLedger, redis, keyPrefix: config.REDIS_KEY_PREFIX, logger }) : null;
+  const clock = sandboxClock ? sandboxClock.now : () => new Date();
+  const ledger = createLedgerGateway(config, self, new PostgresSourceLock(pgPool, config.LEDGER_TURN_TIMEOUT_MS), metrics.ledgerCall, clock);
   const jobs = new BullJobQueue({
     url: config.REDIS_URL,
     keyPrefix: config.REDIS_KEY_PREFIX,
@@ -169,8 +188,9 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     retryBaseMs: config.JOBS_RETRY_BASE_MS,
     keepCompletedSeconds: config.JOBS_KEEP_COMPLETED_SECONDS,
     keepFailedSeconds: config.JOBS_KEEP_FAILED_SECONDS,
+    clock,
+    ...(sandboxClock ? { syncClock: () => sandboxClock.refresh() } : {}),
   });
-  const sandboxLedger = config.LEDGER_MODE === 'sandbox' ? new SandboxLedger(knex, { passphrase: config.STELLAR_NETWORK_PASSPHRASE, assetCode: config.STELLAR_ASSET_CODE }) : null;
   const feedWaker = new FeedWaker({
     connect: async () => {
       const client = new pg.Client({ connectionString: config.DATABASE_URL, application_name: 'cagnotte-feed-waker' });
@@ -201,12 +221,15 @@ export const createServices = async (config: Config, options: CreateServicesOpti
     jobs,
     ledger,
     sandboxLedger,
+    clock,
+    sandboxClock,
     self,
     idempotency: new IdempotencyStore(pgPool, logger),
     feedWaker,
     metrics,
     async close() {
       await feedWaker.close();
+      await sandboxClock?.close();
       await jobs.close();
       await store.close();
       await Promise.allSettled([knex.destroy(), pgPool.end(), redis.quit()]);

@@ -45,6 +45,7 @@ import { makeAccountV1QueryRoutes } from './accounts/routes';
 import { makeTransferQueryRoutes } from './transfers/routes';
 import { makeApiKeyQueryRoutes } from './api-keys/routes';
 import { makeLedgerQueryRoutes } from './ledger/routes';
+import { makeSandboxClockQueryRoutes } from './ledger/sandbox-clock-route';
 import { makeRelaisQueryRoutes } from './relais/routes';
 
 /** Every read endpoint of the API. They read read models only; each feature's routes get what they use. */
@@ -60,12 +61,14 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
   const escrows = new EscrowReadModel(services.knex);
   const isAuditor = (tenantId: string, userId: string) => audit.isAuditor(tenantId, userId);
   const consistency = { waiter: services.waiter, readYourWritesMs: services.config.READ_YOUR_WRITES_TIMEOUT_MS, recentWrites: services.recentWrites };
+  // The request clock (lazy expiry, the state now): the services' clock, the sandbox clock in sandbox.
+  const clock = services.clock;
   const awaitIdentity = (ctx: Parameters<typeof waitForMinPosition>[1]) => waitForMinPosition(consistency, ctx, ['identity']);
   return [
-    ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger, reservations, awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['identity', 'reservations']) }),
-    ...makePoolQueryRoutes({ pools, accounts, ...consistency }),
-    ...makeGroupBuyQueryRoutes({ groupBuys: new GroupBuyReader(services.knex), production: services.config.APP_ENV === 'production', ...consistency }),
-    ...makeReservationQueryRoutes({ reservations, pools, accounts, ...consistency }),
+    ...makeIdentityQueryRoutes({ accounts, tenants, ledger: services.ledger, reservations, clock, awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['identity', 'reservations']) }),
+    ...makePoolQueryRoutes({ pools, accounts, clock, ...consistency }),
+    ...makeGroupBuyQueryRoutes({ groupBuys: new GroupBuyReader(services.knex), production: services.config.APP_ENV === 'production', clock, ...consistency }),
+    ...makeReservationQueryRoutes({ reservations, pools, accounts, clock, ...consistency }),
     ...makeCheckoutQueryRoutes({ reservations, pools, escrow: new EscrowLedger(services.ledger), ...consistency }),
     ...makeEscrowQueryRoutes({ escrows, isAuditor, ...consistency }),
     ...makeReconciliationRoutes({ escrows, reservations, escrow: new EscrowLedger(services.ledger), isAuditor, ...consistency }),
@@ -74,7 +77,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makeSearchRoutes({ searchIndex: services.searchIndex, embedder: services.embedder, searchLimitPerMinute: services.config.RATE_LIMIT_SEARCH_PER_MINUTE }),
     ...makeMandateQueryRoutes({ mandates: new MandateReadModel(services.knex), awaitProjections: awaitIdentity }),
     ...makePersonaQueryRoutes({ grants: new OrganiserGrantReadModel(services.knex), ledger: services.ledger, awaitProjections: awaitIdentity }),
-    ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, production: services.config.APP_ENV === 'production', ...consistency }),
+    ...makeAuditQueryRoutes({ audit, extraFolds: { escrow: escrowStateFold }, production: services.config.APP_ENV === 'production', clock, ...consistency }),
     ...makeInvoiceQueryRoutes({ invoices: new InvoiceReadModel(services.knex), isAuditor, renderers: { xml: renderCii, pdf: renderFacturX }, ...consistency }),
     ...makeRequestQueryRoutes({ requests: new RequestReadModel(services.knex), invoices: new InvoiceReadModel(services.knex), renderers: { xml: renderCii, pdf: renderFacturX }, config: services.config, ...consistency }),
     ...makeWebhookQueryRoutes({
@@ -86,6 +89,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     makeEventTypesRoute(),
     ...makeApiKeyQueryRoutes({ keys: new ApiKeyStore(services.knex) }),
     ...makeLedgerQueryRoutes({ ledger: services.ledger }),
+    ...makeSandboxClockQueryRoutes({ sandboxClock: services.sandboxClock }),
     ...makeRelaisQueryRoutes(services),
     ...makeFeedRoutes({
       feed: new PublicFeedReader(services.knex),
@@ -97,7 +101,7 @@ export const makeQueryRoutes = (deps: { services: Services }): RouteDef[] => {
     ...makeAccountV1QueryRoutes({
       accounts: new V1AccountReader(services.knex),
       users: accounts,
-      view: { knex: services.knex, wallets: new LedgerWalletBalances(services.ledger), defaultLivemode: services.config.APP_ENV === 'production', now: () => new Date() },
+      view: { knex: services.knex, wallets: new LedgerWalletBalances(services.ledger), defaultLivemode: services.config.APP_ENV === 'production', now: clock },
       awaitProjections: (ctx) => waitForMinPosition(consistency, ctx, ['v1-accounts', 'transfers', 'reservations']),
     }),
     ...makeTransferQueryRoutes({

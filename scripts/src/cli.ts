@@ -33,6 +33,7 @@ import { eventsCommands } from './events-cli';
 import { relaisHostCommands } from './relais-hosts-cli';
 import { directoryCommands } from './directory-cli';
 import { sandboxWalletCommands } from './sandbox-wallet-cli';
+import { sandboxClockCommands } from './sandbox-clock-cli';
 import { unknownCommandLine } from './cli/help';
 import { progress } from './cli/progress';
 import { runningEmbeddedPostgresUrl } from './embedded-postgres';
@@ -109,6 +110,7 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
   ...eventsCommands({ usage: (m) => new UsageError(m) }),
   ...relaisHostCommands({ usage: (m) => new UsageError(m), print, meta, catchUp: (s, until) => runner(s).catchUp(until) }),
   // A list reads what is projected: a faulted projection (`projections status` names it) does not stop it.
+  ...sandboxClockCommands({ usage: (m) => new UsageError(m), print }),
   ...directoryCommands({
     usage: (m) => new UsageError(m),
     print,

@@ -13,7 +13,7 @@ import { poolAggregate } from '../pools/aggregate';
 // The escrow's timers, on the jobs port. Each job is keyed by the event that set it (projectors/src/escrow/timers.ts
 // schedules them) and decides from the pool's stream at run time, so a retried or late job changes nothing twice.
 
-type JobDeps = Pick<Services, 'store' | 'pgPool' | 'commandQueue' | 'ledger' | 'jobs'> & { escrow: EscrowLedger; tenantPolicy: (tenantId: string) => Promise<TenantPolicy> };
+type JobDeps = Pick<Services, 'store' | 'pgPool' | 'commandQueue' | 'ledger' | 'jobs' | 'clock'> & { escrow: EscrowLedger; tenantPolicy: (tenantId: string) => Promise<TenantPolicy> };
 
 /**
  * At a settlement's `recoveryFrom` (keyed by EscrowSettlementPrepared): records what the ledger shows, then submits
@@ -35,10 +35,10 @@ export const recoverSettlements = async (deps: JobDeps, job: PoolJob, now: Date)
 export const startEscrowJobs = (deps: JobDeps): (() => Promise<void>) => {
   const run = <P>(queue: string, handler: (payload: P) => Promise<unknown>) => deps.jobs.startWorker<P>(queue, async (payload) => void (await handler(payload)), { concurrency: 2 });
   const workers = [
-    run<PoolJob>(JOB_QUEUES.poolDeadline, (job) => closeAtDeadline(deps, job, new Date())),
-    run<PoolJob>(JOB_QUEUES.inspectionEnd, (job) => endInspection(deps, job, new Date())),
-    run<PoolJob>(JOB_QUEUES.disputeLapse, (job) => lapseDisputes(deps, job, new Date())),
-    run<PoolJob>(JOB_QUEUES.escrowRecovery, (job) => recoverSettlements(deps, job, new Date())),
+    run<PoolJob>(JOB_QUEUES.poolDeadline, (job) => closeAtDeadline(deps, job, deps.clock())),
+    run<PoolJob>(JOB_QUEUES.inspectionEnd, (job) => endInspection(deps, job, deps.clock())),
+    run<PoolJob>(JOB_QUEUES.disputeLapse, (job) => lapseDisputes(deps, job, deps.clock())),
+    run<PoolJob>(JOB_QUEUES.escrowRecovery, (job) => recoverSettlements(deps, job, deps.clock())),
   ];
   return async () => {
     await Promise.all(workers.map((w) => w.close()));

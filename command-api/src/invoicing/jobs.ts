@@ -28,7 +28,7 @@ export const startInvoicingJobs = (deps: InvoicingDeps & { jobs: Services['jobs'
 };
 
 /** The invoicing job's dependencies from the process's services; the fee invoices' VAT comes from each tenant's fee schedule. */
-export const invoicingJobDeps = (services: Services, clock: () => Date = () => new Date()): InvoicingDeps & { jobs: Services['jobs'] } => {
+export const invoicingJobDeps = (services: Services, clock: () => Date = services.clock): InvoicingDeps & { jobs: Services['jobs'] } => {
   const tenantPolicy = makeTenantPolicy({ store: services.store, tenants: new TenantReadModel(services.knex), config: services.config });
   return {
   store: services.store,

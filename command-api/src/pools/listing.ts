@@ -182,7 +182,7 @@ export const startListingRefunds = (services: Services, escrow: EscrowLedger): (
       const owed = pool.listing.owed;
       if (!owed || owed.listingId !== listingId) throw new Error(`no delist refund owed for listing ${listingId} (yet)`);
       const paid = await escrow.payFromPlatform({ destination: owed.destination, amount: owed.amount, memoHash: listingRefundMemoHash(listingId) });
-      const now = new Date().toISOString();
+      const now = services.clock().toISOString();
       await executeCommand(services, {
         stream: poolStream(poolId),
         aggregate: poolAggregate,

@@ -129,8 +129,9 @@ export const startRelaisPointCheck = (deps: RelaisDeps, periodMinutes: number): 
   const { jobs, logger } = deps.services;
   const schedule = (slot: number) => jobs.enqueue<PointCheckJob>(JOB_QUEUES.relaisPointCheck, `check:${slot}`, { slot }, { runAt: new Date(slot * periodMs) });
   const worker = jobs.startWorker<PointCheckJob>(JOB_QUEUES.relaisPointCheck, async (job) => {
-    // The next run first: a check that fails (and is retried) does not stop the ones after it.
-    await schedule(job.slot + 1);
+    // The next run first: a check that fails (and is retried) does not stop the ones after it. The next period by
+    // the clock, not the one after this job's: a sandbox clock moved days ahead runs one check, not one per period skipped.
+    await schedule(Math.max(job.slot + 1, Math.floor(deps.clock().getTime() / periodMs) + 1));
     logger.info(await checkPoolPoints(deps), 'relais point check');
   });
   void schedule(Math.floor(deps.clock().getTime() / periodMs) + 1).catch((e: Error) => logger.warn({ err: e.message }, 'relais point check: could not schedule'));
@@ -143,7 +144,7 @@ export const startRelaisJobs = (services: Services): (() => Promise<void>) => {
   const deps: RelaisDeps = {
     services,
     facts,
-    clock: () => new Date(),
+    clock: services.clock,
     get directory() {
       return relaisDirectoryOf(services);
     },

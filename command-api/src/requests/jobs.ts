@@ -24,7 +24,7 @@ export const expirePaymentRequest = (deps: CommandRuntime, job: RequestExpiryJob
   });
 
 /** Runs the requests' expiry worker in this process; answers the stop function. */
-export const startRequestJobs = (deps: Pick<Services, 'store' | 'pgPool' | 'commandQueue' | 'jobs'>): (() => Promise<void>) => {
-  const worker = deps.jobs.startWorker<RequestExpiryJob>(JOB_QUEUES.requestExpiry, async (job) => void (await expirePaymentRequest(deps, job, new Date())), { concurrency: 2 });
+export const startRequestJobs = (deps: Pick<Services, 'store' | 'pgPool' | 'commandQueue' | 'jobs' | 'clock'>): (() => Promise<void>) => {
+  const worker = deps.jobs.startWorker<RequestExpiryJob>(JOB_QUEUES.requestExpiry, async (job) => void (await expirePaymentRequest(deps, job, deps.clock())), { concurrency: 2 });
   return () => worker.close();
 };

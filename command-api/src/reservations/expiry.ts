@@ -52,6 +52,6 @@ export const expireReservation = async (services: Pick<Services, 'store' | 'pgPo
 
 /** Runs the expiry worker in this process; answers the stop function. */
 export const startReservationExpiry = (services: Services): (() => Promise<void>) => {
-  const worker = services.jobs.startWorker<ExpiryJob>(RESERVATION_EXPIRY_QUEUE, async (job) => void (await expireReservation(services, job)), { concurrency: 4 });
+  const worker = services.jobs.startWorker<ExpiryJob>(RESERVATION_EXPIRY_QUEUE, async (job) => void (await expireReservation(services, job, services.clock())), { concurrency: 4 });
   return () => worker.close();
 };

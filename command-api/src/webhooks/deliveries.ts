@@ -34,7 +34,9 @@ export interface PendingRow {
 const attemptJob = (row: PendingRow) => {
   const attempt = row.attempts + 1;
   const payload: DeliveryJob = { endpointId: row.endpoint_id, eventId: row.event_id, attempt };
-  return { key: deliveryJobKey(row.endpoint_id, row.event_id, attempt), payload, options: row.next_attempt_at ? { runAt: row.next_attempt_at } : {} };
+  // A delay, not a time: retries are paced in real time (a sandbox clock moved ahead does not bring them forward).
+  const options = row.next_attempt_at ? { delayMs: Math.max(0, row.next_attempt_at.getTime() - Date.now()) } : {};
+  return { key: deliveryJobKey(row.endpoint_id, row.event_id, attempt), payload, options };
 };
 
 export const enqueueAttempt = (jobs: JobQueue, row: PendingRow): Promise<string> => {

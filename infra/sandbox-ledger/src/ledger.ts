@@ -218,6 +218,11 @@ export class SandboxLedger {
     return this.closeTime(null, offset);
   }
 
+  /** The network's clock offset (what advanceTime added so far), seconds: one cheap read, for clocks that follow the network's. */
+  async clockOffsetSeconds(): Promise<number> {
+    return Number(await clockOffset(this.knex, await this.network()));
+  }
+
   /** The network's time now (clock plus offset, whole seconds): the close time a ledger closing now would get at least. */
   async networkTime(): Promise<Date> {
     const { network } = await this.readContext();

@@ -324,6 +324,8 @@ export interface EventAnchorOptions {
   ledgerPageSize?: number;
   /** Turns per source account, shared with the ledger gateway (PostgresSourceLock in a deployment); in-process by default. */
   sourceLock?: SourceAccountLock;
+  /** The service's clock, which the anchor's time bound follows (the sandbox network's may run ahead); the system's by default. */
+  clock?: () => Date;
 }
 
 /** Seconds an anchor transaction stays valid: a receipt left pending longer is dropped and rebuilt. */
@@ -441,10 +443,10 @@ export class EventAnchor {
       if (sequence === null && (await this.options.ledger.fund(this.account))) sequence = await this.options.ledger.sequence(this.account);
       if (sequence === null) throw new Error(`the anchoring account ${this.account} does not exist on the ledger: fund it (ANCHOR_SIGNING_SECRET's account)`);
       // bumpSequence to 0 never changes anything (a sequence only moves up): the transaction exists for its memo.
-      const tx = new TransactionBuilder(new Account(this.account, sequence), { fee: BASE_FEE, networkPassphrase: this.options.networkPassphrase })
+      const maxTime = Math.floor((this.options.clock?.() ?? new Date()).getTime() / 1000) + ANCHOR_TX_TTL_SECONDS;
+      const tx = new TransactionBuilder(new Account(this.account, sequence), { fee: BASE_FEE, networkPassphrase: this.options.networkPassphrase, timebounds: { minTime: 0, maxTime } })
         .addOperation(Operation.bumpSequence({ bumpTo: '0' }))
         .addMemo(Memo.hash(root))
-        .setTimeout(ANCHOR_TX_TTL_SECONDS)
         .build();
       tx.sign(this.options.keypair);
       const txHash = Buffer.from(tx.hash()).toString('hex');

@@ -8,7 +8,7 @@ import { EventAnchor, horizonAnchorLedger, sandboxAnchorLedger } from './anchor'
  * the configured ledger: the sandbox network in process, or the Horizon at HORIZON_URL. Null when the event
  * store is not PostgreSQL (EventStoreDB has no es_events to anchor) or a real ledger has no anchoring key.
  */
-export const createEventAnchor = (services: Pick<Services, 'config' | 'store' | 'pgPool' | 'ledger' | 'sandboxLedger' | 'logger'>): EventAnchor | null => {
+export const createEventAnchor = (services: Pick<Services, 'config' | 'store' | 'pgPool' | 'ledger' | 'sandboxLedger' | 'logger'> & Partial<Pick<Services, 'clock'>>): EventAnchor | null => {
   const { config } = services;
   if (services.store.name !== 'postgres') return null;
   const sandbox = services.sandboxLedger;
@@ -23,6 +23,7 @@ export const createEventAnchor = (services: Pick<Services, 'config' | 'store' | 
     logger: services.logger,
     // The gateway's turns: an anchoring key that is also the platform's takes turns with the platform's transactions.
     sourceLock: services.ledger.sourceLock,
+    ...(services.clock ? { clock: services.clock } : {}),
   });
 };
 

@@ -1,4 +1,4 @@
-import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Queue, Worker, type ConnectionOptions, type Job, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger';
 import type { EnqueueOptions, JobHandler, JobQueue, JobWorker, QueueCounts, WorkerOptions } from './port';
@@ -22,7 +22,24 @@ export interface BullJobQueueOptions {
   keepCompletedSeconds?: number;
   /** How long a job that failed all its attempts stays visible (default 30 days). */
   keepFailedSeconds?: number;
+  /**
+   * The clock `runAt` is measured by (the service's: the sandbox clock runs ahead of the system's once advanced);
+   * the system clock by default.
+   */
+  clock?: () => Date;
+  /**
+   * Brings `clock` up to date (the sandbox clock re-reads its offset). Called before a job scheduled for a time that
+   * the clock has not reached yet: an advance in another process promoted it, and the message telling this process
+   * may still be on its way. The handler then reads the time the job was brought forward for.
+   */
+  syncClock?: () => Promise<unknown>;
 }
+
+/** Job options as stored, with the instant a job was scheduled for (by the queue's clock, ms): bullmq keeps unknown options. */
+type TimedOptions = JobsOptions & { runAt?: number };
+
+/** Delayed jobs read per round trip while bringing jobs forward. */
+const DELAYED_PAGE = 500;
 
 /** A key of ours as a bullmq job id: bullmq rejects ids with `:` and ids that parse as integers. Injective. */
 export const jobIdOf = (key: string): string => {
@@ -96,24 +113,60 @@ export class BullJobQueue implements JobQueue {
 
   private failedAttemptsKey = () => 'jobs:failed-attempts';
 
+  private now = (): number => (this.o.clock ? this.o.clock().getTime() : Date.now());
+
+  /**
+   * A job's options: its delay from now, and for a job due at a time that time itself, so that a clock that moves
+   * (bringForward) can tell when it is due.
+   */
+  private optionsOf(key: string, options: EnqueueOptions, now: number): TimedOptions {
+    const delay = options.runAt ? options.runAt.getTime() - now : (options.delayMs ?? 0);
+    return { jobId: jobIdOf(key), ...(delay > 0 ? { delay } : {}), ...(options.runAt ? { runAt: options.runAt.getTime() } : {}) };
+  }
+
   async enqueue<P>(name: string, key: string, payload: P, options: EnqueueOptions = {}): Promise<string> {
-    const jobId = jobIdOf(key);
-    const delay = options.runAt ? options.runAt.getTime() - Date.now() : (options.delayMs ?? 0);
+    const opts = this.optionsOf(key, options, this.now());
     // A job id still known to the queue makes add() a no-op (it answers the existing job): the dedup by key.
-    await this.queue(name).add(name, payload, { jobId, ...(delay > 0 ? { delay } : {}) });
-    return jobId;
+    await this.queue(name).add(name, payload, opts);
+    return opts.jobId!;
   }
 
   async enqueueMany<P>(name: string, jobs: ReadonlyArray<{ key: string; payload: P; options?: EnqueueOptions }>): Promise<void> {
     if (jobs.length === 0) return;
-    const now = Date.now();
+    const now = this.now();
     // addBulk: one MULTI for the lot; a job id the queue still knows is skipped, as add() skips it.
-    await this.queue(name).addBulk(
-      jobs.map((j) => {
-        const delay = j.options?.runAt ? j.options.runAt.getTime() - now : (j.options?.delayMs ?? 0);
-        return { name, data: j.payload, opts: { jobId: jobIdOf(j.key), ...(delay > 0 ? { delay } : {}) } };
-      }),
-    );
+    await this.queue(name).addBulk(jobs.map((j) => ({ name, data: j.payload, opts: this.optionsOf(j.key, j.options ?? {}, now) })));
+  }
+
+  async bringForward(now: Date): Promise<number> {
+    let promoted = 0;
+    for (const name of [...this.known].sort()) {
+      const queue = this.queue(name);
+      // Pages from the end: a promoted job leaves the delayed set, so the ranks before it do not move.
+      const total = await queue.getDelayedCount();
+      for (let end = total - 1; end >= 0; end -= DELAYED_PAGE) {
+        const page = await queue.getDelayed(Math.max(0, end - DELAYED_PAGE + 1), end);
+        for (const job of page) if (await this.retime(job, now.getTime())) promoted++;
+      }
+    }
+    return promoted;
+  }
+
+  /** Runs a job due at a time `now` has reached, re-times one not due yet; a retry's backoff stays in real time. */
+  private async retime(job: Job, now: number): Promise<boolean> {
+    const runAt = (job.opts as TimedOptions).runAt;
+    if (typeof runAt !== 'number' || job.attemptsMade > 0) return false;
+    try {
+      if (runAt <= now) {
+        await job.promote();
+        return true;
+      }
+      await job.changeDelay(runAt - now);
+    } catch (e) {
+      // It left the delayed set meanwhile (a worker took it, or it was removed): nothing to bring forward.
+      this.o.logger.debug({ queue: job.queueName, key: keyOf(job.id ?? ''), err: (e as Error).message }, 'bringForward: job no longer delayed');
+    }
+    return false;
   }
 
   startWorker<P>(name: string, handler: JobHandler<P>, options: WorkerOptions = {}): JobWorker {
@@ -122,6 +175,8 @@ export class BullJobQueue implements JobQueue {
     const worker = new Worker(
       name,
       async (job: Job) => {
+        const runAt = (job.opts as TimedOptions).runAt;
+        if (this.o.syncClock && typeof runAt === 'number' && runAt > this.now()) await this.o.syncClock();
         await handler(job.data as P, { queue: name, key: keyOf(job.id ?? ''), attempt: Math.max(job.attemptsStarted, job.attemptsMade + 1) });
       },
       {

@@ -12,7 +12,7 @@
 export interface EnqueueOptions {
   /** Run no earlier than this many milliseconds from now. */
   delayMs?: number;
-  /** Run no earlier than this instant (wins over delayMs). A past instant runs at once. */
+  /** Run no earlier than this instant by the queue's clock (wins over delayMs). A past instant runs at once. */
   runAt?: Date;
 }
 
@@ -61,6 +61,12 @@ export interface JobQueue {
   /** Queues several jobs of one queue in one round trip (each as enqueue would: a key the queue knows is a no-op). */
   enqueueMany<P>(queue: string, jobs: ReadonlyArray<{ key: string; payload: P; options?: EnqueueOptions }>): Promise<void>;
   startWorker<P>(queue: string, handler: JobHandler<P>, options?: WorkerOptions): JobWorker;
+  /**
+   * The clock moved (the sandbox clock's advance): every delayed job scheduled for a time (`runAt`) that `now` has
+   * reached runs at once, and the others are re-timed against `now`. Jobs delayed by a duration (`delayMs`, a
+   * retry's backoff) keep their delay. Answers how many jobs were brought forward.
+   */
+  bringForward(now: Date): Promise<number>;
   /** Per queue: every queue this process declared or used. */
   counts(): Promise<Record<string, QueueCounts>>;
   /** Closes the workers started here (waiting for their running jobs) and every connection. */

@@ -22,6 +22,11 @@ export interface LedgerSettings {
   allowHttp: boolean;
   /** Told of every Horizon call (its latency and outcome): the process's metrics. */
   onCall?: (call: LedgerCall) => void;
+  /**
+   * The service's clock: time bounds of what the platform builds follow it (the sandbox network's clock may run
+   * ahead of this machine's, and a bound by the machine's would be too late there). The system clock by default.
+   */
+  clock?: () => Date;
 }
 
 export { LedgerRejectedError, LedgerUnavailableError };
@@ -112,6 +117,11 @@ export class LedgerGateway {
     this.asset = new Asset(settings.assetCode, settings.assetIssuer);
   }
 
+  /** The time by the service's clock. */
+  now(): Date {
+    return this.settings.clock ? this.settings.clock() : new Date();
+  }
+
   get server(): Horizon.Server {
     const url = this.settings.horizonUrl();
     if (this.cached?.url !== url) this.cached = { url, server: timedServer(new Horizon.Server(url, { allowHttp: this.settings.allowHttp }), this.settings.onCall) };
@@ -146,7 +156,7 @@ export class LedgerGateway {
    * later: a transaction the platform submits at once must not be refused as too late because the two clocks differ.
    */
   async validUntil(seconds: number): Promise<number> {
-    const local = Math.floor(Date.now() / 1000);
+    const local = Math.floor(this.now().getTime() / 1000);
     const page = await this.server
       .ledgers()
       .order('desc')
@@ -178,12 +188,11 @@ export class LedgerGateway {
         'ledger_account_not_found',
       );
     }
-    const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.settings.networkPassphrase })
+    const maxTime = Math.floor(this.now().getTime() / 1000) + PAYMENT_TTL_SECONDS;
+    const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.settings.networkPassphrase, timebounds: { minTime: 0, maxTime } })
       .addOperation(Operation.payment({ destination, asset: this.asset, amount }))
       .addMemo(memo)
-      .setTimeout(PAYMENT_TTL_SECONDS)
       .build();
-    const maxTime = Number(tx.timeBounds?.maxTime ?? 0);
     return { xdr: tx.toXDR(), hash: Buffer.from(tx.hash()).toString('hex'), expiresAt: new Date(maxTime * 1000).toISOString() };
   }
 

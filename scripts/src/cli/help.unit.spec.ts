@@ -34,4 +34,14 @@ test('when a command is mistyped, the closest is suggested (a transposition is o
   assert.match(unknownCommandLine(['pool']), /'pool' needs a sub-command: history, state, list/);
 });
 
+test('the sandbox clock verbs: their own help, resolved with their argument, suggested when mistyped', () => {
+  assert.is(resolveCommand(['sandbox', 'clock', 'advance', '7d']), 'sandbox clock advance');
+  assert.is(resolveCommand(['sandbox', 'clock', 'show']), 'sandbox clock show');
+  assert.match(helpFor(['sandbox', 'clock', 'advance'])!, /^ {2}sandbox clock advance <duration> .*\n.*1d12h or ISO 8601 P7D, PT2H/m);
+  assert.not.match(helpFor(['sandbox', 'clock', 'advance'])!, /sandbox clock show/);
+  assert.is(closestCommand(['sandbox', 'clock', 'advnace', '7d']).suggestion, 'sandbox clock advance');
+  assert.is(closestCommand(['sandbox', 'clok', 'show']).suggestion, 'sandbox clock show');
+  assert.match(unknownCommandLine(['sandbox', 'clock']), /'sandbox clock' needs a sub-command: advance, show/);
+});
+
 test.run();

@@ -44,7 +44,11 @@ export const SANDBOX_USAGE = `  sandbox wallet create [--fund <amount>]
                                      sign transactions the service handed out (a deposit, a settlement's lock and
                                      release, a reclaim) with the wallet's key; prints each signed envelope and hash;
                                      --submit sends them to the sandbox Horizon in order (exit 1 on the first refused)
-  sandbox wallet show <publicKey>    the account's balances on the sandbox network`;
+  sandbox wallet show <publicKey>    the account's balances on the sandbox network
+  sandbox clock advance <duration>   move the sandbox clock forward (ledger, commands, timers: one clock) by 90s,
+                                     15m, 2h, 7d, 1d12h or ISO 8601 P7D, PT2H (at most 3650d); timers now due run at
+                                     once. Prints { network, advancedBySeconds, offsetSeconds, now, promotedJobs }
+  sandbox clock show                 the sandbox clock: { network, offsetSeconds, now } (sandbox only, never production)`;
 
 export const EXIT_CODES = `Exit codes: 0 done; 1 refused or a check failed (a refused write, a broken hash chain, a pool that does not
 reconcile, a faulted projection: the reason is on stderr or in the JSON); 2 bad usage (unknown command, missing or

@@ -141,4 +141,26 @@ test('show: an unknown account or a bad key is exit 2; the help names every verb
   assert.match(horizon.err, /embedded sandbox network only/);
 });
 
+test('after the sandbox clock moved 30 days, create and link still work (their transactions are bound by the sandbox clock)', async () => {
+  // A network and a key prefix of this test's own: the advance moves no other spec's ledger or timers.
+  const own = { STELLAR_NETWORK_PASSPHRASE: `Cagnotte wallet cli e2e ${randomUUID()}`, REDIS_KEY_PREFIX: `${process.env.REDIS_KEY_PREFIX ?? ''}walletclock${randomUUID().slice(0, 8)}:` };
+  const api = await startApi(own);
+  try {
+    const tenant = (await api.tenant()).slug;
+    const user = await api.user(tenant, { name: 'Tom' });
+    const moved = await runCliWith(own, 'sandbox', 'clock', 'advance', '30d');
+    assert.is(moved.code, 0, moved.err);
+    assert.is(JSON.parse(moved.out).offsetSeconds, 30 * 86_400);
+    const created = await runCliWith(own, 'sandbox', 'wallet', 'create', '--fund', '5');
+    assert.is(created.code, 0, created.err);
+    const w = json(created.out);
+    assert.is(w.balances.EURC, '5.0000000');
+    const linked = await runCliWith({ ...own, WALLET_SECRET: w.secret }, 'sandbox', 'wallet', 'link', '--tenant', tenant, '--email', user.email);
+    assert.is(linked.code, 0, linked.err);
+    assert.is(json(linked.out).ledgerAccount, w.publicKey);
+  } finally {
+    await api.stop();
+  }
+});
+
 test.run();

@@ -98,9 +98,10 @@ export const sandboxWalletCommands = (deps: SandboxWalletCliDeps): Record<string
     const asset = s.ledger.asset;
     const balances = await withHorizon(s, async (horizon, baseUrl) => {
       await friendbot(baseUrl, account);
-      const trust = new TransactionBuilder(await horizon.loadAccount(account), { fee: BASE_FEE, networkPassphrase: s.config.STELLAR_NETWORK_PASSPHRASE })
+      // Bound by the sandbox clock, not this machine's: once the clock was advanced, the network runs ahead.
+      const maxTime = Math.floor(s.clock().getTime() / 1000) + 300;
+      const trust = new TransactionBuilder(await horizon.loadAccount(account), { fee: BASE_FEE, networkPassphrase: s.config.STELLAR_NETWORK_PASSPHRASE, timebounds: { minTime: 0, maxTime } })
         .addOperation(Operation.changeTrust({ asset }))
-        .setTimeout(60)
         .build();
       trust.sign(keypair);
       await horizon.submitTransaction(trust);
@@ -131,11 +132,11 @@ export const sandboxWalletCommands = (deps: SandboxWalletCliDeps): Record<string
     const challenge = await issueWalletChallenge(s, cred.user_id, keypair.publicKey());
     const tx = new Transaction(challenge.transaction, challenge.networkPassphrase);
     tx.sign(keypair);
-    const now = new Date().toISOString();
+    const now = s.clock().toISOString();
     // The service checks the signers against the ledger (over Horizon, as the API does).
     const { ledgerAccount, position } = await withHorizon(s, () =>
       linkWallet(
-        { ...s, clock: () => new Date(), readYourWritesMs: s.config.READ_YOUR_WRITES_TIMEOUT_MS },
+        { ...s, readYourWritesMs: s.config.READ_YOUR_WRITES_TIMEOUT_MS },
         { userId: cred.user_id, signedChallenge: tx.toXDR(), now },
         { metadata: { tenantId: tenant.id, actor: { kind: 'operator', id: process.env.USER ?? 'cli' }, correlationId: randomUUID(), causationId: null, occurredAt: now } },
       ),

@@ -32,6 +32,13 @@ export const SandboxClockView = z.object({
   now: z.string().describe('The clock now (ISO 8601)'),
 });
 
+/** What /docs shows for the clock: a week ahead of real time. */
+export const SANDBOX_CLOCK_EXAMPLE: z.infer<typeof SandboxClockView> = {
+  network: 'Cagnotte Sandbox Network ; November 2026',
+  offsetSeconds: 604_800,
+  now: '2026-12-04T10:15:00.000Z',
+};
+
 export interface SandboxClockOptions {
   ledger: SandboxLedger;
   /** The process's Redis client: publishes advances; a duplicate of it listens. */

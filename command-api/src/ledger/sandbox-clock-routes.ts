@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ValidationError } from '@cagnotte/domain';
-import { DurationError, SandboxClockView, defineRoute, parseDuration, type JobQueue, type RouteDef, type SandboxClock } from '@cagnotte/infra';
+import { DurationError, SANDBOX_CLOCK_EXAMPLE, SandboxClockView, defineRoute, parseDuration, type JobQueue, type RouteDef, type SandboxClock } from '@cagnotte/infra';
 
 // The sandbox clock for partners (docs/sandbox.md): what `pnpm cli sandbox clock advance` does, over HTTP (reading it,
 // GET /sandbox/clock, is the query side's). It exists only where the sandbox clock does (LEDGER_MODE=sandbox, never
@@ -42,6 +42,7 @@ export const makeSandboxClockRoutes = (deps: SandboxClockRouteDeps): RouteDef[] 
         advancedBySeconds: z.number().int(),
         promotedJobs: z.number().int().describe('Delayed timers that became due and now run'),
       }).describe('SandboxClockAdvance'),
+      example: { ...SANDBOX_CLOCK_EXAMPLE, advancedBySeconds: 604_800, promotedJobs: 3 },
     },
     errors: [400, 401, 429],
     handler: async (ctx) => {

@@ -1,4 +1,4 @@
-import { SandboxClockView, defineRoute, type RouteDef, type SandboxClock } from '@cagnotte/infra';
+import { SANDBOX_CLOCK_EXAMPLE, SandboxClockView, defineRoute, type RouteDef, type SandboxClock } from '@cagnotte/infra';
 
 /**
  * `GET /sandbox/clock`: the one clock of the sandbox network and the service (docs/sandbox.md); moving it is the
@@ -16,7 +16,7 @@ export const makeSandboxClockQueryRoutes = (deps: { sandboxClock: SandboxClock |
       description: 'Sandbox only, bearer. The one clock of the sandbox network and the service: system time plus the offset advances added.',
       tags: ['Sandbox'],
       auth: 'required',
-      success: { status: 200, description: 'The clock', schema: SandboxClockView.describe('SandboxClock') },
+      success: { status: 200, description: 'The clock', schema: SandboxClockView.describe('SandboxClock'), example: SANDBOX_CLOCK_EXAMPLE },
       errors: [401],
       handler: async () => {
         // Read from PostgreSQL, not the process's copy: an advance a moment ago shows at once.

@@ -94,13 +94,15 @@ test('given 2,000 events and three workers in one group, when one worker throws 
       handledTimes.set(k, (handledTimes.get(k) ?? 0) + 1);
     }
     await sleep(1);
-    if (worker === 'A' && mine.length > 0 && ++batchesA === 3) {
+    // Each worker fails on its second batch holding this spec's events: on a full run the feed also holds every other
+    // spec's events and a loaded machine can leave a worker few of ours (its fifth once never came).
+    if (worker === 'A' && mine.length > 0 && ++batchesA === 2) {
       // Worker A "crashes" mid-batch: its handler throws and it never runs again.
       failedBatches.push({ worker, keys: mine.map((e) => key(e.position)) });
       aborts.A.abort();
       throw new Error('worker A crashed');
     }
-    if (worker === 'B' && mine.length > 0 && ++batchesB === 5) {
+    if (worker === 'B' && mine.length > 0 && ++batchesB === 2) {
       // Worker B's connection dies mid-batch: the transaction is aborted by the server.
       failedBatches.push({ worker, keys: mine.map((e) => key(e.position)) });
       await trx.raw('SELECT pg_terminate_backend(pg_backend_pid())');

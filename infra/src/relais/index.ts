@@ -36,8 +36,8 @@ export const configuredCarriers = (config: Config, knex: Knex): CarrierAdapter[]
 };
 
 /**
- * The directory of one process: the configured carriers plus the adapters the composition root adds (the community
- * network, which lives in read-models). The apps build it once per Services (command-api and query-api directory.ts).
+ * A directory of the configured carriers plus the adapters the composition root adds (the community network, which
+ * lives in read-models). A process uses one, from relaisDirectoryOnce.
  */
 export const createRelaisDirectory = (deps: { config: Config; knex: Knex; redis: Redis; logger: Logger }, extra: CarrierAdapter[] = []): RelaisDirectory =>
   new RelaisDirectory({
@@ -47,3 +47,19 @@ export const createRelaisDirectory = (deps: { config: Config; knex: Knex; redis:
     cacheTtlSeconds: deps.config.RELAIS_CACHE_TTL_SECONDS,
     logger: deps.logger,
   });
+
+type DirectoryDeps = Parameters<typeof createRelaisDirectory>[0];
+const directories = new WeakMap<DirectoryDeps, RelaisDirectory>();
+
+/**
+ * The directory of a process's services, built on the first call (`extra` is asked then) and shared by every app of
+ * the process: the embedded service's command and query sides search through one directory.
+ */
+export const relaisDirectoryOnce = (deps: DirectoryDeps, extra: () => CarrierAdapter[]): RelaisDirectory => {
+  let directory = directories.get(deps);
+  if (!directory) {
+    directory = createRelaisDirectory(deps, extra());
+    directories.set(deps, directory);
+  }
+  return directory;
+};

@@ -1,5 +1,5 @@
 import type { CarrierAdapter, OpeningSlot, PickupPoint, PickupPointKind, PointQuery } from '@cagnotte/event-schemas';
-import { CarrierError, ISO_DAYS, callCarrier, children, findFirst, frenchDate, hoursOf, laPostePointFields, parseXml, slotsFromRanges, soapEnvelope, textOf, throwOnFault, type XmlNode } from './wire';
+import { CarrierError, ISO_DAYS, callLaPosteSoap, children, hoursOf, laPostePointFields, laPosteShippingDate, slotsFromRanges, textOf, type XmlNode } from './wire';
 
 // Chronopost: SOAP `recherchePointChronopost` and `rechercheDetailPointChronopost` of PointRelaisServiceWS
 // (https://ws.chronopost.fr/recherchebt-ws-cxf/PointRelaisServiceWS). Points are `listePointRelais`; their id is
@@ -41,23 +41,14 @@ export class ChronopostAdapter implements CarrierAdapter {
   constructor(private readonly o: ChronopostOptions) {}
 
   private async call(operation: string, params: Array<[string, string]>, signal: AbortSignal): Promise<PickupPoint[] | null> {
-    const { text: body } = await callCarrier(
-      this.network,
-      this.o.url,
-      { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' }, body: soapEnvelope(operation, NAMESPACE, [['accountNumber', this.o.account], ['password', this.o.password], ...params], false) },
-      signal,
-    );
-    const doc = parseXml(this.network, body);
-    throwOnFault(this.network, doc);
-    const ret = findFirst(doc, 'return');
-    if (ret === undefined) throw new CarrierError(this.network, `no return in the ${operation} answer`);
+    const ret = await callLaPosteSoap(this.network, { ...this.o, namespace: NAMESPACE }, operation, params, signal);
     const code = textOf(ret, 'errorCode');
     if (code !== '0') throw new CarrierError(this.network, `errorCode ${code}: ${textOf(ret, 'errorMessage')}`);
     const fetchedAt = (this.o.now?.() ?? new Date()).toISOString();
     return children(ret, 'listePointRelais').map((p) => mapChronopostPoint(p, fetchedAt));
   }
 
-  private shippingDate = () => frenchDate(new Date((this.o.now?.() ?? new Date()).getTime() + 86_400_000));
+  private shippingDate = () => laPosteShippingDate(this.o.now?.() ?? new Date());
 
   async search(q: PointQuery, signal: AbortSignal): Promise<PickupPoint[]> {
     return (

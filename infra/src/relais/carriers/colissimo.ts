@@ -1,5 +1,5 @@
 import type { CarrierAdapter, PickupPoint, PickupPointKind, PointQuery } from '@cagnotte/event-schemas';
-import { CarrierError, ISO_DAYS, callCarrier, child, children, findFirst, frenchDate, hoursOf, laPostePointFields, parseXml, slotsFromRanges, soapEnvelope, textOf, throwOnFault, type XmlNode } from './wire';
+import { CarrierError, ISO_DAYS, callLaPosteSoap, child, children, hoursOf, laPostePointFields, laPosteShippingDate, slotsFromRanges, textOf, type XmlNode } from './wire';
 
 // Colissimo: SOAP `findRDVPointRetraitAcheminement` and `findPointRetraitAcheminementByID` of PointRetraitServiceWS 2.0
 // (https://ws.colissimo.fr/pointretrait-ws-cxf/PointRetraitServiceWS/2.0). Points are `listePointRetraitAcheminement`.
@@ -39,21 +39,11 @@ export class ColissimoAdapter implements CarrierAdapter {
   readonly network = 'colissimo' as const;
   constructor(private readonly o: ColissimoOptions) {}
 
-  private async call(operation: string, params: Array<[string, string]>, signal: AbortSignal): Promise<XmlNode> {
-    const { text: body } = await callCarrier(
-      this.network,
-      this.o.url,
-      { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' }, body: soapEnvelope(operation, NAMESPACE, [['accountNumber', this.o.account], ['password', this.o.password], ...params], false) },
-      signal,
-    );
-    const doc = parseXml(this.network, body);
-    throwOnFault(this.network, doc);
-    const ret = findFirst(doc, 'return');
-    if (ret === undefined) throw new CarrierError(this.network, `no return in the ${operation} answer`);
-    return ret;
+  private call(operation: string, params: Array<[string, string]>, signal: AbortSignal): Promise<XmlNode> {
+    return callLaPosteSoap(this.network, { ...this.o, namespace: NAMESPACE }, operation, params, signal);
   }
 
-  private shippingDate = () => frenchDate(new Date((this.o.now?.() ?? new Date()).getTime() + 86_400_000));
+  private shippingDate = () => laPosteShippingDate(this.o.now?.() ?? new Date());
 
   async search(q: PointQuery, signal: AbortSignal): Promise<PickupPoint[]> {
     const ret = await this.call(

@@ -150,3 +150,30 @@ export const laPostePointFields = (p: XmlNode, closuresTag: string, defaultCount
     ...(Number.isInteger(weight) && weight > 0 ? { maxWeightG: weight } : {}),
   };
 };
+
+/**
+ * One call of La Poste's SOAP point services (Colissimo's and Chronopost's share the shape): the account's
+ * credentials first, the answer's `return` element, a SOAP fault or a missing `return` a CarrierError.
+ */
+export const callLaPosteSoap = async (
+  network: string,
+  o: { url: string; account: string; password: string; namespace: string },
+  operation: string,
+  params: Array<[string, string]>,
+  signal: AbortSignal,
+): Promise<XmlNode> => {
+  const { text: body } = await callCarrier(
+    network,
+    o.url,
+    { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' }, body: soapEnvelope(operation, o.namespace, [['accountNumber', o.account], ['password', o.password], ...params], false) },
+    signal,
+  );
+  const doc = parseXml(network, body);
+  throwOnFault(network, doc);
+  const ret = findFirst(doc, 'return');
+  if (ret === undefined) throw new CarrierError(network, `no return in the ${operation} answer`);
+  return ret;
+};
+
+/** The shipping date La Poste's searches ask for: tomorrow, as dd/mm/yyyy. */
+export const laPosteShippingDate = (now: Date): string => frenchDate(new Date(now.getTime() + 86_400_000));

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { freeLoopbackPort } from '../src/embedded-postgres';
 
 const root = resolve(__dirname, '../..');
 /** Generous: a start compiles TypeScript on a shared, loaded machine. */
@@ -8,15 +8,7 @@ const START_DEADLINE_MS = 90_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A loopback port free at this moment (bound on 0, then released for a child process to take). */
-export const freePort = (): Promise<number> =>
-  new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => res(port));
-    });
-  });
+export const freePort = freeLoopbackPort;
 
 /**
  * The whole service (`scripts/src/start.ts`, the embedded default) as a child process that a crash spec can SIGKILL

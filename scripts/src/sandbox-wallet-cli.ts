@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { BASE_FEE, FeeBumpTransaction, Horizon, Keypair, Operation, StrKey, Transaction, TransactionBuilder } from '@stellar/stellar-sdk';
+import { BASE_FEE, FeeBumpTransaction, Horizon, Keypair, NotFoundError, Operation, StrKey, Transaction, TransactionBuilder } from '@stellar/stellar-sdk';
 import { issueWalletChallenge, linkWallet } from '@cagnotte/command-api';
 import { FRIENDBOT_MAX_STABLECOIN, formatStellarAmount, parseStellarAmount, type Position, type Services } from '@cagnotte/infra';
 import { TenantReadModel } from '@cagnotte/read-models';
@@ -200,7 +200,13 @@ export const sandboxWalletCommands = (deps: SandboxWalletCliDeps): Record<string
     const account = positionals[0];
     if (!account || !StrKey.isValidEd25519PublicKey(account)) throw deps.usage('sandbox wallet show needs a public key (G…)');
     ensureSandbox(deps, s, 'show');
-    const balances = await withHorizon(s, (horizon) => balancesOf(horizon, account).catch(() => null));
+    // Only a 404 means no such account: any other failure is the ledger's, and surfaces as one (exit 3).
+    const balances = await withHorizon(s, (horizon) =>
+      balancesOf(horizon, account).catch((e: unknown) => {
+        if (e instanceof NotFoundError) return null;
+        throw e;
+      }),
+    );
     if (!balances) throw deps.usage(`no account ${account} on the sandbox network`);
     deps.print({ publicKey: account, balances });
   }

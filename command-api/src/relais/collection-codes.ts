@@ -13,22 +13,38 @@ export const ATTEMPT_WINDOW_MS = 15 * 60_000;
 /** The secret the codes derive from: the service's JWT_SECRET (the derivation separates it from the tokens' use). */
 export const collectionCodeSecret = (services: Pick<Services, 'config'>): string => services.config.JWT_SECRET!;
 
-/** Refuses (429) a host who entered too many wrong codes lately. */
-export const requireAttemptsLeft = async (services: Pick<Services, 'knex'>, hostId: string, now: Date): Promise<void> => {
-  const since = new Date(now.getTime() - ATTEMPT_WINDOW_MS);
-  const rows = (await services.knex(ATTEMPTS_TABLE).where({ host_id: hostId }).andWhere('attempted_at', '>', since).count<{ count: string }[]>({ count: '*' })) as { count: string }[];
-  const wrong = Number(rows[0]?.count ?? 0);
-  if (wrong >= ATTEMPTS_PER_WINDOW) {
-    const oldest = (await services.knex(ATTEMPTS_TABLE).where({ host_id: hostId }).andWhere('attempted_at', '>', since).min({ at: 'attempted_at' }).first()) as { at: Date | null } | undefined;
-    const retryAt = oldest?.at ? new Date(oldest.at).getTime() + ATTEMPT_WINDOW_MS : now.getTime() + ATTEMPT_WINDOW_MS;
-    throw new RateLimitedError(Math.max(1, Math.ceil((retryAt - now.getTime()) / 1000)), 'relais_collection_codes');
-  }
-};
+/** An entered code, counted against the host's limit until it proves right. */
+export interface CodeAttempt {
+  /** The code was right: it does not count. */
+  forgive(): Promise<void>;
+}
 
-/** Counts a wrong code (and forgets the host's attempts older than a day). */
-export const recordWrongCode = async (services: Pick<Services, 'knex'>, hostId: string, now: Date): Promise<void> => {
-  await services.knex(ATTEMPTS_TABLE).insert({ host_id: hostId, attempted_at: now });
-  await services.knex(ATTEMPTS_TABLE).where({ host_id: hostId }).andWhere('attempted_at', '<', new Date(now.getTime() - 86_400_000)).delete();
+/**
+ * Counts an entered code against the host's limit before it is checked, or refuses (429) when the host already
+ * entered ATTEMPTS_PER_WINDOW codes in the window. The count and the row are one transaction under the host's
+ * advisory lock: simultaneous codes cannot all read the same count and go past the limit. A right code is forgiven
+ * afterwards, so only wrong ones stay counted (and the host's rows older than a day are forgotten).
+ */
+export const claimCodeAttempt = async (services: Pick<Services, 'knex'>, hostId: string, now: Date): Promise<CodeAttempt> => {
+  const since = new Date(now.getTime() - ATTEMPT_WINDOW_MS);
+  const id = await services.knex.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`relais-collection-codes:${hostId}`]);
+    const row = (await trx(ATTEMPTS_TABLE).where({ host_id: hostId }).andWhere('attempted_at', '>', since).count<{ count: string }[]>({ count: '*' }).min({ oldest: 'attempted_at' }).first()) as
+      | { count: string; oldest: Date | null }
+      | undefined;
+    if (Number(row?.count ?? 0) >= ATTEMPTS_PER_WINDOW) {
+      const retryAt = row?.oldest ? new Date(row.oldest).getTime() + ATTEMPT_WINDOW_MS : now.getTime() + ATTEMPT_WINDOW_MS;
+      throw new RateLimitedError(Math.max(1, Math.ceil((retryAt - now.getTime()) / 1000)), 'relais_collection_codes');
+    }
+    await trx(ATTEMPTS_TABLE).where({ host_id: hostId }).andWhere('attempted_at', '<', new Date(now.getTime() - 86_400_000)).delete();
+    const [inserted] = (await trx(ATTEMPTS_TABLE).insert({ host_id: hostId, attempted_at: now }).returning('id')) as Array<{ id: string | number }>;
+    return inserted!.id;
+  });
+  return {
+    forgive: async () => {
+      await services.knex(ATTEMPTS_TABLE).where({ id }).delete();
+    },
+  };
 };
 
 /** The parcel sent to the host whose code this is, or null. */

@@ -11,7 +11,7 @@ import { poolStream } from '../shared/context';
 import { POSITION_HEADER, executeCommand, fromRequest, type CommandCtx } from '../shared/execute-command';
 import { loadState } from '../shared/run-command';
 import { relaisHostStream } from './hosts';
-import { parcelOfCode, recordWrongCode, requireAttemptsLeft } from './collection-codes';
+import { claimCodeAttempt, parcelOfCode } from './collection-codes';
 import { bookHostParcels, releaseHostBooking } from './host-bookings';
 import { reportPointUnavailable } from './pool-points';
 import type { RelaisDeps } from './ports';
@@ -226,13 +226,12 @@ export const makeShipmentCommandRoutes = (deps: RelaisDeps, options: ShipmentRou
     handler: async (ctx) => {
       const host = await requireOwnHost(deps, ctx, ctx.params.hostId);
       const now = deps.clock();
-      await requireAttemptsLeft(deps.services, host.hostId, now);
+      // Counted before it is checked (429 past the limit), forgiven once it proves right: only wrong codes count.
+      const attempt = await claimCodeAttempt(deps.services, host.hostId, now);
       const code = ctx.body.code.replace(/\s+/g, '');
       const parcel = await parcelOfCode(deps.services, host.tenantId, host.hostId, code);
-      if (!parcel) {
-        await recordWrongCode(deps.services, host.hostId, now);
-        throw new ValidationError({ code: ['no parcel at this host has this code'] }, 'Invalid code', 'invalid_code');
-      }
+      if (!parcel) throw new ValidationError({ code: ['no parcel at this host has this code'] }, 'Invalid code', 'invalid_code');
+      await attempt.forgive();
       const at = now.toISOString();
       const { answer } = await executeCommand(runtimeOf(deps), {
         stream: poolStream(parcel.pool_id),

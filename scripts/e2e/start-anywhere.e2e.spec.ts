@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ChildServer, freePort } from './child-server';
+import { runCliWith } from './harness';
 
 const ROOT = resolve(__dirname, '../..');
 const test = suite<{ dir: string }>('e2e: pnpm start with nothing on the PostgreSQL and Redis addresses');
@@ -60,6 +61,10 @@ test('no DATABASE_URL and nothing on the default address: an embedded PostgreSQL
     assert.is(((await health.json()) as { data: { postgres: string } }).data.postgres, 'ok');
     assert.ok(existsSync(join(dataDir, 'PG_VERSION')), 'the cluster lives in EMBEDDED_POSTGRES_DIR');
     assert.ok(existsSync(join(dataDir, 'postmaster.pid')), 'the cluster runs');
+    // The CLI, with the same environment, finds the running embedded PostgreSQL (the default tenant of this start).
+    const listed = await runCliWith({ DATABASE_URL: '', PGHOST: '127.0.0.1', PGPORT: String(closedPgPort), EMBEDDED_POSTGRES_DIR: dataDir }, 'tenant', 'list');
+    assert.is(listed.code, 0, listed.err);
+    assert.equal((JSON.parse(listed.out) as { items: Array<{ slug: string }> }).items.map((t) => t.slug), ['default']);
   } finally {
     await server.kill('SIGTERM');
   }

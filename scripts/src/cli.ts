@@ -4,7 +4,6 @@
  * The entry point is ./cli/main.ts: it answers the help and `ledger info` without loading this module.
  */
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { changeTenantSettings, createTenant, onboardMerchant, reconcileAll, registerUser, setTenantFeeSchedule } from '@cagnotte/command-api';
 import { AppError } from '@cagnotte/domain';
@@ -20,8 +19,6 @@ import {
   serveApp,
   formatPosition,
   loadConfigOrExit,
-  answers,
-  defaultDatabaseAddress,
   type AnchorReceipt,
   type Config,
   type Services,
@@ -36,7 +33,7 @@ import { sandboxWalletCommands } from './sandbox-wallet-cli';
 import { sandboxClockCommands } from './sandbox-clock-cli';
 import { unknownCommandLine } from './cli/help';
 import { progress } from './cli/progress';
-import { runningEmbeddedPostgresUrl } from './embedded-postgres';
+import { embeddedPostgresPlace, runningEmbeddedPostgresUrl } from './embedded-postgres';
 
 class UsageError extends Error {}
 
@@ -456,8 +453,8 @@ const commands: Record<string, (s: Services, args: string[]) => Promise<void>> =
  * address): the CLI finds it by its data directory, so a newcomer's commands reach the service's data.
  */
 const withEmbeddedPostgres = async (config: Config): Promise<Config> => {
-  if (process.env.DATABASE_URL || config.APP_ENV !== 'sandbox' || (await answers(defaultDatabaseAddress()))) return config;
-  const url = await runningEmbeddedPostgresUrl(resolve(__dirname, '../..', config.EMBEDDED_POSTGRES_DIR));
+  const place = await embeddedPostgresPlace(config);
+  const url = place && (await runningEmbeddedPostgresUrl(place.dataDir));
   return url ? { ...config, DATABASE_URL: url } : config;
 };
 

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { StartupError, answers, ensureDatabase } from '@cagnotte/infra';
+import { StartupError, answers, defaultDatabaseAddress, ensureDatabase, type Config } from '@cagnotte/infra';
 
 /**
  * An embedded PostgreSQL for `pnpm start` when none is configured or reachable: the server binaries of the
@@ -98,6 +98,21 @@ const runningCluster = async (dataDir: string): Promise<{ pid: number; port: num
   // A pid alone may have been reused by another program: it must also be a PostgreSQL answering on its port.
   if (!pid || !alive(pid) || !port || !(await answers({ host: '127.0.0.1', port }, 500))) return null;
   return { pid, port };
+};
+
+/** The project's root (this file is scripts/src/…, or scripts/dist/… bundled): where EMBEDDED_POSTGRES_DIR is relative to. */
+export const PROJECT_ROOT = resolve(__dirname, '../..');
+
+/**
+ * The one rule for an embedded PostgreSQL: a sandbox with DATABASE_URL unset and nothing answering on the default
+ * address uses one, in EMBEDDED_POSTGRES_DIR. Answers that address and the data directory, or null (use DATABASE_URL).
+ * `pnpm start` runs one there; the CLI finds the one a running start serves.
+ */
+export const embeddedPostgresPlace = async (config: Config): Promise<{ address: ReturnType<typeof defaultDatabaseAddress>; dataDir: string } | null> => {
+  if (process.env.DATABASE_URL || config.APP_ENV !== 'sandbox') return null;
+  const address = defaultDatabaseAddress();
+  if (await answers(address)) return null;
+  return { address, dataDir: resolve(PROJECT_ROOT, config.EMBEDDED_POSTGRES_DIR) };
 };
 
 /** The URL of the embedded PostgreSQL a running `pnpm start` serves from `dataDir`, or null: the CLI uses it. */

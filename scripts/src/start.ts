@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createTenant, escrowJobDeps, invoicingJobDeps, startEscrowJobs, startInvoicingJobs, startListingRefunds, startRelaisJobs, startRequestJobs, startReservationExpiry, startWebhooks } from '@cagnotte/command-api';
 import { ConflictError } from '@cagnotte/domain';
-import { resolve } from 'node:path';
-import { EscrowLedger, answers, boot, defaultDatabaseAddress, formatAddress, startAnchoring, startMailDelivery, type Config, type Position, type Services } from '@cagnotte/infra';
-import { startEmbeddedPostgres } from './embedded-postgres';
+import { EscrowLedger, boot, formatAddress, startAnchoring, startMailDelivery, type Config, type Position, type Services } from '@cagnotte/infra';
+import { PROJECT_ROOT, embeddedPostgresPlace, startEmbeddedPostgres } from './embedded-postgres';
 import { createEmbedded } from './api';
 import { TenantReadModel } from '@cagnotte/read-models';
 
@@ -30,13 +29,11 @@ const provisionDefaultTenant = async (services: Services, catchUp: (position: Po
  * never does: there, a missing PostgreSQL is one line naming DATABASE_URL.
  */
 const embeddedPostgresIfNone = async (config: Config): Promise<{ config: Config; stop?: () => Promise<void> }> => {
-  if (process.env.DATABASE_URL || config.APP_ENV !== 'sandbox') return { config };
-  const address = defaultDatabaseAddress();
-  if (await answers(address)) return { config };
-  const root = resolve(__dirname, '../..');
-  const dataDir = resolve(root, config.EMBEDDED_POSTGRES_DIR);
+  const place = await embeddedPostgresPlace(config);
+  if (!place) return { config };
+  const { address, dataDir } = place;
   const embedded = await startEmbeddedPostgres(dataDir);
-  const shown = dataDir.startsWith(`${root}/`) ? dataDir.slice(root.length + 1) : dataDir;
+  const shown = dataDir.startsWith(`${PROJECT_ROOT}/`) ? dataDir.slice(PROJECT_ROOT.length + 1) : dataDir;
   process.stderr.write(
     `no PostgreSQL on ${formatAddress(address)}: started an embedded one (${embedded.initialised ? 'new ' : ''}data in ${shown}, port ${embedded.port}); set DATABASE_URL to use your own\n`,
   );

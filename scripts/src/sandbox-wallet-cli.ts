@@ -33,11 +33,10 @@ const secretOf = (deps: SandboxWalletCliDeps, given: string | undefined): Keypai
   return Keypair.fromSecret(secret);
 };
 
-const ensureSandbox = (deps: SandboxWalletCliDeps, s: Services, verb: string) => {
+const ensureSandbox = (deps: SandboxWalletCliDeps, s: Services, verb: string): void => {
   if (!s.sandboxLedger || s.config.APP_ENV === 'production') {
     throw deps.usage(`sandbox wallet ${verb} works on the embedded sandbox network only (LEDGER_MODE=sandbox, APP_ENV=sandbox): on testnet, make keys with the Stellar Laboratory`);
   }
-  return s.sandboxLedger;
 };
 
 /** The stablecoin amount for `--fund`: a positive decimal (0 for none) the friendbot may pay. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BASE_FEE, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
-import { runCliWith, startApi, type TestApi } from './harness';
+import { ownDatabase, runCliWith, startApi, type TestApi } from './harness';
 import { horizonOf } from './wallet';
 
 /**
@@ -142,8 +142,13 @@ test('show: an unknown account or a bad key is exit 2; the help names every verb
 });
 
 test('after the sandbox clock moved 30 days, create and link still work (their transactions are bound by the sandbox clock)', async () => {
-  // A network and a key prefix of this test's own: the advance moves no other spec's ledger or timers.
-  const own = { STELLAR_NETWORK_PASSPHRASE: `Cagnotte wallet cli e2e ${randomUUID()}`, REDIS_KEY_PREFIX: `${process.env.REDIS_KEY_PREFIX ?? ''}walletclock${randomUUID().slice(0, 8)}:` };
+  // A network, a key prefix and a database of this test's own: the advance moves no other spec's ledger or timers,
+  // and the CLI's catch-up under this prefix applies no other spec's events.
+  const own = {
+    STELLAR_NETWORK_PASSPHRASE: `Cagnotte wallet cli e2e ${randomUUID()}`,
+    REDIS_KEY_PREFIX: `${process.env.REDIS_KEY_PREFIX ?? ''}walletclock${randomUUID().slice(0, 8)}:`,
+    DATABASE_URL: await ownDatabase('walletclock'),
+  };
   const api = await startApi(own);
   try {
     const tenant = (await api.tenant()).slug;

@@ -19,10 +19,9 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { TokenService, createKnex, dropDatabase, ensureDatabase, migrate } from '@cagnotte/infra';
+import { TokenService } from '@cagnotte/infra';
 import { setTenantFeeSchedule } from '@cagnotte/command-api';
-import { onTestTeardown, testDatabaseUrl } from '@cagnotte/infra/src/testing/resources';
-import { ESCROW_ACCOUNT_ID, groupsPool, startApi, type TestApi, type TestUser } from './harness';
+import { ESCROW_ACCOUNT_ID, groupsPool, ownDatabase, startApi, type TestApi, type TestUser } from './harness';
 
 // jsonwebtoken is a dependency of infra, not of scripts: load it from there.
 const jwt = createRequire(require.resolve('@cagnotte/infra'))('jsonwebtoken') as typeof import('jsonwebtoken');
@@ -353,16 +352,8 @@ interface Ctx {
 const Fuzz = suite<{ ctx?: Ctx }>('e2e: fuzz of every OpenAPI operation');
 
 Fuzz.before(async (state) => {
-  // A database of its own (see the header). Registered before startApi's teardown, so dropped after it.
-  const url = new URL(testDatabaseUrl());
-  url.pathname = `${url.pathname}_fuzz`;
-  const fuzzDb = url.toString();
-  await dropDatabase(fuzzDb);
-  await ensureDatabase(fuzzDb);
-  const knex = createKnex(fuzzDb, 2);
-  await migrate(knex, fuzzDb);
-  await knex.destroy();
-  onTestTeardown(() => dropDatabase(fuzzDb));
+  // A database of its own (see the header), dropped after its service stops.
+  const fuzzDb = await ownDatabase('fuzz');
   // Reads wait for X-Min-Position at most this long: a far-future position must not stall the run.
   const api = await startApi({ DATABASE_URL: fuzzDb, READ_YOUR_WRITES_TIMEOUT_MS: 750 });
   const tenant = await api.tenant();

@@ -6,8 +6,8 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { changeTenantSettings, createTenant, makeCommandRoutes, onboardMerchant, registerUser, verifyTenant } from '@cagnotte/command-api';
 import type { AccountType, RelaisDirectoryPort, Role } from '@cagnotte/event-schemas';
-import { createApiServer, createServices, loadConfig, serveApp, type Config, type Logger, type Services } from '@cagnotte/infra';
-import { onTestTeardown } from '@cagnotte/infra/src/testing/resources';
+import { createApiServer, createKnex, createServices, dropDatabase, ensureDatabase, loadConfig, migrate, serveApp, type Config, type Logger, type Services } from '@cagnotte/infra';
+import { onTestTeardown, testDatabaseUrl } from '@cagnotte/infra/src/testing/resources';
 import type { ProjectorRunner } from '@cagnotte/projectors';
 import { createEmbedded } from '../src/api';
 import { AccountReadModel, TenantReadModel } from '@cagnotte/read-models';
@@ -158,6 +158,26 @@ export const call = async <T = any>(base: string, method: string, path: string, 
     // keep the text
   }
   return { status: res.status, headers: res.headers, body: parsed as T, text };
+};
+
+/**
+ * A database of the spec's own (the run's name plus `_<suffix>`), migrated, dropped when the run ends. For a spec
+ * whose service must be the only one applying its projections: on the run's database, every spec's service that is
+ * still up takes its turn at each projection, and one under another Redis key prefix (or another clock) would queue
+ * the spec's timers where its workers never look.
+ */
+export const ownDatabase = async (suffix: string): Promise<string> => {
+  const url = new URL(testDatabaseUrl());
+  url.pathname = `${url.pathname}_${suffix}`;
+  const own = url.toString();
+  await dropDatabase(own);
+  await ensureDatabase(own);
+  const knex = createKnex(own, 2);
+  await migrate(knex, own);
+  await knex.destroy();
+  // Registered before the spec's startApi: teardowns run last first, so the service stops before its database goes.
+  onTestTeardown(() => dropDatabase(own));
+  return own;
 };
 
 /** Starts the embedded API (command + query + projectors) once per spec file; stopped by the runner at the end. */

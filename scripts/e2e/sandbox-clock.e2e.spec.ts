@@ -6,13 +6,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { escrowJobDeps, startEscrowJobs } from '@cagnotte/command-api';
 import { JOB_QUEUES } from '@cagnotte/infra';
-import { eventually, startApi, type TestApi, type TestUser } from './harness';
+import { eventually, ownDatabase, startApi, type TestApi, type TestUser } from './harness';
 
 /**
  * `pnpm cli sandbox clock advance` from another process moves the clock of a running server: its pool-deadline timer
  * (scheduled days ahead by the escrow-timers process manager) runs at once, and decides with the moved time; the
- * server's routes read the moved time too. The server and the CLI share a network and a key prefix of their own, so
- * that the advance touches no other spec's ledger or timers.
+ * server's routes read the moved time too. The server and the CLI share a network, a key prefix and a database of
+ * their own, so that the advance touches no other spec's ledger or timers, and no other spec's service applies this
+ * one's events (one under the run's key prefix once queued this spec's deadline timer where its workers never look).
  */
 interface Ctx {
   api: TestApi;
@@ -26,11 +27,13 @@ const keyPrefix = `${process.env.REDIS_KEY_PREFIX ?? 'test:'}clock-e2e-${randomU
 const test = suite<Ctx>('sandbox clock: the CLI moves the running server\'s clock and its timers');
 
 /** The CLI as an operator runs it (`node scripts/cli.mjs …`), on this spec's network and key prefix. */
+/** The spec's own database, the server's and the CLI's (set before the first test). */
+let database = '';
 const cli = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['scripts/cli.mjs', ...args], {
       cwd: resolve(__dirname, '../..'),
-      env: { ...process.env, LOG_LEVEL: 'silent', STELLAR_NETWORK_PASSPHRASE: passphrase, REDIS_KEY_PREFIX: keyPrefix },
+      env: { ...process.env, LOG_LEVEL: 'silent', STELLAR_NETWORK_PASSPHRASE: passphrase, REDIS_KEY_PREFIX: keyPrefix, DATABASE_URL: database },
     });
     return { code: 0, out: stdout, err: stderr };
   } catch (e) {
@@ -40,7 +43,8 @@ const cli = async (...args: string[]): Promise<{ code: number; out: string; err:
 };
 
 test.before(async (ctx) => {
-  ctx.api = await startApi({ STELLAR_NETWORK_PASSPHRASE: passphrase, REDIS_KEY_PREFIX: keyPrefix });
+  database = await ownDatabase('clock');
+  ctx.api = await startApi({ STELLAR_NETWORK_PASSPHRASE: passphrase, REDIS_KEY_PREFIX: keyPrefix, DATABASE_URL: database });
   // The escrow's timer workers, as `pnpm start` runs them beside the API.
   const stopJobs = startEscrowJobs(escrowJobDeps(ctx.api.services));
   const stopApi = ctx.api.stop;

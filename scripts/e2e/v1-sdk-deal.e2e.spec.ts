@@ -38,7 +38,8 @@ const setup = async (ctx: Ctx) => {
   const market = await ctx.api.user(tenant, { role: 'organiser', name: 'Market' });
   ctx.client = createClient({ baseUrl: ctx.api.url, apiKey: (await ctx.api.apiKey(market, { mode: 'test' })).secret });
   ctx.receiver = await startReceiver();
-  const endpoint = await ctx.client.webhooks.create({ url: `${ctx.receiver.url}/deals`, enabledEvents: ['deal.*'] });
+  // per_subject: the deal's events one at a time, in order (the spec checks their order; `none` may deliver in parallel).
+  const endpoint = await ctx.client.webhooks.create({ url: `${ctx.receiver.url}/deals`, enabledEvents: ['deal.*'], ordering: 'per_subject' });
   ctx.secret = endpoint.secret!;
   assert.match(ctx.secret, /^whsec_/);
   const asset = stablecoinOf(ctx.api.services);
